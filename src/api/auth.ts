@@ -1,0 +1,87 @@
+import { GatewayError } from "../core/errors.ts";
+import type { ApiKeyRow, InternRow, WorkspaceRow } from "../db/schema.ts";
+import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../security/api-key.ts";
+import type { Services } from "../services.ts";
+
+/** Who is calling: the key, its kind, its active workspace and, for an intern's key, its intern. */
+export interface Principal {
+  key: ApiKeyRow;
+  kind: KeyKind;
+  workspace: WorkspaceRow;
+  internId: string | null;
+}
+
+export const MANAGEMENT_ONLY = "Only management keys can perform this operation";
+const NOT_FOUND = "Not found";
+
+/** The bearer token of a request: `Authorization: Bearer …`, or `x-api-key` as Anthropic 0.x clients send. */
+export function readToken(headers: Headers): string {
+  const authorization = headers.get("authorization");
+  if (authorization !== null && authorization.trim() !== "") {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
+    if (!match) throw new GatewayError("unauthorized", "Malformed Authorization header: expected 'Bearer <API key>'");
+    return match[1]!;
+  }
+  const apiKey = headers.get("x-api-key");
+  if (apiKey !== null && apiKey.trim() !== "") return apiKey.trim();
+  throw new GatewayError("unauthorized", "Missing API key: send 'Authorization: Bearer <API key>'");
+}
+
+const cache = new WeakMap<Request, Principal>();
+
+/** Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. */
+export function authenticate(services: Services, request: Request): Principal {
+  const cached = cache.get(request);
+  if (cached) return cached;
+  const token = readToken(request.headers);
+  if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
+  const hash = hashApiKey(token);
+  const key = services.keys.findByHash(hash);
+  if (!key || !hashesEqual(key.hash, hash)) throw new GatewayError("unauthorized", "Invalid API key");
+  if (key.disabled) throw new GatewayError("unauthorized", "API key is disabled");
+  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) {
+    throw new GatewayError("unauthorized", "API key has expired");
+  }
+  const workspace = services.workspaces.get(key.workspaceId);
+  if (!workspace) throw new GatewayError("unauthorized", "API key has no workspace");
+  const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
+  cache.set(request, principal);
+  return principal;
+}
+
+/**
+ * A workspace route: an intern's key is confined to its intern and gets 404; any other kind outside
+ * `kinds` gets 403.
+ */
+export function requireWorkspaceRoute(principal: Principal, kinds: KeyKind[] = ["management"]): void {
+  if (principal.kind === "intern") throw new GatewayError("not_found", NOT_FOUND);
+  if (!kinds.includes(principal.kind)) {
+    throw new GatewayError("forbidden", kinds.length === 1 && kinds[0] === "management" ? MANAGEMENT_ONLY : "This key kind cannot perform this operation");
+  }
+}
+
+/** Every /interns and /vault route answers 404 unless the workspace is in the Intern API programme. */
+export function requireInternProgramme(principal: Principal): void {
+  if (!principal.workspace.internApiAccess) throw new GatewayError("not_found", NOT_FOUND);
+}
+
+/**
+ * Resolves an intern route's intern. `ownKeyAllowed` marks the routes an intern's own key may use
+ * (reading its secrets and effective secrets); on every other intern route its key gets 404.
+ */
+export function resolveIntern(
+  services: Services,
+  principal: Principal,
+  internId: string,
+  options: { ownKeyAllowed: boolean },
+): InternRow {
+  requireInternProgramme(principal);
+  if (principal.kind === "intern") {
+    if (!options.ownKeyAllowed || principal.internId !== internId) throw new GatewayError("not_found", NOT_FOUND);
+  } else if (principal.kind !== "management") {
+    throw new GatewayError("forbidden", MANAGEMENT_ONLY);
+  }
+  const intern = services.interns.get(principal.workspace.id, internId);
+  if (!intern) throw new GatewayError("not_found", "Intern not found");
+  return intern;
+}

@@ -1,0 +1,84 @@
+import { GatewayError } from "../core/errors.ts";
+
+/**
+ * Reads a request body as JSON with a size limit. Any content type is read as JSON (curl's default
+ * form content type included); an empty body yields undefined so the route's schema decides whether
+ * a body is required.
+ */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return undefined;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  if (total === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, total));
+  } catch {
+    throw new GatewayError("bad_request", "Request body is not valid UTF-8");
+  }
+  if (text.trim().length === 0) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const detail = error instanceof SyntaxError ? `: ${error.message}` : "";
+    throw new GatewayError("bad_request", `Request body is not valid JSON${detail}`);
+  }
+}
+
+function tooLarge(maxBytes: number): GatewayError {
+  return new GatewayError("payload_too_large", `Request body is larger than the limit of ${maxBytes} bytes`);
+}
+
+export interface Page {
+  offset: number;
+  limit: number;
+}
+
+/** Strict offset/limit parsing: a value that is not a whole number in range is a 400 naming it. */
+export function parsePage(
+  query: Record<string, string | undefined>,
+  options: { defaultLimit: number; maxLimit: number; maxOffset?: number },
+): Page {
+  return {
+    offset: parseIntegerParam(query, "offset", 0, 0, options.maxOffset ?? Number.MAX_SAFE_INTEGER),
+    limit: parseIntegerParam(query, "limit", options.defaultLimit, 1, options.maxLimit),
+  };
+}
+
+export function parseIntegerParam(
+  query: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = query[name];
+  if (raw === undefined || raw === "" || raw === "null") return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new GatewayError("bad_request", `Query parameter ${name} must be an integer`);
+  const value = Number(raw);
+  if (value < min || value > max) {
+    throw new GatewayError("bad_request", `Query parameter ${name} must be between ${min} and ${max}`);
+  }
+  return value;
+}
+
+export function parseBooleanParam(query: Record<string, string | undefined>, name: string): boolean | undefined {
+  const raw = query[name];
+  if (raw === undefined || raw === "") return undefined;
+  if (raw === "true") return true;
+  if (raw === "false") return false;
+  throw new GatewayError("bad_request", `Query parameter ${name} must be true or false`);
+}

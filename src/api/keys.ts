@@ -1,0 +1,116 @@
+import { Elysia, t } from "elysia";
+import { GatewayError } from "../core/errors.ts";
+import type { Services } from "../services.ts";
+import { authenticate, requireWorkspaceRoute } from "./auth.ts";
+import { parseBooleanParam, parseIntegerParam } from "./http.ts";
+import { apiKeyJson, currentKeyJson } from "./serialize.ts";
+
+const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], {
+  expected: '"daily", "weekly", "monthly" or null',
+});
+const IsoTimestamp = t.String({ format: "date-time", expected: "an ISO 8601 timestamp with a time zone, or null" });
+const Name = t.String({ minLength: 1, maxLength: 200 });
+
+const CreateKeyBody = t.Object({
+  name: Name,
+  kind: t.Optional(t.Union([t.Literal("inference"), t.Literal("management")], { expected: '"inference" or "management"' })),
+  workspace_id: t.Optional(t.String({ minLength: 1 })),
+  limit: t.Optional(t.Union([t.Number({ minimum: 0 }), t.Null()])),
+  limit_reset: t.Optional(LimitReset),
+  include_byok_in_limit: t.Optional(t.Boolean()),
+  expires_at: t.Optional(t.Union([IsoTimestamp, t.Null()])),
+  creator_user_id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Null()])),
+  external: t.Optional(t.Object({ user: t.String({ minLength: 1, maxLength: 256 }), api_key: t.Optional(t.String()) })),
+});
+
+const UpdateKeyBody = t.Object({
+  name: t.Optional(Name),
+  disabled: t.Optional(t.Boolean()),
+  limit: t.Optional(t.Union([t.Number({ minimum: 0 }), t.Null()])),
+  limit_reset: t.Optional(LimitReset),
+  include_byok_in_limit: t.Optional(t.Boolean()),
+  expires_at: t.Optional(t.Union([IsoTimestamp, t.Null()])),
+});
+
+export function futureTimestamp(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) throw new GatewayError("bad_request", "body.expires_at: expected an ISO 8601 timestamp");
+  if (time <= Date.now()) throw new GatewayError("bad_request", "body.expires_at: must be in the future");
+  return new Date(time).toISOString();
+}
+
+/**
+ * `/keys` acts on the keys of the caller's active workspace. Creating a key may name another workspace
+ * (`workspace_id`): that is how a management key provisions the first key of a new workspace.
+ */
+export function keysApi(services: Services) {
+  return new Elysia({ name: "keys-api" })
+    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .get("/key", ({ principal }) => ({ data: currentKeyJson(principal.key) }))
+    .get("/keys", ({ principal, query }) => {
+      requireWorkspaceRoute(principal);
+      const workspaceId = query.workspace_id;
+      if (workspaceId !== undefined && workspaceId !== principal.workspace.id) {
+        throw new GatewayError("not_found", "Workspace not found");
+      }
+      const rows = services.keys.list(principal.workspace.id, {
+        offset: parseIntegerParam(query, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
+        limit: parseIntegerParam(query, "limit", 1000, 1, 1000),
+        includeDisabled: parseBooleanParam(query, "include_disabled") ?? false,
+      });
+      return { data: rows.map(apiKeyJson) };
+    })
+    .post(
+      "/keys",
+      ({ principal, body, set }) => {
+        requireWorkspaceRoute(principal);
+        const workspace = body.workspace_id ? services.workspaces.find(body.workspace_id) : principal.workspace;
+        if (!workspace) throw new GatewayError("not_found", "Workspace not found");
+        const { row, plaintext } = services.keys.create({
+          kind: body.kind ?? "inference",
+          name: body.name,
+          workspaceId: workspace.id,
+          limit: body.limit ?? null,
+          limitReset: body.limit_reset ?? null,
+          includeByokInLimit: body.include_byok_in_limit ?? false,
+          expiresAt: futureTimestamp(body.expires_at) ?? null,
+          creatorUserId: body.creator_user_id ?? null,
+          externalUser: body.external?.user ?? null,
+        });
+        set.status = 201;
+        return { data: apiKeyJson(row), key: plaintext };
+      },
+      { body: CreateKeyBody },
+    )
+    .get("/keys/:hash", ({ principal, params }) => {
+      requireWorkspaceRoute(principal);
+      const row = services.keys.get(principal.workspace.id, params.hash);
+      if (!row) throw new GatewayError("not_found", "API key not found");
+      return { data: apiKeyJson(row) };
+    })
+    .patch(
+      "/keys/:hash",
+      ({ principal, params, body }) => {
+        requireWorkspaceRoute(principal);
+        const row = services.keys.update(principal.workspace.id, params.hash, {
+          name: body.name,
+          disabled: body.disabled,
+          limit: body.limit,
+          limitReset: body.limit_reset,
+          includeByokInLimit: body.include_byok_in_limit,
+          expiresAt: futureTimestamp(body.expires_at),
+        });
+        if (!row) throw new GatewayError("not_found", "API key not found");
+        return { data: apiKeyJson(row) };
+      },
+      { body: UpdateKeyBody },
+    )
+    .delete("/keys/:hash", ({ principal, params }) => {
+      requireWorkspaceRoute(principal);
+      if (!services.keys.delete(principal.workspace.id, params.hash)) {
+        throw new GatewayError("not_found", "API key not found");
+      }
+      return { deleted: true as const };
+    });
+}

@@ -1,0 +1,139 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+import { literals, nullable, union } from "./builders.ts";
+import {
+  CacheControl,
+  Debug,
+  FunctionName,
+  ImageConfig,
+  JsonSchemaObject,
+  NullableMetadata,
+  Penalty,
+  Plugins,
+  PromptCacheOptions,
+  ProviderPreferences,
+  Reasoning,
+  Route,
+  ServerTool,
+  ServiceTier,
+  SessionId,
+  StopServerToolsWhen,
+  Temperature,
+  TopK,
+  TopLogprobs,
+  TopP,
+  Trace,
+  User,
+} from "./common.ts";
+
+export const RESPONSES_INCLUDES = [
+  "file_search_call.results",
+  "message.input_image.image_url",
+  "computer_call_output.output.image_url",
+  "reasoning.encrypted_content",
+  "code_interpreter_call.outputs",
+] as const;
+
+export const InputItem = union(
+  [T.Object({ type: T.String() }), T.Object({ role: T.String() })],
+  "an input item object with a string type or a role",
+);
+export type InputItem = Static<typeof InputItem>;
+
+export const ResponsesInput = union(
+  [T.String(), T.Array(InputItem)],
+  "a string or an array of input items",
+);
+export type ResponsesInput = Static<typeof ResponsesInput>;
+
+export const ResponsesFunctionTool = T.Object({
+  type: T.Literal("function"),
+  name: FunctionName,
+  description: T.Optional(nullable(T.String())),
+  parameters: T.Optional(nullable(JsonSchemaObject, "a JSON Schema object or null")),
+  strict: T.Optional(nullable(T.Boolean())),
+});
+export type ResponsesFunctionTool = Static<typeof ResponsesFunctionTool>;
+
+export const ResponsesTool = union(
+  [ResponsesFunctionTool, ServerTool],
+  '{type: "function", name, description, parameters} or a server tool object with a supported type',
+);
+export type ResponsesTool = Static<typeof ResponsesTool>;
+
+export const ResponsesToolChoice = union(
+  [
+    literals(["auto", "none", "required"]),
+    T.Object({ type: T.Literal("function"), name: T.String() }),
+    T.Object({ type: literals(["web_search_preview", "web_search_preview_2025_03_11"]) }),
+    T.Object({
+      type: T.Literal("allowed_tools"),
+      mode: literals(["auto", "required"]),
+      tools: T.Array(T.Unknown()),
+    }),
+    T.Object({ type: T.Literal("apply_patch") }),
+    T.Object({ type: T.Literal("shell") }),
+  ],
+  '"auto", "none", "required", {type: "function", name}, {type: "web_search_preview"}, {type: "allowed_tools", mode, tools}, {type: "apply_patch"}, or {type: "shell"}',
+);
+export type ResponsesToolChoice = Static<typeof ResponsesToolChoice>;
+
+export const ResponsesText = T.Object({
+  format: T.Optional(T.Object({ type: literals(["text", "json_object", "json_schema"]) })),
+  verbosity: T.Optional(nullable(literals(["low", "medium", "high", "xhigh", "max"]))),
+});
+export type ResponsesText = Static<typeof ResponsesText>;
+
+export const PromptTemplate = nullable(
+  T.Object({ id: T.String(), variables: T.Optional(nullable(T.Record(T.String(), T.Unknown()))) }),
+  "{id, variables} or null",
+);
+export type PromptTemplate = Static<typeof PromptTemplate>;
+
+export const ResponsesRequest = T.Object(
+  {
+    model: T.Optional(T.String()),
+    models: T.Optional(T.Array(T.String())),
+    input: T.Optional(ResponsesInput),
+    instructions: T.Optional(nullable(T.String())),
+    max_output_tokens: T.Optional(nullable(T.Integer({ minimum: 1 }))),
+    max_tool_calls: T.Optional(nullable(T.Integer({ minimum: 1, maximum: 30 }))),
+    stop_server_tools_when: T.Optional(StopServerToolsWhen),
+    temperature: T.Optional(Temperature),
+    top_p: T.Optional(TopP),
+    top_k: T.Optional(TopK),
+    top_logprobs: T.Optional(TopLogprobs),
+    frequency_penalty: T.Optional(Penalty),
+    presence_penalty: T.Optional(Penalty),
+    parallel_tool_calls: T.Optional(nullable(T.Boolean())),
+    background: T.Optional(nullable(T.Boolean())),
+    include: T.Optional(nullable(T.Array(literals([...RESPONSES_INCLUDES])), "an array of include values or null")),
+    metadata: T.Optional(NullableMetadata),
+    modalities: T.Optional(T.Array(literals(["text", "image"]))),
+    image_config: T.Optional(ImageConfig),
+    cache_control: T.Optional(CacheControl),
+    prompt_cache_key: T.Optional(nullable(T.String())),
+    prompt_cache_options: T.Optional(PromptCacheOptions),
+    debug: T.Optional(Debug),
+    previous_response_id: T.Optional(
+      T.Null({ expected: "null (previous_response_id is not supported; send the full history in input)" }),
+    ),
+    prompt: T.Optional(PromptTemplate),
+    provider: T.Optional(ProviderPreferences),
+    plugins: T.Optional(Plugins),
+    reasoning: T.Optional(Reasoning),
+    route: T.Optional(Route),
+    safety_identifier: T.Optional(nullable(T.String())),
+    service_tier: T.Optional(ServiceTier),
+    session_id: T.Optional(SessionId),
+    store: T.Optional(T.Literal(false, { expected: "false (responses are never stored)" })),
+    stream: T.Optional(T.Boolean()),
+    text: T.Optional(ResponsesText),
+    tool_choice: T.Optional(ResponsesToolChoice),
+    tools: T.Optional(T.Array(ResponsesTool)),
+    trace: T.Optional(Trace),
+    truncation: T.Optional(nullable(literals(["auto", "disabled"]))),
+    user: T.Optional(User),
+  },
+  { additionalProperties: true },
+);
+export type ResponsesRequest = Static<typeof ResponsesRequest>;

@@ -1,0 +1,169 @@
+import type {
+  ApiKeyRow,
+  ConnectionRow,
+  InternRow,
+  PresetRow,
+  PresetVersionRow,
+  VaultSecretRow,
+  WorkspaceRow,
+} from "../db/schema.ts";
+
+/** Wire shapes of stored resources, in the field names and nullability real clients require. */
+
+export function apiKeyJson(row: ApiKeyRow) {
+  return {
+    hash: row.hash,
+    name: row.name,
+    label: row.label,
+    kind: row.kind,
+    disabled: row.disabled,
+    limit: row.limit,
+    limit_remaining: row.limit,
+    limit_reset: row.limitReset,
+    include_byok_in_limit: row.includeByokInLimit,
+    usage: 0,
+    usage_daily: 0,
+    usage_weekly: 0,
+    usage_monthly: 0,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    expires_at: row.expiresAt,
+    creator_user_id: row.creatorUserId,
+    external_user: row.externalUser,
+    workspace_id: row.workspaceId,
+    intern_id: row.internId,
+  };
+}
+
+/** `GET /key`: the calling key. */
+export function currentKeyJson(row: ApiKeyRow) {
+  const { hash, name, label, kind, limit, limitReset, includeByokInLimit, expiresAt, creatorUserId, workspaceId } = row;
+  return {
+    hash,
+    name,
+    label,
+    kind,
+    is_management_key: kind === "management",
+    is_provisioning_key: kind === "management",
+    is_free_tier: false,
+    limit,
+    limit_remaining: limit,
+    limit_reset: limitReset,
+    include_byok_in_limit: includeByokInLimit,
+    usage: 0,
+    usage_daily: 0,
+    usage_weekly: 0,
+    usage_monthly: 0,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+    expires_at: expiresAt,
+    creator_user_id: creatorUserId,
+    organization_id: null,
+    workspace_id: workspaceId,
+    intern_id: row.internId,
+    allowed_data_regions: ["global"],
+    free_model_daily_requests: { limit: 0, remaining: 0, used: 0 },
+    rate_limit: { interval: "1m", note: "no request rate limit is configured for this key", requests: -1 },
+  };
+}
+
+export function workspaceJson(row: WorkspaceRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    description: row.description,
+    intern_api_access: row.internApiAccess,
+    allowed_providers: row.allowedProviders ?? null,
+    ignored_providers: row.ignoredProviders ?? null,
+    default_text_model: row.defaultTextModel,
+    default_image_model: row.defaultImageModel,
+    default_provider_sort: row.defaultProviderSort,
+    disabled_server_tools: row.disabledServerTools ?? null,
+    io_logging_api_key_ids: row.ioLoggingApiKeyIds ?? null,
+    io_logging_sampling_rate: row.ioLoggingSamplingRate,
+    is_data_discount_logging_enabled: row.isDataDiscountLoggingEnabled,
+    is_observability_broadcast_enabled: row.isObservabilityBroadcastEnabled,
+    is_observability_io_logging_enabled: row.isObservabilityIoLoggingEnabled,
+    include_byok_in_budgets: row.includeByokInBudgets,
+    // Guardrails are not part of Roundhouse yet; the field is required by clients.
+    default_guardrail_id: "",
+    created_by: row.createdBy,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function internJson(row: InternRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    workspace_id: row.workspaceId,
+    status: row.status,
+    description: row.description,
+    instructions: row.instructions,
+    model: row.model,
+    hostname: row.hostname,
+    last_failure_message: row.lastFailureMessage,
+    progress: null,
+    // Every intern owns exactly one vault, addressed by the intern's id.
+    vault_id: row.id,
+    attached_vault_id: null,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function presetJson(row: PresetRow) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    name: row.name,
+    description: row.description,
+    status: row.status,
+    status_updated_at: row.statusUpdatedAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+    creator_user_id: row.creatorUserId,
+    workspace_id: row.workspaceId,
+    designated_version_id: row.designatedVersionId,
+  };
+}
+
+export function presetVersionJson(row: PresetVersionRow) {
+  return {
+    id: row.id,
+    preset_id: row.presetId,
+    version: row.version,
+    config: row.config,
+    system_prompt: row.systemPrompt,
+    creator_id: row.creatorId,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}
+
+export function presetWithVersionJson(preset: PresetRow, version: PresetVersionRow | null) {
+  return { ...presetJson(preset), designated_version: version ? presetVersionJson(version) : null };
+}
+
+export function vaultSecretJson(row: VaultSecretRow) {
+  return { name: row.name, hosts: row.hosts ?? null, fingerprint: row.fingerprint, created_at: row.createdAt, updated_at: row.updatedAt };
+}
+
+export function connectionJson(row: ConnectionRow) {
+  return {
+    key: row.key,
+    enabled: row.enabled,
+    has_credentials: row.credentialsEnc !== null,
+    last_test: row.lastTestAt === null ? null : { ok: row.lastTestOk, message: row.lastTestMessage, tested_at: row.lastTestAt },
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

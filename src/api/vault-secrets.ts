@@ -1,0 +1,125 @@
+import { Elysia, t } from "elysia";
+import { GatewayError } from "../core/errors.ts";
+import { normalizeHost } from "../core/hostname.ts";
+import type { VaultScope } from "../db/vault.ts";
+import type { Services } from "../services.ts";
+import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
+import { parsePage } from "./http.ts";
+import { vaultSecretJson } from "./serialize.ts";
+
+/** Lowercase letters, digits and single underscores, starting with a letter, not ending with one. */
+const SECRET_NAME = /^[a-z](?:[a-z0-9]|_(?=[a-z0-9]))*$/;
+const MAX_VALUE_LENGTH = 65_536;
+
+export function checkSecretName(name: string): string {
+  if (name.length > 255 || !SECRET_NAME.test(name)) {
+    throw new GatewayError(
+      "bad_request",
+      "name: must be 1 to 255 lowercase letters, digits and single underscores, starting with a letter and not ending with an underscore",
+    );
+  }
+  return name;
+}
+
+const WriteBody = t.Object({
+  hosts: t.Array(t.String({ maxLength: 1024 }), { minItems: 1, maxItems: 100 }),
+  value: t.String(),
+});
+
+const CopyBody = t.Object({
+  names: t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true }),
+});
+
+function checkWrite(body: typeof WriteBody.static): { hosts: string[]; value: string } {
+  const hosts = new Set<string>();
+  body.hosts.forEach((raw, index) => {
+    const result = normalizeHost(raw);
+    if ("problem" in result) throw new GatewayError("bad_request", `body.hosts[${index}]: ${result.problem}`);
+    hosts.add(result.host);
+  });
+  if (body.value.length === 0) throw new GatewayError("bad_request", "body.value: must not be empty");
+  if (body.value.length > MAX_VALUE_LENGTH) {
+    throw new GatewayError("payload_too_large", `body.value: must be at most ${MAX_VALUE_LENGTH} characters`);
+  }
+  return { hosts: [...hosts], value: body.value };
+}
+
+const PAGE = { defaultLimit: 100, maxLimit: 100, maxOffset: 10_000 };
+
+/**
+ * Vault secrets of the workspace and of its interns. Values go in and never come out: every response
+ * carries name, hosts, fingerprint and timestamps only.
+ */
+export function vaultSecretsApi(services: Services) {
+  const put = (scope: VaultScope, name: string, body: typeof WriteBody.static) => {
+    const { hosts, value } = checkWrite(body);
+    return { data: vaultSecretJson(services.vault.put(scope, checkSecretName(name), hosts, value)) };
+  };
+  const remove = (scope: VaultScope, name: string, set: { status?: number | string }) => {
+    if (!services.vault.delete(scope, checkSecretName(name))) throw new GatewayError("not_found", "Secret not found");
+    set.status = 204;
+    return undefined;
+  };
+
+  return new Elysia({ name: "vault-secrets-api", prefix: "/vault" })
+    .derive(({ request }) => {
+      const principal = authenticate(services, request);
+      requireInternProgramme(principal);
+      return { principal, workspaceScope: { workspaceId: principal.workspace.id, internId: null } as VaultScope };
+    })
+    .get("/secrets", ({ principal, workspaceScope, query }) => {
+      requireWorkspaceRoute(principal);
+      const page = parsePage(query, PAGE);
+      const { rows, hasMore } = services.vault.list(workspaceScope, page.offset, page.limit);
+      return { data: rows.map(vaultSecretJson), has_more: hasMore };
+    })
+    .put(
+      "/secrets/:name",
+      ({ principal, workspaceScope, params, body }) => {
+        requireWorkspaceRoute(principal);
+        return put(workspaceScope, params.name, body);
+      },
+      { body: WriteBody },
+    )
+    .delete("/secrets/:name", ({ principal, workspaceScope, params, set }) => {
+      requireWorkspaceRoute(principal);
+      return remove(workspaceScope, params.name, set);
+    })
+    .get("/interns/:internId/secrets", ({ principal, params, query }) => {
+      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
+      const page = parsePage(query, PAGE);
+      const { rows, hasMore } = services.vault.list(
+        { workspaceId: principal.workspace.id, internId: intern.id },
+        page.offset,
+        page.limit,
+      );
+      return { data: rows.map(vaultSecretJson), has_more: hasMore };
+    })
+    .get("/interns/:internId/secrets/effective", ({ principal, params }) => {
+      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
+      const rows = services.vault.effective(principal.workspace.id, intern.id);
+      return { data: rows.map((row) => ({ ...vaultSecretJson(row), source: row.source })), has_more: false };
+    })
+    .put(
+      "/interns/:internId/secrets/:name",
+      ({ principal, params, body }) => {
+        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+        return put({ workspaceId: principal.workspace.id, internId: intern.id }, params.name, body);
+      },
+      { body: WriteBody },
+    )
+    .delete("/interns/:internId/secrets/:name", ({ principal, params, set }) => {
+      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      return remove({ workspaceId: principal.workspace.id, internId: intern.id }, params.name, set);
+    })
+    .post(
+      "/interns/:internId/secrets/copy",
+      ({ principal, params, body }) => {
+        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+        const names = body.names.map(checkSecretName);
+        const rows = services.vault.copyToIntern(principal.workspace.id, intern.id, names);
+        return { data: rows.map(vaultSecretJson) };
+      },
+      { body: CopyBody },
+    );
+}

@@ -1,0 +1,103 @@
+import { Elysia, t } from "elysia";
+import { GatewayError } from "../core/errors.ts";
+import type { WorkspaceInput } from "../db/workspaces.ts";
+import type { Services } from "../services.ts";
+import { authenticate, requireWorkspaceRoute } from "./auth.ts";
+import { parsePage } from "./http.ts";
+import { workspaceJson } from "./serialize.ts";
+
+const Slug = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", expected: "lowercase letters, digits and inner hyphens, 1 to 64 characters" });
+const ProviderList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 }), t.Null()]);
+const NullableString = t.Union([t.String({ maxLength: 256 }), t.Null()]);
+
+const fields = {
+  description: t.Optional(t.Union([t.String({ maxLength: 2000 }), t.Null()])),
+  intern_api_access: t.Optional(t.Boolean()),
+  allowed_providers: t.Optional(ProviderList),
+  ignored_providers: t.Optional(ProviderList),
+  default_text_model: t.Optional(NullableString),
+  default_image_model: t.Optional(NullableString),
+  default_provider_sort: t.Optional(NullableString),
+  disabled_server_tools: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 128 }), { maxItems: 64 }), t.Null()])),
+  io_logging_api_key_ids: t.Optional(t.Union([t.Array(t.Integer()), t.Null()])),
+  io_logging_sampling_rate: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
+  is_data_discount_logging_enabled: t.Optional(t.Boolean()),
+  is_observability_broadcast_enabled: t.Optional(t.Boolean()),
+  is_observability_io_logging_enabled: t.Optional(t.Boolean()),
+  include_byok_in_budgets: t.Optional(t.Boolean()),
+};
+
+const CreateWorkspaceBody = t.Object({ name: t.String({ minLength: 1, maxLength: 200 }), slug: Slug, ...fields });
+const UpdateWorkspaceBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 200 })), slug: t.Optional(Slug), ...fields });
+
+type WorkspaceBody = Partial<typeof CreateWorkspaceBody.static>;
+
+function toInput(body: WorkspaceBody): WorkspaceInput {
+  return {
+    name: body.name,
+    slug: body.slug,
+    description: body.description,
+    internApiAccess: body.intern_api_access,
+    allowedProviders: body.allowed_providers,
+    ignoredProviders: body.ignored_providers,
+    defaultTextModel: body.default_text_model,
+    defaultImageModel: body.default_image_model,
+    defaultProviderSort: body.default_provider_sort,
+    disabledServerTools: body.disabled_server_tools,
+    ioLoggingApiKeyIds: body.io_logging_api_key_ids,
+    ioLoggingSamplingRate: body.io_logging_sampling_rate,
+    isDataDiscountLoggingEnabled: body.is_data_discount_logging_enabled,
+    isObservabilityBroadcastEnabled: body.is_observability_broadcast_enabled,
+    isObservabilityIoLoggingEnabled: body.is_observability_io_logging_enabled,
+    includeByokInBudgets: body.include_byok_in_budgets,
+  };
+}
+
+/**
+ * `/workspaces` is the deployment's list of workspaces, managed with management keys. Every other
+ * route acts on the caller's active workspace only.
+ */
+export function workspacesApi(services: Services) {
+  const find = (id: string) => {
+    const row = services.workspaces.find(id);
+    if (!row) throw new GatewayError("not_found", "Workspace not found");
+    return row;
+  };
+  return new Elysia({ name: "workspaces-api", prefix: "/workspaces" })
+    .derive(({ request }) => {
+      const principal = authenticate(services, request);
+      requireWorkspaceRoute(principal);
+      return { principal };
+    })
+    .get("/", ({ query }) => {
+      const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+      const { rows, total } = services.workspaces.list(page.offset, page.limit);
+      return { data: rows.map(workspaceJson), total_count: total };
+    })
+    .post(
+      "/",
+      ({ body, principal, set }) => {
+        const input = toInput(body);
+        const row = services.workspaces.create({ ...input, name: body.name, slug: body.slug }, principal.key.hash);
+        set.status = 201;
+        return { data: workspaceJson(row) };
+      },
+      { body: CreateWorkspaceBody },
+    )
+    .get("/:id", ({ params }) => ({ data: workspaceJson(find(params.id)) }))
+    .patch(
+      "/:id",
+      ({ params, body }) => {
+        const row = services.workspaces.update(find(params.id).id, toInput(body));
+        if (!row) throw new GatewayError("not_found", "Workspace not found");
+        return { data: workspaceJson(row) };
+      },
+      { body: UpdateWorkspaceBody },
+    )
+    .delete("/:id", ({ params }) => {
+      const row = find(params.id);
+      services.workspaces.delete(row.id);
+      services.presets.forgetWorkspace(row.id);
+      return { deleted: true as const };
+    });
+}

@@ -1,0 +1,89 @@
+import { Elysia } from "elysia";
+import { errorEnvelope, GatewayError, MASKED_INTERNAL_MESSAGE, toGatewayError } from "./core/errors.ts";
+import { describeError } from "./core/log.ts";
+import { formatValidationError } from "./api/schemas/format-errors.ts";
+import { authenticate } from "./api/auth.ts";
+import { readJsonBody } from "./api/http.ts";
+import { keysApi } from "./api/keys.ts";
+import { workspacesApi } from "./api/workspaces.ts";
+import { internsApi } from "./api/interns.ts";
+import { presetsApi } from "./api/presets.ts";
+import { vaultSecretsApi } from "./api/vault-secrets.ts";
+import { vaultConnectionsApi } from "./api/vault-connections.ts";
+import type { Services } from "./services.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function hostName(request: Request): string {
+  const host = request.headers.get("host") ?? new URL(request.url).host;
+  return host.replace(/:\d+$/, "").replace(/\.$/, "").toLowerCase();
+}
+
+/**
+ * The whole HTTP surface. Never listens: `main.ts` serves it and tests call `app.handle(request)`.
+ * Hooks registered here apply to every feature instance mounted below them.
+ */
+export function createApp(services: Services) {
+  const { config, logger } = services;
+  const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
+  const requestIds = new WeakMap<Request, string>();
+
+  const api = new Elysia({ prefix: "/api/v1", normalize: false })
+    .onParse({ as: "global" }, async ({ request }) => {
+      // Authenticate before reading the body: a request without a valid key is a 401, whatever it sends.
+      authenticate(services, request);
+      return readJsonBody(request, config.server.max_body_bytes);
+    })
+    .use(keysApi(services))
+    .use(workspacesApi(services))
+    .use(internsApi(services))
+    .use(presetsApi(services))
+    .use(vaultSecretsApi(services))
+    .use(vaultConnectionsApi(services));
+
+  return new Elysia({ normalize: false })
+    .onRequest(({ request, set }) => {
+      const incoming = request.headers.get("x-request-id");
+      const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+      requestIds.set(request, id);
+      set.headers["x-request-id"] = id;
+      if (regional.size > 0 && regional.has(hostName(request))) {
+        throw new GatewayError(
+          "misdirected_request",
+          `Requests on the regional hostname ${hostName(request)} are refused; use the deployment's main hostname`,
+        );
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      let failure: GatewayError;
+      if (code === "VALIDATION") {
+        failure = new GatewayError("bad_request", formatValidationError(error.all, error.type));
+      } else if (code === "PARSE") {
+        // Elysia wraps whatever the parse hook throws (our 401 and 413 included).
+        failure = error.cause instanceof GatewayError ? error.cause : new GatewayError("bad_request", "Request body is not valid JSON");
+      } else if (code === "NOT_FOUND") {
+        const path = new URL(request.url).pathname;
+        failure = /^\/api\/v1\/.*\/\//.test(path)
+          ? new GatewayError("bad_request", "Path has an empty segment: every path parameter must be at least 1 character")
+          : new GatewayError("not_found", `No route for ${request.method} ${path}`);
+      } else {
+        failure = toGatewayError(error);
+      }
+      if (failure.status >= 500) {
+        logger.error("request failed", {
+          request_id: requestIds.get(request),
+          method: request.method,
+          path: new URL(request.url).pathname,
+          error: describeError(failure.message === MASKED_INTERNAL_MESSAGE ? (failure.cause ?? error) : failure),
+        });
+      }
+      set.status = failure.status;
+      set.headers["content-type"] = "application/json";
+      if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
+      return errorEnvelope(failure);
+    })
+    .get("/healthz", () => ({ status: "ok" }))
+    .use(api);
+}
+
+export type App = ReturnType<typeof createApp>;

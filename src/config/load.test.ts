@@ -1,0 +1,86 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError, loadConfig } from "./load.ts";
+
+describe("configuration", () => {
+  test("no file at all gives the embedded defaults", async () => {
+    const config = await loadConfig({ env: {} });
+    expect(config.server).toEqual({
+      host: "127.0.0.1",
+      port: 8080,
+      max_body_bytes: 10 * 1024 * 1024,
+      regional_hostnames: [],
+    });
+    expect(config.data_dir).toBe("./data");
+    expect(config.vault.mcp_catalog).toContain("linear");
+  });
+
+  test("a YAML file sets keys and environment variables override them", async () => {
+    const text = "server:\n  port: 9000\n  host: 0.0.0.0\ndata_dir: /var/lib/rh\n";
+    const fromFile = await loadConfig({ env: {}, text });
+    expect(fromFile.server.port).toBe(9000);
+    expect(fromFile.server.host).toBe("0.0.0.0");
+    expect(fromFile.data_dir).toBe("/var/lib/rh");
+    const overridden = await loadConfig({
+      env: {
+        ROUNDHOUSE_PORT: "7000",
+        ROUNDHOUSE_HOST: "::1",
+        ROUNDHOUSE_DATA_DIR: "/tmp/x",
+        ROUNDHOUSE_REGIONAL_HOSTNAMES: "eu.example.com, us.example.com",
+        ROUNDHOUSE_LOG_LEVEL: "warn",
+      },
+      text,
+    });
+    expect(overridden.server.port).toBe(7000);
+    expect(overridden.server.host).toBe("::1");
+    expect(overridden.data_dir).toBe("/tmp/x");
+    expect(overridden.server.regional_hostnames).toEqual(["eu.example.com", "us.example.com"]);
+    expect(overridden.log.level).toBe("warn");
+  });
+
+  test("--config path or ROUNDHOUSE_CONFIG names the file; a missing file stops the start", async () => {
+    const path = `${process.env.TMPDIR ?? "/tmp"}/rh-config-${process.pid}.yaml`;
+    await Bun.write(path, "server:\n  port: 1234\n");
+    expect((await loadConfig({ env: { ROUNDHOUSE_CONFIG: path } })).server.port).toBe(1234);
+    expect((await loadConfig({ path, env: {} })).server.port).toBe(1234);
+    await expect(loadConfig({ path: "/nonexistent/roundhouse.yaml", env: {} })).rejects.toThrow(
+      "config file not found: /nonexistent/roundhouse.yaml",
+    );
+  });
+
+  test("a wrong type is reported with the key, the expectation and the value", async () => {
+    const error = await loadConfig({ env: {}, text: "server:\n  port: eighty\n" }).catch((e) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toContain("server.port: expected integer");
+    expect(error.message).toContain('"eighty"');
+  });
+
+  test("an out-of-range value and an unknown key are reported by name", async () => {
+    const range = await loadConfig({ env: {}, text: "server:\n  port: 70000\n" }).catch((e) => e);
+    expect(range.message).toContain("server.port: expected integer to be less or equal to 65535");
+    const unknown = await loadConfig({ env: {}, text: "server:\n  prot: 80\n" }).catch((e) => e);
+    expect(unknown.message).toContain("server.prot: unknown key");
+    const level = await loadConfig({ env: {}, text: "log:\n  level: loud\n" }).catch((e) => e);
+    expect(level.message).toContain("log.level");
+  });
+
+  test("a bad environment override is reported and named", async () => {
+    const error = await loadConfig({ env: { ROUNDHOUSE_PORT: "http" } }).catch((e) => e);
+    expect(error.message).toContain("server.port");
+    expect(error.message).toContain("ROUNDHOUSE_PORT");
+  });
+
+  test("invalid YAML and a non-mapping document stop the start", async () => {
+    await expect(loadConfig({ env: {}, text: "server: [\n" })).rejects.toThrow("not valid YAML");
+    await expect(loadConfig({ env: {}, text: "- a\n- b\n" })).rejects.toThrow("mapping at the top level");
+  });
+
+  test("${ENV} is interpolated in strings and a missing variable is named", async () => {
+    const config = await loadConfig({ env: { STATE: "/srv/rh" }, text: "data_dir: ${STATE}/data\n" });
+    expect(config.data_dir).toBe("/srv/rh/data");
+    const escaped = await loadConfig({ env: {}, text: "data_dir: $${LITERAL}\n" });
+    expect(escaped.data_dir).toBe("${LITERAL}");
+    await expect(loadConfig({ env: {}, text: "data_dir: ${NOPE}\n" })).rejects.toThrow(
+      "data_dir: environment variable NOPE is not set",
+    );
+  });
+});

@@ -1,0 +1,145 @@
+import { Value } from "@sinclair/typebox/value";
+import { parse as parseYaml, YAMLParseError } from "yaml";
+import { Config } from "./schema.ts";
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+type Env = Record<string, string | undefined>;
+
+export interface LoadConfigOptions {
+  /** Path given with --config; falls back to ROUNDHOUSE_CONFIG. */
+  path?: string | undefined;
+  env?: Env;
+  /** Config text to use instead of reading a file (tests). */
+  text?: string;
+}
+
+/**
+ * Environment variables that override a key of the file. Each maps to a path and a parser; a value that
+ * does not parse is reported with the variable's name.
+ */
+const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) => unknown }> = [
+  { name: "ROUNDHOUSE_HOST", path: ["server", "host"], parse: (raw) => raw },
+  { name: "ROUNDHOUSE_PORT", path: ["server", "port"], parse: parseInteger },
+  { name: "ROUNDHOUSE_MAX_BODY_BYTES", path: ["server", "max_body_bytes"], parse: parseInteger },
+  { name: "ROUNDHOUSE_REGIONAL_HOSTNAMES", path: ["server", "regional_hostnames"], parse: parseList },
+  { name: "ROUNDHOUSE_DATA_DIR", path: ["data_dir"], parse: (raw) => raw },
+  { name: "ROUNDHOUSE_MASTER_KEY_FILE", path: ["master_key_file"], parse: (raw) => raw },
+  { name: "ROUNDHOUSE_LOG_LEVEL", path: ["log", "level"], parse: (raw) => raw },
+];
+
+function parseInteger(raw: string): unknown {
+  return /^-?\d+$/.test(raw.trim()) ? Number(raw.trim()) : raw;
+}
+
+function parseList(raw: string): string[] {
+  return raw
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+}
+
+/** Replaces `${NAME}` in every string of the document; `$${` escapes a literal `${`. */
+export function interpolateEnv(value: unknown, env: Env, path = ""): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$?\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (match, name: string) => {
+      if (match.startsWith("$$")) return match.slice(1);
+      const found = env[name];
+      if (found === undefined) {
+        throw new ConfigError(`${path || "(root)"}: environment variable ${name} is not set`);
+      }
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => interpolateEnv(item, env, `${path}[${index}]`));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, interpolateEnv(item, env, path ? `${path}.${key}` : key)]),
+    );
+  }
+  return value;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== "object" || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+function pointerToPath(pointer: string): string {
+  return pointer
+    .split("/")
+    .slice(1)
+    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+    .join("")
+    .replace(/^\./, "");
+}
+
+/** Validates a parsed document; the first problem is reported by key path, expectation and value. */
+export function validateConfig(document: unknown, source: string): Config {
+  const candidate = Value.Default(Config, structuredClone(document ?? {})) as unknown;
+  const problems = [...Value.Errors(Config, candidate)];
+  if (problems.length > 0) {
+    const lines = problems.slice(0, 5).map((problem) => {
+      const key = pointerToPath(problem.path) || "(root)";
+      if (problem.message.startsWith("Unexpected property")) return `${key}: unknown key`;
+      return `${key}: expected ${problem.message.replace(/^Expected /, "")}, got ${describe(problem.value)}`;
+    });
+    throw new ConfigError(`invalid configuration (${source}):\n  ${lines.join("\n  ")}`);
+  }
+  return candidate as Config;
+}
+
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
+  const env = options.env ?? process.env;
+  const path = options.path ?? env.ROUNDHOUSE_CONFIG;
+  let text = options.text;
+  let source = text === undefined ? "embedded defaults" : "inline text";
+  if (text === undefined && path) {
+    const file = Bun.file(path);
+    if (!(await file.exists())) throw new ConfigError(`config file not found: ${path}`);
+    text = await file.text();
+    source = path;
+  }
+  let document: unknown = {};
+  if (text !== undefined && text.trim().length > 0) {
+    try {
+      document = parseYaml(text);
+    } catch (error) {
+      const detail = error instanceof YAMLParseError ? error.message : String(error);
+      throw new ConfigError(`config file is not valid YAML (${source}): ${detail}`);
+    }
+    if (document === null || typeof document !== "object" || Array.isArray(document)) {
+      throw new ConfigError(`config file must hold a mapping at the top level (${source})`);
+    }
+  }
+  document = interpolateEnv(document, env);
+  const merged = structuredClone(document) as Record<string, unknown>;
+  for (const override of ENV_OVERRIDES) {
+    const raw = env[override.name];
+    if (raw === undefined || raw === "") continue;
+    setPath(merged, override.path, override.parse(raw));
+  }
+  try {
+    return validateConfig(merged, source);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      const names = ENV_OVERRIDES.filter((o) => env[o.name]).map((o) => o.name);
+      if (names.length > 0) error.message += `\n  (environment overrides in effect: ${names.join(", ")})`;
+    }
+    throw error;
+  }
+}

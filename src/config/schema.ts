@@ -1,0 +1,83 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+
+/** Catalog MCP servers a connection key may name (besides github, slack, google and `mcp:<host>`). */
+export const DEFAULT_MCP_CATALOG = [
+  "airtable",
+  "asana",
+  "atlassian",
+  "box",
+  "canva",
+  "cloudflare",
+  "confluence",
+  "dropbox",
+  "figma",
+  "gitlab",
+  "hubspot",
+  "intercom",
+  "jira",
+  "linear",
+  "monday",
+  "notion",
+  "paypal",
+  "sentry",
+  "square",
+  "stripe",
+  "supabase",
+  "vercel",
+  "zapier",
+];
+
+const Hostname = T.String({ minLength: 1, maxLength: 253, pattern: "^[A-Za-z0-9.-]+$" });
+
+export const ServerConfig = T.Object(
+  {
+    host: T.String({ minLength: 1, default: "127.0.0.1" }),
+    port: T.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    /** Largest accepted request body in bytes; larger ones get 413. */
+    max_body_bytes: T.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 10 * 1024 * 1024 }),
+    /** Requests whose Host header names one of these are refused with 421. */
+    regional_hostnames: T.Array(Hostname, { default: [] }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const LogConfig = T.Object(
+  {
+    level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error"), T.Literal("silent")], {
+      default: "info",
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const VaultConfig = T.Object(
+  {
+    /** Names a connection key may take as a catalog MCP server. */
+    mcp_catalog: T.Array(T.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,62}$" }), { default: DEFAULT_MCP_CATALOG }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const StorageConfig = T.Object(
+  {
+    /** How long a write waits for the database lock before giving up (409 on preset writes). */
+    busy_timeout_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 5000 }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const Config = T.Object(
+  {
+    server: ServerConfig,
+    /** Directory holding the database file (and, unless configured otherwise, the master key file). */
+    data_dir: T.String({ minLength: 1, default: "./data" }),
+    /** Where the master key lives when ROUNDHOUSE_MASTER_KEY is not set; default `<data_dir>/master.key`. */
+    master_key_file: T.Optional(T.String({ minLength: 1 })),
+    storage: StorageConfig,
+    log: LogConfig,
+    vault: VaultConfig,
+  },
+  { additionalProperties: false },
+);
+
+export type Config = Static<typeof Config>;

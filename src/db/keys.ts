@@ -1,0 +1,131 @@
+import { and, asc, count, eq, ne } from "drizzle-orm";
+import { GatewayError } from "../core/errors.ts";
+import { nowIso } from "../core/ids.ts";
+import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../security/api-key.ts";
+import type { Db } from "./client.ts";
+import { isUniqueViolation } from "./sqlite-errors.ts";
+import { type ApiKeyRow, apiKeys } from "./schema.ts";
+
+export interface NewKey {
+  kind: KeyKind;
+  name: string;
+  workspaceId: string;
+  internId?: string | null;
+  limit?: number | null;
+  limitReset?: ApiKeyRow["limitReset"];
+  includeByokInLimit?: boolean;
+  expiresAt?: string | null;
+  creatorUserId?: string | null;
+  externalUser?: string | null;
+  /** Use this plaintext instead of generating one (bootstrap from ROUNDHOUSE_ADMIN_KEY). */
+  plaintext?: string;
+}
+
+export interface KeyPatch {
+  name?: string;
+  disabled?: boolean;
+  limit?: number | null;
+  limitReset?: ApiKeyRow["limitReset"];
+  includeByokInLimit?: boolean;
+  expiresAt?: string | null;
+}
+
+/**
+ * API keys, stored as SHA-256 hashes only. Lookups by hash are served from memory after the first read,
+ * so authentication reads no table on the hot path; every write drops the cached entry.
+ */
+export class KeyStore {
+  readonly #cache = new Map<string, ApiKeyRow>();
+
+  constructor(private readonly db: Db) {}
+
+  create(input: NewKey): { row: ApiKeyRow; plaintext: string } {
+    const plaintext = input.plaintext ?? generateApiKey(input.kind);
+    const row: ApiKeyRow = {
+      hash: hashApiKey(plaintext),
+      kind: input.kind,
+      name: input.name,
+      label: keyLabel(plaintext),
+      workspaceId: input.workspaceId,
+      internId: input.internId ?? null,
+      disabled: false,
+      limit: input.limit ?? null,
+      limitReset: input.limitReset ?? null,
+      includeByokInLimit: input.includeByokInLimit ?? false,
+      expiresAt: input.expiresAt ?? null,
+      creatorUserId: input.creatorUserId ?? null,
+      externalUser: input.externalUser ?? null,
+      createdAt: nowIso(),
+      updatedAt: null,
+    };
+    try {
+      this.db.insert(apiKeys).values(row).run();
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new GatewayError("conflict", "A key with this value already exists");
+      throw error;
+    }
+    return { row, plaintext };
+  }
+
+  /** The key with this hash, from memory when seen before. */
+  findByHash(hash: string): ApiKeyRow | undefined {
+    const cached = this.#cache.get(hash);
+    if (cached) return cached;
+    const row = this.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
+    if (row) this.#cache.set(hash, row);
+    return row;
+  }
+
+  get(workspaceId: string, hash: string): ApiKeyRow | undefined {
+    const row = this.findByHash(hash);
+    return row && row.workspaceId === workspaceId ? row : undefined;
+  }
+
+  list(workspaceId: string, options: { offset: number; limit: number; includeDisabled: boolean }): ApiKeyRow[] {
+    const where = options.includeDisabled
+      ? eq(apiKeys.workspaceId, workspaceId)
+      : and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.disabled, false));
+    return this.db
+      .select()
+      .from(apiKeys)
+      .where(where)
+      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.hash))
+      .limit(options.limit)
+      .offset(options.offset)
+      .all();
+  }
+
+  update(workspaceId: string, hash: string, patch: KeyPatch): ApiKeyRow | undefined {
+    const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    const row = this.db
+      .update(apiKeys)
+      .set({ ...values, updatedAt: nowIso() })
+      .where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId)))
+      .returning()
+      .get();
+    this.#cache.delete(hash);
+    return row;
+  }
+
+  delete(workspaceId: string, hash: string): boolean {
+    const removed = this.db.delete(apiKeys).where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId))).returning({ id: apiKeys.hash }).all();
+    this.#cache.delete(hash);
+    return removed.length > 0;
+  }
+
+  countManagementKeys(): number {
+    return this.db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.kind, "management")).get()?.n ?? 0;
+  }
+
+  countInWorkspace(workspaceId: string, exceptHash?: string): number {
+    const where = exceptHash
+      ? and(eq(apiKeys.workspaceId, workspaceId), ne(apiKeys.hash, exceptHash))
+      : eq(apiKeys.workspaceId, workspaceId);
+    return this.db.select({ n: count() }).from(apiKeys).where(where).get()?.n ?? 0;
+  }
+
+  /** Drops cached entries of keys removed by a cascade (an intern or workspace deleted). */
+  forgetWhere(predicate: (row: ApiKeyRow) => boolean): void {
+    for (const [hash, row] of this.#cache) if (predicate(row)) this.#cache.delete(hash);
+  }
+}

@@ -1,0 +1,187 @@
+import { sql } from "drizzle-orm";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+/**
+ * The whole persistent state. Timestamps are ISO 8601 strings in UTC; booleans are integers;
+ * `*_enc` columns hold AES-256-GCM ciphertext (see src/security/secret-box.ts), never plaintext.
+ */
+
+export const workspaces = sqliteTable("workspaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  slug: text("slug").notNull().unique(),
+  description: text("description"),
+  /** Access to the Intern API programme: gates every /interns and /vault route. */
+  internApiAccess: integer("intern_api_access", { mode: "boolean" }).notNull().default(false),
+  /** Workspace-wide provider allow and deny lists, merged with a request's `only` and `ignore`. */
+  allowedProviders: text("allowed_providers", { mode: "json" }).$type<string[] | null>(),
+  ignoredProviders: text("ignored_providers", { mode: "json" }).$type<string[] | null>(),
+  defaultTextModel: text("default_text_model"),
+  defaultImageModel: text("default_image_model"),
+  defaultProviderSort: text("default_provider_sort"),
+  disabledServerTools: text("disabled_server_tools", { mode: "json" }).$type<string[] | null>(),
+  ioLoggingApiKeyIds: text("io_logging_api_key_ids", { mode: "json" }).$type<number[] | null>(),
+  ioLoggingSamplingRate: real("io_logging_sampling_rate").notNull().default(1),
+  isDataDiscountLoggingEnabled: integer("is_data_discount_logging_enabled", { mode: "boolean" }).notNull().default(false),
+  isObservabilityBroadcastEnabled: integer("is_observability_broadcast_enabled", { mode: "boolean" }).notNull().default(false),
+  isObservabilityIoLoggingEnabled: integer("is_observability_io_logging_enabled", { mode: "boolean" }).notNull().default(false),
+  includeByokInBudgets: integer("include_byok_in_budgets", { mode: "boolean" }).notNull().default(false),
+  createdBy: text("created_by"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at"),
+});
+
+export const interns = sqliteTable(
+  "interns",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    instructions: text("instructions"),
+    model: text("model"),
+    status: text("status").notNull(),
+    hostname: text("hostname"),
+    lastFailureMessage: text("last_failure_message"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("interns_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
+    hash: text("hash").primaryKey(),
+    kind: text("kind", { enum: ["management", "inference", "intern"] }).notNull(),
+    name: text("name").notNull(),
+    label: text("label").notNull(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "restrict" }),
+    internId: text("intern_id").references(() => interns.id, { onDelete: "cascade" }),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    limit: real("limit"),
+    limitReset: text("limit_reset", { enum: ["daily", "weekly", "monthly"] }),
+    includeByokInLimit: integer("include_byok_in_limit", { mode: "boolean" }).notNull().default(false),
+    expiresAt: text("expires_at"),
+    creatorUserId: text("creator_user_id"),
+    externalUser: text("external_user"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at"),
+  },
+  (table) => [index("api_keys_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export const connections = sqliteTable(
+  "connections",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    key: text("key").notNull(),
+    credentialsEnc: blob("credentials_enc", { mode: "buffer" }),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    lastTestOk: integer("last_test_ok", { mode: "boolean" }),
+    lastTestAt: text("last_test_at"),
+    lastTestMessage: text("last_test_message"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("connections_workspace_key_idx").on(table.workspaceId, table.key)],
+);
+
+/** Per-intern settings of a connection: turned off or hidden for that intern. */
+export const internConnectionSettings = sqliteTable(
+  "intern_connection_settings",
+  {
+    internId: text("intern_id")
+      .notNull()
+      .references(() => interns.id, { onDelete: "cascade" }),
+    connectionId: text("connection_id")
+      .notNull()
+      .references(() => connections.id, { onDelete: "cascade" }),
+    turnedOff: integer("turned_off", { mode: "boolean" }).notNull().default(false),
+    hidden: integer("hidden", { mode: "boolean" }).notNull().default(false),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.internId, table.connectionId] })],
+);
+
+export const vaultSecrets = sqliteTable(
+  "vault_secrets",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** Null for a workspace secret; the owning intern for an intern secret. */
+    internId: text("intern_id").references(() => interns.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    hosts: text("hosts", { mode: "json" }).$type<string[] | null>(),
+    valueEnc: blob("value_enc", { mode: "buffer" }).notNull(),
+    fingerprint: text("fingerprint"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("vault_secrets_workspace_name_idx")
+      .on(table.workspaceId, table.name)
+      .where(sql`${table.internId} is null`),
+    uniqueIndex("vault_secrets_intern_name_idx")
+      .on(table.internId, table.name)
+      .where(sql`${table.internId} is not null`),
+  ],
+);
+
+export const presets = sqliteTable(
+  "presets",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    slug: text("slug").notNull(),
+    name: text("name").notNull(),
+    description: text("description"),
+    status: text("status").notNull().default("active"),
+    statusUpdatedAt: text("status_updated_at"),
+    creatorUserId: text("creator_user_id").notNull(),
+    designatedVersionId: text("designated_version_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("presets_workspace_slug_idx").on(table.workspaceId, table.slug),
+    index("presets_workspace_updated_idx").on(table.workspaceId, table.updatedAt),
+  ],
+);
+
+export const presetVersions = sqliteTable(
+  "preset_versions",
+  {
+    id: text("id").primaryKey(),
+    presetId: text("preset_id")
+      .notNull()
+      .references(() => presets.id, { onDelete: "cascade" }),
+    version: integer("version").notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    systemPrompt: text("system_prompt"),
+    creatorId: text("creator_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("preset_versions_preset_version_idx").on(table.presetId, table.version)],
+);
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+export type InternRow = typeof interns.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ConnectionRow = typeof connections.$inferSelect;
+export type VaultSecretRow = typeof vaultSecrets.$inferSelect;
+export type PresetRow = typeof presets.$inferSelect;
+export type PresetVersionRow = typeof presetVersions.$inferSelect;
