@@ -10,9 +10,25 @@ import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
+import { inferenceApi } from "./api/inference.ts";
+import { chatCodec } from "./api/codecs/chat/index.ts";
+import { messagesCodec } from "./api/codecs/messages/index.ts";
+import { responsesCodec } from "./api/codecs/responses/index.ts";
 import type { Services } from "./services.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Errors on an inference route are rendered in that style's shape (all of them carry the spec's envelope). */
+const STYLE_ERRORS: Array<[RegExp, (error: GatewayError) => Record<string, unknown>]> = [
+  [/^\/api\/v1\/chat\/completions\/?$/, chatCodec.encodeError],
+  [/^\/api\/v1\/responses\/?$/, responsesCodec.encodeError],
+  [/^\/api\/v1\/(v1\/)?messages\/?$/, messagesCodec.encodeError],
+];
+
+function renderError(path: string, error: GatewayError): Record<string, unknown> {
+  const style = STYLE_ERRORS.find(([pattern]) => pattern.test(path));
+  return style ? style[1](error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
+}
 
 function hostName(request: Request): string {
   const host = request.headers.get("host") ?? new URL(request.url).host;
@@ -39,7 +55,8 @@ export function createApp(services: Services) {
     .use(internsApi(services))
     .use(presetsApi(services))
     .use(vaultSecretsApi(services))
-    .use(vaultConnectionsApi(services));
+    .use(vaultConnectionsApi(services))
+    .use(inferenceApi(services));
 
   return new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
@@ -80,7 +97,7 @@ export function createApp(services: Services) {
       set.status = failure.status;
       set.headers["content-type"] = "application/json";
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
-      return errorEnvelope(failure);
+      return renderError(new URL(request.url).pathname, failure);
     })
     .get("/healthz", () => ({ status: "ok" }))
     .use(api);

@@ -8,6 +8,12 @@ import { PresetStore } from "./db/presets.ts";
 import { VaultStore } from "./db/vault.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./security/secret-box.ts";
+import { CredentialResolver } from "./core/credentials.ts";
+import { Pipeline } from "./core/pipeline.ts";
+import { GenerationStore } from "./db/generations.ts";
+import { Transports } from "./providers/registry.ts";
+import type { FetchLike } from "./providers/http.ts";
+import { Catalog } from "./routing/catalog.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -21,10 +27,31 @@ export interface Services {
   presets: PresetStore;
   vault: VaultStore;
   connections: ConnectionStore;
+  catalog: Catalog;
+  generations: GenerationStore;
+  pipeline: Pipeline;
 }
 
-export function createServices(input: { config: Config; logger: Logger; db: Db; masterKey: Uint8Array }): Services {
+export function createServices(input: {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  masterKey: Uint8Array;
+  /** How real upstreams are reached (tests may wrap it); the simulator never uses the network. */
+  fetch?: FetchLike;
+}): Services {
   const box = new SecretBox(input.masterKey);
+  const vault = new VaultStore(input.db, box);
+  const catalog = new Catalog(input.config);
+  const generations = new GenerationStore(input.db, input.logger);
+  const credentials = new CredentialResolver(vault);
+  const pipeline = new Pipeline({
+    catalog,
+    transports: new Transports(input.fetch),
+    credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
+    generations,
+    logger: input.logger,
+  });
   return {
     config: input.config,
     logger: input.logger,
@@ -34,7 +61,10 @@ export function createServices(input: { config: Config; logger: Logger; db: Db; 
     workspaces: new WorkspaceStore(input.db),
     interns: new InternStore(input.db),
     presets: new PresetStore(input.db),
-    vault: new VaultStore(input.db, box),
+    vault,
     connections: new ConnectionStore(input.db, box),
+    catalog,
+    generations,
+    pipeline,
   };
 }

@@ -1,4 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { ModelConfig, ProviderConfig, UpstreamConfig } from "./catalog-schema.ts";
 
 /** Catalog MCP servers a connection key may name (besides github, slack, google and `mcp:<host>`). */
 export const DEFAULT_MCP_CATALOG = [
@@ -76,6 +77,10 @@ export const Config = T.Object(
     storage: StorageConfig,
     log: LogConfig,
     vault: VaultConfig,
+    upstream: UpstreamConfig,
+    /** Upstream providers by slug. Without any, the embedded simulated provider and model are served. */
+    providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {} }),
+    models: T.Array(ModelConfig, { default: [] }),
   },
   { additionalProperties: false },
 );

@@ -185,3 +185,46 @@ export type ConnectionRow = typeof connections.$inferSelect;
 export type VaultSecretRow = typeof vaultSecrets.$inferSelect;
 export type PresetRow = typeof presets.$inferSelect;
 export type PresetVersionRow = typeof presetVersions.$inferSelect;
+
+/** One row per inference request, written behind the response in batches. */
+export const generations = sqliteTable(
+  "generations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    keyHash: text("key_hash").notNull(),
+    requestId: text("request_id"),
+    style: text("style").notNull(),
+    model: text("model").notNull(),
+    providerSlug: text("provider_slug"),
+    providerName: text("provider_name"),
+    upstreamModel: text("upstream_model"),
+    upstreamId: text("upstream_id"),
+    presetId: text("preset_id"),
+    streamed: integer("streamed", { mode: "boolean" }).notNull(),
+    cancelled: integer("cancelled", { mode: "boolean" }).notNull().default(false),
+    status: integer("status").notNull(),
+    errorCode: text("error_code"),
+    finishReason: text("finish_reason"),
+    nativeFinishReason: text("native_finish_reason"),
+    tokensPrompt: integer("tokens_prompt"),
+    tokensCompletion: integer("tokens_completion"),
+    tokensCached: integer("tokens_cached"),
+    tokensCacheWrite: integer("tokens_cache_write"),
+    tokensReasoning: integer("tokens_reasoning"),
+    mediaPrompt: integer("media_prompt"),
+    totalCost: real("total_cost").notNull().default(0),
+    latencyMs: integer("latency_ms"),
+    generationTimeMs: integer("generation_time_ms"),
+    sessionId: text("session_id"),
+    externalUser: text("external_user"),
+    userAgent: text("user_agent"),
+    httpReferer: text("http_referer"),
+    serviceTier: text("service_tier"),
+    attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number }>>(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type GenerationRow = typeof generations.$inferSelect;

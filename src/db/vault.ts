@@ -32,6 +32,13 @@ function fingerprintScope(scope: VaultScope): string {
 
 /** Vault secrets: values sealed with AES-256-GCM, bound to their scope and name; reads return metadata only. */
 export class VaultStore {
+  #version = 0;
+
+  /** Bumped on every write, so readers of decrypted secrets know their copy is stale. */
+  get version(): number {
+    return this.#version;
+  }
+
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
@@ -42,6 +49,7 @@ export class VaultStore {
   }
 
   #upsert(db: Db, scope: VaultScope, name: string, hosts: string[] | null, value: string): VaultSecretRow {
+    this.#version++;
     const now = nowIso();
     const sealed = this.box.seal(value, associatedData(scope, name));
     const fingerprint = this.box.fingerprint(value, fingerprintScope(scope));
@@ -89,6 +97,7 @@ export class VaultStore {
   }
 
   delete(scope: VaultScope, name: string): boolean {
+    this.#version++;
     return this.db.delete(vaultSecrets).where(and(scopeCondition(scope), eq(vaultSecrets.name, name))).returning({ id: vaultSecrets.id }).all().length > 0;
   }
 

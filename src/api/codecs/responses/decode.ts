@@ -1,0 +1,158 @@
+import type {
+  CacheControl,
+  CanonicalRequest,
+  FunctionTool,
+  Message,
+  ReasoningConfig,
+  ResponseFormat,
+  ToolChoice,
+} from "../../../core/canonical.ts";
+import { GatewayError } from "../../../core/errors.ts";
+import type { ResponsesRequest } from "../../schemas/responses-request.ts";
+import { decodeInput } from "./input.ts";
+
+/** The body after schema validation, plus the non-standard `preset` field. */
+type Body = ResponsesRequest & { preset?: unknown };
+type Item = Record<string, unknown>;
+
+function bad(message: string): GatewayError {
+  return new GatewayError("bad_request", message);
+}
+
+function isObject(value: unknown): value is Item {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function checkStateless(body: Body): void {
+  const raw = body as Record<string, unknown>;
+  if (raw.previous_response_id !== undefined && raw.previous_response_id !== null) {
+    throw bad("previous_response_id is not supported: Roundhouse stores no responses; send the full history in input");
+  }
+  if (raw.store === true) {
+    throw bad("store: true is not supported: Roundhouse stores no responses; send the full history in input");
+  }
+  if (raw.prompt !== undefined && raw.prompt !== null) {
+    throw bad("prompt: stored prompt templates are not supported by this gateway; send the prompt in instructions and input");
+  }
+}
+
+function decodeTools(tools: unknown[] | undefined): FunctionTool[] | undefined {
+  if (tools === undefined) return undefined;
+  return tools.map((tool, index) => {
+    if (!isObject(tool)) throw bad(`tools[${index}]: expected a tool object`);
+    if (tool.type !== "function") {
+      throw bad(`tools[${index}]: server tool "${String(tool.type)}" is not available on this gateway`);
+    }
+    if (typeof tool.name !== "string" || tool.name === "") throw bad(`tools[${index}].name: is required`);
+    const decoded: FunctionTool = { type: "function", name: tool.name };
+    if (typeof tool.description === "string") decoded.description = tool.description;
+    if (isObject(tool.parameters)) decoded.parameters = tool.parameters;
+    if (typeof tool.strict === "boolean") decoded.strict = tool.strict;
+    const cacheControl = tool.cache_control;
+    if (isObject(cacheControl) && cacheControl.type === "ephemeral") {
+      decoded.cacheControl = typeof cacheControl.ttl === "string" ? { type: "ephemeral", ttl: cacheControl.ttl } : { type: "ephemeral" };
+    }
+    return decoded;
+  });
+}
+
+function decodeToolChoice(choice: unknown): ToolChoice | undefined {
+  if (choice === undefined || choice === null) return undefined;
+  if (choice === "auto" || choice === "none" || choice === "required") return choice;
+  if (isObject(choice) && choice.type === "function" && typeof choice.name === "string") return { name: choice.name };
+  const kind = isObject(choice) ? `{type: ${JSON.stringify(choice.type)}}` : JSON.stringify(choice);
+  throw bad(`tool_choice: ${kind} is not supported by this gateway; use "auto", "none", "required" or {type: "function", name}`);
+}
+
+function decodeFormat(format: unknown): ResponseFormat | undefined {
+  if (!isObject(format)) return undefined;
+  switch (format.type) {
+    case "text":
+      return { type: "text" };
+    case "json_object":
+      return { type: "json_object" };
+    case "json_schema": {
+      if (!isObject(format.schema)) throw bad("text.format.schema: is required for a json_schema format");
+      const decoded: ResponseFormat = {
+        type: "json_schema",
+        name: typeof format.name === "string" && format.name !== "" ? format.name : "response",
+        schema: format.schema,
+      };
+      if (typeof format.strict === "boolean") decoded.strict = format.strict;
+      if (typeof format.description === "string") decoded.description = format.description;
+      return decoded;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function decodeReasoning(reasoning: Body["reasoning"]): ReasoningConfig | undefined {
+  if (reasoning === undefined || reasoning === null) return undefined;
+  const decoded: ReasoningConfig = {};
+  if (typeof reasoning.enabled === "boolean") decoded.enabled = reasoning.enabled;
+  if (typeof reasoning.effort === "string") decoded.effort = reasoning.effort;
+  if (typeof reasoning.max_tokens === "number") decoded.maxTokens = reasoning.max_tokens;
+  if (typeof reasoning.exclude === "boolean") decoded.exclude = reasoning.exclude;
+  if (typeof reasoning.summary === "string") decoded.summary = reasoning.summary;
+  return decoded;
+}
+
+function decodeCacheControl(value: unknown): CacheControl | undefined {
+  if (!isObject(value) || value.type !== "ephemeral") return undefined;
+  return typeof value.ttl === "string" ? { type: "ephemeral", ttl: value.ttl } : { type: "ephemeral" };
+}
+
+function decodeModel(body: Body): Pick<CanonicalRequest, "model" | "models" | "preset"> {
+  const models = Array.isArray(body.models) && body.models.length > 0 ? body.models : undefined;
+  const preset = typeof body.preset === "string" && body.preset !== "" ? body.preset : undefined;
+  const named = typeof body.model === "string" ? body.model.trim() : "";
+  if (named === "" && models === undefined && preset === undefined) throw bad("model: is required");
+  // With only `models`, the first one is the primary; with only a preset, the pipeline fills the model in.
+  const result: Pick<CanonicalRequest, "model" | "models" | "preset"> = { model: named !== "" ? named : (models?.[0] ?? "") };
+  if (models !== undefined) result.models = models;
+  if (preset !== undefined) result.preset = preset;
+  return result;
+}
+
+/** Copies `value` under `key` unless it is absent or null. */
+function set<K extends keyof CanonicalRequest>(request: CanonicalRequest, key: K, value: CanonicalRequest[K] | null | undefined): void {
+  if (value !== undefined && value !== null) request[key] = value;
+}
+
+/** A validated Responses body → the canonical request. */
+export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalRequest {
+  const body = raw as Body;
+  checkStateless(body);
+  const messages: Message[] = [];
+  if (typeof body.instructions === "string" && body.instructions !== "") {
+    messages.push({ role: "system", content: [{ type: "text", text: body.instructions }] });
+  }
+  messages.push(...decodeInput(body.input));
+
+  const request: CanonicalRequest = { ...decodeModel(body), messages, stream: body.stream === true, streamUsage: false };
+  set(request, "tools", decodeTools(body.tools as unknown[] | undefined));
+  set(request, "toolChoice", decodeToolChoice(body.tool_choice));
+  set(request, "parallelToolCalls", body.parallel_tool_calls);
+  set(request, "maxTokens", body.max_output_tokens);
+  set(request, "temperature", body.temperature);
+  set(request, "topP", body.top_p);
+  set(request, "topK", body.top_k);
+  set(request, "frequencyPenalty", body.frequency_penalty);
+  set(request, "presencePenalty", body.presence_penalty);
+  set(request, "topLogprobs", body.top_logprobs);
+  set(request, "responseFormat", decodeFormat(body.text?.format));
+  set(request, "verbosity", body.text?.verbosity);
+  set(request, "reasoning", decodeReasoning(body.reasoning));
+  set(request, "cacheControl", decodeCacheControl(body.cache_control));
+  set(request, "serviceTier", body.service_tier);
+  if (body.provider !== undefined) request.provider = body.provider as Record<string, unknown> | null;
+  set(request, "plugins", body.plugins as Array<Record<string, unknown>> | undefined);
+  if (body.route !== undefined) request.route = body.route;
+  set(request, "sessionId", body.session_id);
+  set(request, "promptCacheKey", body.prompt_cache_key);
+  set(request, "user", body.user);
+  set(request, "metadata", body.metadata);
+  if (body.debug?.echo_upstream_body === true) request.echoUpstreamBody = true;
+  return request;
+}

@@ -1,0 +1,173 @@
+import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../../core/canonical.ts";
+import type { EncodeContext } from "../codec.ts";
+import { ANTHROPIC_REASONING_FORMAT } from "./input.ts";
+
+/**
+ * Canonical response → Responses `response` object. Every key real clients require is always present
+ * (nullable ones as null), see reference/clients.md §2.3. `output_text` is left to the SDKs, which compute it.
+ */
+
+export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "failed";
+type Json = Record<string, unknown>;
+
+/** Stable id of the output item at `index`: the stream encoder and the final response agree on it. */
+export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc", index: number): string {
+  return `${kind}_${context.id.replace(/^gen-/, "")}_${index}`;
+}
+
+export function outputTextPart(text: string): Json {
+  return { type: "output_text", text, annotations: [], logprobs: [] };
+}
+
+export function summaryPart(text: string): Json {
+  return { type: "summary_text", text };
+}
+
+/** The completed output item of one block. */
+export function outputItem(block: OutputBlock, index: number, context: EncodeContext): Json {
+  switch (block.type) {
+    case "text":
+      return {
+        type: "message",
+        id: itemId(context, "msg", index),
+        status: "completed",
+        role: "assistant",
+        content: [outputTextPart(block.text)],
+      };
+    case "reasoning": {
+      const { part } = block;
+      const item: Json = {
+        type: "reasoning",
+        id: itemId(context, "rs", index),
+        summary: part.text === "" ? [] : [summaryPart(part.text)],
+      };
+      if (part.encrypted !== undefined) item.encrypted_content = part.encrypted;
+      if (part.redacted !== undefined) {
+        item.encrypted_content = part.redacted;
+        item.format = ANTHROPIC_REASONING_FORMAT;
+      }
+      if (part.signature !== undefined) {
+        item.signature = part.signature;
+        item.format = ANTHROPIC_REASONING_FORMAT;
+      }
+      return item;
+    }
+    case "tool-call":
+      return {
+        type: "function_call",
+        id: itemId(context, "fc", index),
+        call_id: block.call.id,
+        name: block.call.name,
+        arguments: block.call.arguments,
+        status: "completed",
+      };
+  }
+}
+
+/** Reasoning the client asked to exclude is neither streamed nor returned. */
+export function visibleOutput(output: OutputBlock[], context: EncodeContext): OutputBlock[] {
+  return context.request.reasoning?.exclude === true ? output.filter((block) => block.type !== "reasoning") : output;
+}
+
+export function encodeUsage(usage: Usage, context: EncodeContext): Json {
+  const inputDetails: Json = { cached_tokens: usage.cacheReadTokens };
+  if (usage.cacheWriteTokens > 0) inputDetails.cache_write_tokens = usage.cacheWriteTokens;
+  return {
+    input_tokens: usage.inputTokens,
+    input_tokens_details: inputDetails,
+    output_tokens: usage.outputTokens,
+    output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
+    total_tokens: usage.inputTokens + usage.outputTokens,
+    cost: context.costOf(usage),
+  };
+}
+
+function statusOf(reason: FinishReason): { status: ResponseStatus; incomplete: Json | null } {
+  if (reason === "length") return { status: "incomplete", incomplete: { reason: "max_output_tokens" } };
+  if (reason === "content_filter") return { status: "incomplete", incomplete: { reason: "content_filter" } };
+  if (reason === "error") return { status: "failed", incomplete: null };
+  return { status: "completed", incomplete: null };
+}
+
+/** Function tools echo with every key the SDKs require (`parameters` may be null but must be there). */
+function echoTools(tools: unknown): unknown[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => {
+    if (typeof tool !== "object" || tool === null || (tool as Json).type !== "function") return tool;
+    const source = tool as Json;
+    return {
+      ...source,
+      description: source.description ?? null,
+      parameters: source.parameters ?? null,
+      strict: source.strict ?? null,
+    };
+  });
+}
+
+function echoText(text: unknown): Json {
+  const source = typeof text === "object" && text !== null ? (text as Json) : {};
+  const echoed: Json = { format: source.format ?? { type: "text" } };
+  if (source.verbosity !== undefined && source.verbosity !== null) echoed.verbosity = source.verbosity;
+  return echoed;
+}
+
+/**
+ * The response object for `status`, echoing the request. `output`, `usage` and the timestamps are the
+ * caller's; everything else derives from the context.
+ */
+export function responseObject(
+  context: EncodeContext,
+  fields: { status: ResponseStatus; output: Json[]; completedAt: number | null; incomplete: Json | null; usage: Json | null; error?: Json | null },
+): Json {
+  const body = context.body;
+  const response: Json = {
+    id: context.id,
+    object: "response",
+    created_at: context.created,
+    completed_at: fields.completedAt,
+    status: fields.status,
+    model: context.model,
+    output: fields.output,
+    error: fields.error ?? null,
+    incomplete_details: fields.incomplete,
+    instructions: body.instructions ?? null,
+    metadata: body.metadata ?? {},
+    parallel_tool_calls: body.parallel_tool_calls ?? true,
+    temperature: body.temperature ?? null,
+    top_p: body.top_p ?? null,
+    frequency_penalty: body.frequency_penalty ?? null,
+    presence_penalty: body.presence_penalty ?? null,
+    tool_choice: body.tool_choice ?? "auto",
+    tools: echoTools(body.tools),
+    max_output_tokens: body.max_output_tokens ?? null,
+    text: echoText(body.text),
+    reasoning: body.reasoning ?? null,
+    store: false,
+    background: false,
+    service_tier: body.service_tier ?? "auto",
+    user: body.user ?? null,
+    usage: fields.usage,
+    provider: context.provider,
+  };
+  return response;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** A complete canonical response → the Responses JSON body. */
+export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Json {
+  const { status, incomplete } = statusOf(response.finishReason);
+  const output = visibleOutput(response.output, context).map((block, index) => outputItem(block, index, context));
+  const encoded = responseObject(context, {
+    status,
+    output,
+    completedAt: status === "failed" ? null : nowSeconds(),
+    incomplete,
+    usage: response.usage === undefined ? null : encodeUsage(response.usage, context),
+    error: status === "failed" ? { code: "server", message: "The generation ended with an error" } : null,
+  });
+  if (response.usage === undefined) delete encoded.usage;
+  return encoded;
+}

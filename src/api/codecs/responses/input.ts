@@ -1,0 +1,261 @@
+import type { CacheControl, ContentPart, Message, ReasoningPart, ToolCall } from "../../../core/canonical.ts";
+import { GatewayError } from "../../../core/errors.ts";
+
+/**
+ * Responses `input` items → canonical messages. Adjacent assistant output (a text message, reasoning,
+ * function calls) folds into one assistant message, as a chat transcript would carry it; reasoning items
+ * attach to the assistant message that follows them.
+ */
+
+type Item = Record<string, unknown>;
+
+/** Reasoning items replayed from an Anthropic answer carry this `format`; redacted thinking travels in `encrypted_content`. */
+export const ANTHROPIC_REASONING_FORMAT = "anthropic-claude-v1";
+
+const UNSUPPORTED = (where: string, type: string) =>
+  new GatewayError("bad_request", `${where}: items of type "${type}" are not supported by this gateway`);
+
+function bad(message: string): GatewayError {
+  return new GatewayError("bad_request", message);
+}
+
+function isObject(value: unknown): value is Item {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function cacheControlOf(part: Item): CacheControl | undefined {
+  const value = part.cache_control;
+  if (!isObject(value) || value.type !== "ephemeral") return undefined;
+  return typeof value.ttl === "string" ? { type: "ephemeral", ttl: value.ttl } : { type: "ephemeral" };
+}
+
+function withCache<P extends ContentPart>(part: P, source: Item): P {
+  const cacheControl = cacheControlOf(source);
+  return cacheControl === undefined ? part : { ...part, cacheControl };
+}
+
+const MEDIA_TYPES: Record<string, string> = {
+  pdf: "application/pdf",
+  txt: "text/plain",
+  md: "text/markdown",
+  csv: "text/csv",
+  json: "application/json",
+  html: "text/html",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+};
+
+function mediaTypeOfName(filename: string | undefined): string | undefined {
+  const extension = filename?.split(".").pop()?.toLowerCase();
+  return extension === undefined ? undefined : MEDIA_TYPES[extension];
+}
+
+function fileUrl(part: Item, where: string): { url: string; mediaType?: string } {
+  const filename = typeof part.filename === "string" ? part.filename : undefined;
+  if (typeof part.file_data === "string" && part.file_data !== "") {
+    const data = part.file_data;
+    const match = /^data:([^;,]+)[;,]/.exec(data);
+    if (match?.[1] !== undefined) return { url: data, mediaType: match[1] };
+    // Bare base64, as some clients send it: wrap it into a data URL.
+    const mediaType = mediaTypeOfName(filename) ?? "application/pdf";
+    return { url: `data:${mediaType};base64,${data}`, mediaType };
+  }
+  if (typeof part.file_url === "string" && part.file_url !== "") {
+    const mediaType = mediaTypeOfName(filename ?? part.file_url.split(/[?#]/)[0]);
+    return mediaType === undefined ? { url: part.file_url } : { url: part.file_url, mediaType };
+  }
+  if (part.file_id !== undefined && part.file_id !== null) {
+    throw bad(`${where}: input_file with file_id is not supported by this gateway; send file_data (a data: URL) or file_url`);
+  }
+  throw bad(`${where}: input_file needs file_data or file_url`);
+}
+
+/** One content part of a message or a function call output. */
+export function decodePart(part: unknown, where: string): ContentPart {
+  if (!isObject(part) || typeof part.type !== "string") throw bad(`${where}: expected a content part object with a string type`);
+  switch (part.type) {
+    case "input_text":
+    case "output_text":
+    case "text":
+      if (typeof part.text !== "string") throw bad(`${where}.text: expected a string`);
+      return withCache({ type: "text", text: part.text }, part);
+    case "refusal":
+      if (typeof part.refusal !== "string") throw bad(`${where}.refusal: expected a string`);
+      return withCache({ type: "text", text: part.refusal }, part);
+    case "input_image": {
+      if (typeof part.image_url !== "string" || part.image_url === "") {
+        if (part.file_id !== undefined && part.file_id !== null) {
+          throw bad(`${where}: input_image with file_id is not supported by this gateway; send image_url (an http(s) or data: URL)`);
+        }
+        throw bad(`${where}: input_image needs image_url`);
+      }
+      const image: ContentPart = { type: "image", url: part.image_url };
+      if (part.detail === "auto" || part.detail === "low" || part.detail === "high") image.detail = part.detail;
+      return withCache(image, part);
+    }
+    case "input_file": {
+      const { url, mediaType } = fileUrl(part, where);
+      const file: ContentPart = { type: "file", url };
+      if (typeof part.filename === "string") file.filename = part.filename;
+      if (mediaType !== undefined) file.mediaType = mediaType;
+      return withCache(file, part);
+    }
+    default:
+      throw bad(`${where}: content parts of type "${part.type}" are not supported by this gateway`);
+  }
+}
+
+function decodeContent(content: unknown, where: string): ContentPart[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  if (!Array.isArray(content)) throw bad(`${where}: expected a string or an array of content parts`);
+  return content.map((part, index) => decodePart(part, `${where}[${index}]`));
+}
+
+function decodeReasoning(item: Item, where: string): ReasoningPart {
+  const texts = (value: unknown): string[] =>
+    Array.isArray(value) ? value.flatMap((entry) => (isObject(entry) && typeof entry.text === "string" ? [entry.text] : [])) : [];
+  const summary = texts(item.summary);
+  const text = summary.length > 0 ? summary.join("\n\n") : texts(item.content).join("\n\n");
+  const part: ReasoningPart = { text };
+  if (typeof item.signature === "string" && item.signature !== "") part.signature = item.signature;
+  if (typeof item.encrypted_content === "string" && item.encrypted_content !== "") {
+    if (item.format === ANTHROPIC_REASONING_FORMAT && part.signature === undefined && text === "") part.redacted = item.encrypted_content;
+    else part.encrypted = item.encrypted_content;
+  }
+  if (item.summary !== undefined && !Array.isArray(item.summary)) throw bad(`${where}.summary: expected an array`);
+  return part;
+}
+
+function decodeOutput(output: unknown, where: string): ContentPart[] {
+  if (typeof output === "string") return [{ type: "text", text: output }];
+  if (Array.isArray(output)) return output.map((part, index) => decodePart(part, `${where}[${index}]`));
+  throw bad(`${where}: expected a string or an array of content parts`);
+}
+
+type Assistant = Extract<Message, { role: "assistant" }>;
+
+/** Builds the message list, keeping track of the assistant turn that adjacent output items extend. */
+class Transcript {
+  readonly messages: Message[] = [];
+  #pendingReasoning: ReasoningPart[] = [];
+  /** The assistant message the next function call may join (the last pushed message, when assistant). */
+  #open: Assistant | undefined;
+
+  push(message: Message): void {
+    this.#flushReasoning();
+    this.messages.push(message);
+    this.#open = undefined;
+  }
+
+  reasoning(part: ReasoningPart): void {
+    this.#pendingReasoning.push(part);
+  }
+
+  assistantText(content: ContentPart[]): void {
+    const message: Assistant = { role: "assistant", content };
+    this.#takeReasoning(message);
+    this.messages.push(message);
+    this.#open = message;
+  }
+
+  functionCall(call: ToolCall): void {
+    let message = this.#open;
+    if (message === undefined) {
+      message = { role: "assistant", content: [] };
+      this.messages.push(message);
+      this.#open = message;
+    }
+    this.#takeReasoning(message);
+    (message.toolCalls ??= []).push(call);
+  }
+
+  finish(): Message[] {
+    this.#flushReasoning();
+    return this.messages;
+  }
+
+  #takeReasoning(message: Assistant): void {
+    if (this.#pendingReasoning.length === 0) return;
+    (message.reasoning ??= []).push(...this.#pendingReasoning);
+    this.#pendingReasoning = [];
+  }
+
+  /** Reasoning with no assistant output after it still belongs to an assistant turn. */
+  #flushReasoning(): void {
+    if (this.#pendingReasoning.length === 0) return;
+    const message: Assistant = { role: "assistant", content: [], reasoning: this.#pendingReasoning };
+    this.#pendingReasoning = [];
+    this.messages.push(message);
+  }
+}
+
+function decodeMessage(item: Item, where: string, transcript: Transcript): void {
+  const role = item.role;
+  const content = decodeContent(item.content, `${where}.content`);
+  switch (role) {
+    case "user":
+      transcript.push({ role: "user", content });
+      return;
+    case "system":
+    case "developer":
+      transcript.push({ role: "system", content });
+      return;
+    case "assistant":
+      transcript.assistantText(content);
+      return;
+    default:
+      throw bad(`${where}.role: expected "user", "system", "developer" or "assistant"`);
+  }
+}
+
+function requireString(item: Item, key: string, where: string): string {
+  const value = item[key];
+  if (typeof value !== "string" || value === "") throw bad(`${where}.${key}: is required`);
+  return value;
+}
+
+/** `input` (a string or an item list) → messages, without instructions. */
+export function decodeInput(input: unknown): Message[] {
+  if (input === undefined || input === null) return [];
+  if (typeof input === "string") return [{ role: "user", content: [{ type: "text", text: input }] }];
+  if (!Array.isArray(input)) throw bad("input: expected a string or an array of input items");
+  const transcript = new Transcript();
+  input.forEach((item: unknown, index) => {
+    const where = `input[${index}]`;
+    if (!isObject(item)) throw bad(`${where}: expected an input item object`);
+    const type = item.type;
+    if (type === undefined || type === "message") {
+      if (typeof item.role !== "string") throw bad(`${where}.role: is required`);
+      decodeMessage(item, where, transcript);
+      return;
+    }
+    switch (type) {
+      case "reasoning":
+        transcript.reasoning(decodeReasoning(item, where));
+        return;
+      case "function_call": {
+        const args = item.arguments;
+        if (typeof args !== "string") throw bad(`${where}.arguments: expected a JSON string`);
+        transcript.functionCall({
+          id: requireString(item, "call_id", where),
+          name: requireString(item, "name", where),
+          arguments: args,
+        });
+        return;
+      }
+      case "function_call_output":
+        transcript.push({
+          role: "tool",
+          toolCallId: requireString(item, "call_id", where),
+          content: decodeOutput(item.output, `${where}.output`),
+        });
+        return;
+      default:
+        throw UNSUPPORTED(where, typeof type === "string" ? type : JSON.stringify(type));
+    }
+  });
+  return transcript.finish();
+}

@@ -1,0 +1,269 @@
+import type { OutputBlock, StreamPart } from "../../../core/canonical.ts";
+import { ResponseAccumulator } from "../../../core/accumulate.ts";
+import type { GatewayError } from "../../../core/errors.ts";
+import { type EncodeContext, sseFrame, type StreamEncoder } from "../codec.ts";
+import { encodeResponsesResponse, encodeUsage, itemId, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
+
+/**
+ * Canonical stream parts → Responses SSE events (reference/clients.md §2.4). Every event carries `type`
+ * and a `sequence_number` counting from 0. Output items open when the accumulator starts a new block, so
+ * item ids and output indices match the `response.completed` body, which is `encodeResponse` of the
+ * accumulated parts. Text and reasoning items close when anything else begins; function calls stay open
+ * until text, reasoning or the finish (providers may interleave the argument deltas of parallel calls).
+ */
+
+type Json = Record<string, unknown>;
+
+interface OpenItem {
+  index: number;
+  kind: OutputBlock["type"];
+  /** Reasoning: a summary part was opened (on the first non-empty delta). */
+  summaryOpen: boolean;
+}
+
+class ResponsesStreamEncoder implements StreamEncoder {
+  readonly #context: EncodeContext;
+  readonly #accumulator = new ResponseAccumulator();
+  /** Output index of each tool call, by its stream index. */
+  readonly #callIndex = new Map<number, number>();
+  #open: OpenItem[] = [];
+  #sequence = 0;
+  #started = false;
+  #ended = false;
+
+  constructor(context: EncodeContext) {
+    this.#context = context;
+  }
+
+  start(): string[] {
+    if (this.#started) return [];
+    this.#started = true;
+    const response = responseObject(this.#context, {
+      status: "in_progress",
+      output: [],
+      completedAt: null,
+      incomplete: null,
+      usage: null,
+    });
+    return [this.#event("response.created", { response }), this.#event("response.in_progress", { response })];
+  }
+
+  part(part: StreamPart): string[] {
+    if (this.#ended) return [];
+    if (part.type === "error") return this.error(part.error);
+    if (this.#hidden(part)) return [];
+    const frames = this.start();
+    const before = this.#accumulator.output.length;
+    this.#accumulator.add(part);
+    const output = this.#accumulator.output;
+    const index = output.length - 1;
+    const block = output[index];
+    if (output.length > before && block !== undefined) frames.push(...this.#openItem(block, index, part));
+    switch (part.type) {
+      case "text-delta":
+        frames.push(this.#textDelta(index, part.text));
+        break;
+      case "reasoning-delta":
+        if (part.text !== "") frames.push(...this.#reasoningDelta(index, part.text));
+        break;
+      case "tool-call-delta": {
+        const callIndex = this.#callIndex.get(part.index);
+        if (callIndex !== undefined && part.argumentsDelta !== "") {
+          frames.push(
+            this.#event("response.function_call_arguments.delta", {
+              item_id: itemId(this.#context, "fc", callIndex),
+              output_index: callIndex,
+              delta: part.argumentsDelta,
+            }),
+          );
+        }
+        break;
+      }
+      case "finish":
+        frames.push(...this.#closeAll());
+        break;
+      default:
+        break;
+    }
+    return frames;
+  }
+
+  end(): string[] {
+    if (this.#ended) return [];
+    const frames = [...this.start(), ...this.#closeAll()];
+    this.#ended = true;
+    const response = encodeResponsesResponse(this.#accumulator.toResponse(), this.#context);
+    frames.push(this.#event("response.completed", { response }));
+    return frames;
+  }
+
+  error(error: GatewayError): string[] {
+    if (this.#ended) return [];
+    const frames = this.start();
+    this.#ended = true;
+    frames.push(this.#event("error", { code: error.errorType, message: error.message, param: null }));
+    const partial = encodeResponsesResponse({ ...this.#accumulator.toResponse(), finishReason: "error" }, this.#context);
+    const usage = this.#accumulator.usage;
+    const response = {
+      ...partial,
+      status: "failed",
+      completed_at: null,
+      incomplete_details: null,
+      error: { code: error.errorType, message: error.message },
+      usage: usage === undefined ? null : encodeUsage(usage, this.#context),
+    };
+    frames.push(this.#event("response.failed", { response }));
+    return frames;
+  }
+
+  /** Reasoning the client excluded never reaches it. */
+  #hidden(part: StreamPart): boolean {
+    if (this.#context.request.reasoning?.exclude !== true) return false;
+    return part.type === "reasoning-delta" || part.type === "reasoning-signature" || part.type === "reasoning-redacted";
+  }
+
+  #event(type: string, payload: Json): string {
+    return sseFrame({ type, sequence_number: this.#sequence++, ...payload }, type);
+  }
+
+  #openItem(block: OutputBlock, index: number, part: StreamPart): string[] {
+    const frames = block.type === "tool-call" ? this.#closeWhere((item) => item.kind !== "tool-call") : this.#closeAll();
+    this.#open.push({ index, kind: block.type, summaryOpen: false });
+    switch (block.type) {
+      case "text": {
+        const id = itemId(this.#context, "msg", index);
+        frames.push(
+          this.#event("response.output_item.added", {
+            output_index: index,
+            item: { type: "message", id, status: "in_progress", role: "assistant", content: [] },
+          }),
+          this.#event("response.content_part.added", {
+            item_id: id,
+            output_index: index,
+            content_index: 0,
+            part: outputTextPart(""),
+          }),
+        );
+        break;
+      }
+      case "reasoning":
+        frames.push(
+          this.#event("response.output_item.added", {
+            output_index: index,
+            item: { type: "reasoning", id: itemId(this.#context, "rs", index), summary: [] },
+          }),
+        );
+        break;
+      case "tool-call":
+        if (part.type === "tool-call-start") this.#callIndex.set(part.index, index);
+        frames.push(
+          this.#event("response.output_item.added", {
+            output_index: index,
+            item: {
+              type: "function_call",
+              id: itemId(this.#context, "fc", index),
+              call_id: block.call.id,
+              name: block.call.name,
+              arguments: "",
+              status: "in_progress",
+            },
+          }),
+        );
+        break;
+    }
+    return frames;
+  }
+
+  #textDelta(index: number, delta: string): string {
+    return this.#event("response.output_text.delta", {
+      item_id: itemId(this.#context, "msg", index),
+      output_index: index,
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
+  }
+
+  #reasoningDelta(index: number, delta: string): string[] {
+    const frames: string[] = [];
+    const id = itemId(this.#context, "rs", index);
+    const open = this.#open.find((item) => item.index === index);
+    if (open !== undefined && !open.summaryOpen) {
+      open.summaryOpen = true;
+      frames.push(
+        this.#event("response.reasoning_summary_part.added", {
+          item_id: id,
+          output_index: index,
+          summary_index: 0,
+          part: summaryPart(""),
+        }),
+      );
+    }
+    frames.push(
+      this.#event("response.reasoning_summary_text.delta", { item_id: id, output_index: index, summary_index: 0, delta }),
+    );
+    return frames;
+  }
+
+  #closeAll(): string[] {
+    return this.#closeWhere(() => true);
+  }
+
+  #closeWhere(predicate: (item: OpenItem) => boolean): string[] {
+    const closing = this.#open.filter(predicate).sort((a, b) => a.index - b.index);
+    this.#open = this.#open.filter((item) => !predicate(item));
+    return closing.flatMap((item) => this.#closeItem(item));
+  }
+
+  #closeItem(open: OpenItem): string[] {
+    const block = this.#accumulator.output[open.index];
+    if (block === undefined) return [];
+    const index = open.index;
+    const item = outputItem(block, index, this.#context);
+    const id = item.id as string;
+    const frames: string[] = [];
+    if (block.type === "text") {
+      frames.push(
+        this.#event("response.output_text.done", {
+          item_id: id,
+          output_index: index,
+          content_index: 0,
+          text: block.text,
+          logprobs: [],
+        }),
+        this.#event("response.content_part.done", {
+          item_id: id,
+          output_index: index,
+          content_index: 0,
+          part: outputTextPart(block.text),
+        }),
+      );
+    } else if (block.type === "reasoning" && open.summaryOpen) {
+      const text = block.part.text;
+      frames.push(
+        this.#event("response.reasoning_summary_text.done", { item_id: id, output_index: index, summary_index: 0, text }),
+        this.#event("response.reasoning_summary_part.done", {
+          item_id: id,
+          output_index: index,
+          summary_index: 0,
+          part: summaryPart(text),
+        }),
+      );
+    } else if (block.type === "tool-call") {
+      frames.push(
+        this.#event("response.function_call_arguments.done", {
+          item_id: id,
+          output_index: index,
+          arguments: block.call.arguments,
+          name: block.call.name,
+        }),
+      );
+    }
+    frames.push(this.#event("response.output_item.done", { output_index: index, item }));
+    return frames;
+  }
+}
+
+export function createResponsesStreamEncoder(context: EncodeContext): StreamEncoder {
+  return new ResponsesStreamEncoder(context);
+}

@@ -1,0 +1,173 @@
+import { Elysia } from "elysia";
+import type { CanonicalRequest } from "../core/canonical.ts";
+import { GatewayError } from "../core/errors.ts";
+import { describeError } from "../core/log.ts";
+import type { JsonOutcome, StreamOutcome } from "../core/pipeline.ts";
+import type { GenerationRow } from "../db/schema.ts";
+import type { Services } from "../services.ts";
+import { authenticate, type Principal } from "./auth.ts";
+import { chatCodec } from "./codecs/chat/index.ts";
+import type { Codec, EncodeContext } from "./codecs/codec.ts";
+import { messagesCodec } from "./codecs/messages/index.ts";
+import { responsesCodec } from "./codecs/responses/index.ts";
+import { applyPreset } from "./presets-apply.ts";
+import { sseResponse } from "./sse-response.ts";
+
+/** Inference is for inference keys; management keys and interns' keys get 403. */
+function requireInference(principal: Principal): void {
+  if (principal.kind !== "inference") {
+    throw new GatewayError("forbidden", "Only inference keys can call inference endpoints; create one with POST /api/v1/keys");
+  }
+}
+
+function context(outcome: JsonOutcome | StreamOutcome, request: CanonicalRequest, body: Record<string, unknown>): EncodeContext {
+  return {
+    id: outcome.generationId,
+    model: outcome.model.id,
+    created: outcome.created,
+    provider: outcome.endpoint.provider.name,
+    request,
+    body,
+    costOf: outcome.costOf,
+  };
+}
+
+function sleep(ms: number): Promise<null> {
+  return new Promise((resolve) => setTimeout(() => resolve(null), ms));
+}
+
+/**
+ * The three request styles over one pipeline: decode to the canonical request, expand presets, run,
+ * encode the answer (JSON or SSE) in the client's style. Streaming is decided by the body's `stream`,
+ * never by Accept. A streaming answer waits for the upstream's first part for a short warm-up, so that
+ * early failures are ordinary HTTP errors; after that the response starts with keep-alive comments.
+ */
+export function inferenceApi(services: Services) {
+  const { pipeline, presets, config, logger } = services;
+
+  const handle = (codec: Codec) => async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+    requireInference(principal);
+    const raw = body as Record<string, unknown>;
+    const workspaceId = principal.workspace.id;
+    const canonical = applyPreset(codec.decode(raw), (slug) => {
+      const found = presets.get(workspaceId, slug);
+      return found?.version ? { config: found.version.config, systemPrompt: found.version.systemPrompt } : undefined;
+    });
+    const abort = new AbortController();
+    request.signal.addEventListener("abort", () => abort.abort(), { once: true });
+    const caller = {
+      workspaceId,
+      keyHash: principal.key.hash,
+      requestId: request.headers.get("x-request-id") ?? undefined,
+      userAgent: request.headers.get("user-agent") ?? undefined,
+      referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
+    };
+    const execution = pipeline.execute(canonical, codec.style, caller, abort.signal);
+    if (!canonical.stream) {
+      const outcome = (await execution) as JsonOutcome;
+      return codec.encodeResponse(outcome.response, context(outcome, canonical, raw));
+    }
+    const settled = execution.then(
+      (outcome) => ({ outcome: outcome as StreamOutcome }),
+      (error: unknown) => ({ error }),
+    );
+    const early = await Promise.race([settled, sleep(config.upstream.stream_warmup_ms)]);
+    if (early && "error" in early) throw early.error;
+    return sseResponse({
+      ready: settled.then((result) => {
+        if ("error" in result) throw result.error;
+        const outcome = result.outcome;
+        return { encoder: codec.createStreamEncoder(context(outcome, canonical, raw)), parts: outcome.parts };
+      }),
+      failEarly: (error) => {
+        const fallback: EncodeContext = {
+          id: "gen-failed",
+          model: canonical.model,
+          created: Math.floor(Date.now() / 1000),
+          provider: "",
+          request: canonical,
+          body: raw,
+          costOf: () => 0,
+        };
+        return codec.createStreamEncoder(fallback).error(error);
+      },
+      keepaliveMs: config.upstream.keepalive_interval_ms,
+      abort: () => abort.abort(),
+      onError: (error) => logger.error("stream failed", { error: describeError(error) }),
+    });
+  };
+
+  return new Elysia({ name: "inference-api" })
+    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .post("/chat/completions", handle(chatCodec), { body: chatCodec.schema })
+    .post("/responses", handle(responsesCodec), { body: responsesCodec.schema })
+    .post("/messages", handle(messagesCodec), { body: messagesCodec.schema })
+    // The Anthropic SDK appends /v1/messages to its base URL; with a base of …/api/v1 it lands here.
+    .post("/v1/messages", handle(messagesCodec), { body: messagesCodec.schema })
+    .get("/generation", ({ principal, query }) => {
+      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
+      const id = query.id;
+      if (!id) throw new GatewayError("bad_request", "Query parameter id is required");
+      const row = services.generations.get(principal.workspace.id, id);
+      if (!row) throw new GatewayError("not_found", `Generation '${id}' not found`);
+      return { data: generationJson(row) };
+    });
+}
+
+/** The generation record in the shape the OpenRouter SDK reads. */
+export function generationJson(row: GenerationRow) {
+  return {
+    id: row.id,
+    upstream_id: row.upstreamId,
+    total_cost: row.totalCost,
+    usage: row.totalCost,
+    upstream_inference_cost: null,
+    cache_discount: null,
+    created_at: row.createdAt,
+    model: row.model,
+    api_type: "completions",
+    app_id: null,
+    streamed: row.streamed,
+    cancelled: row.cancelled,
+    provider_name: row.providerName,
+    provider_responses: (row.attempts ?? []).map((attempt) => ({
+      endpoint_id: attempt.endpoint,
+      provider_name: attempt.provider,
+      status: attempt.status,
+      latency: attempt.latency_ms,
+      is_byok: false,
+    })),
+    latency: row.latencyMs,
+    moderation_latency: null,
+    generation_time: row.generationTimeMs,
+    finish_reason: row.finishReason,
+    native_finish_reason: row.nativeFinishReason,
+    tokens_prompt: row.tokensPrompt,
+    tokens_completion: row.tokensCompletion,
+    native_tokens_prompt: row.tokensPrompt,
+    native_tokens_completion: row.tokensCompletion,
+    native_tokens_completion_images: null,
+    native_tokens_reasoning: row.tokensReasoning,
+    native_tokens_cached: row.tokensCached,
+    num_media_prompt: row.mediaPrompt,
+    num_input_audio_prompt: null,
+    num_media_completion: null,
+    num_search_results: null,
+    num_fetches: null,
+    origin: row.httpReferer ?? "",
+    http_referer: row.httpReferer,
+    user_agent: row.userAgent,
+    external_user: row.externalUser,
+    is_byok: false,
+    preset_id: row.presetId,
+    router: null,
+    service_tier: row.serviceTier,
+    session_id: row.sessionId,
+    request_id: row.requestId,
+    data_region: "global",
+    web_search_engine: null,
+    workspace_id: row.workspaceId,
+    status: row.status,
+    error_code: row.errorCode,
+  };
+}

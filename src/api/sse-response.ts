@@ -1,0 +1,84 @@
+import type { StreamPart } from "../core/canonical.ts";
+import { GatewayError, toGatewayError } from "../core/errors.ts";
+import { SSE_KEEPALIVE, type StreamEncoder } from "./codecs/codec.ts";
+
+export interface SseSource {
+  /** Resolves with the encoder and the parts once an upstream answered; rejects if none did. */
+  ready: Promise<{ encoder: StreamEncoder; parts: AsyncGenerator<StreamPart> }>;
+  /** Encodes a failure that happens before `ready` resolved (the response had already started). */
+  failEarly(error: GatewayError): string[];
+  keepaliveMs: number;
+  /** Aborts the upstream: the client went away. */
+  abort(): void;
+  onError(error: unknown): void;
+}
+
+const HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+  "x-accel-buffering": "no",
+};
+
+/**
+ * An SSE response. Writes a keep-alive comment whenever the upstream has been silent for `keepaliveMs`
+ * (from the start, while the upstream has not answered yet). A failure after the response started is
+ * sent in the style's error frames; the stream is never closed cleanly when the answer is incomplete.
+ * When the client disconnects, the upstream is aborted.
+ */
+export function sseResponse(source: SseSource, headers: Record<string, string> = {}): Response {
+  const encoder = new TextEncoder();
+  let closed = false;
+  let lastWrite = Date.now();
+  let keepalive: ReturnType<typeof setInterval> | undefined;
+
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      const write = (frames: string[]) => {
+        if (closed || frames.length === 0) return;
+        controller.enqueue(encoder.encode(frames.join("")));
+        lastWrite = Date.now();
+      };
+      keepalive = setInterval(() => {
+        if (Date.now() - lastWrite >= source.keepaliveMs) write([SSE_KEEPALIVE]);
+      }, Math.max(50, Math.floor(source.keepaliveMs / 2)));
+      write([SSE_KEEPALIVE]);
+      let styleEncoder: StreamEncoder | undefined;
+      try {
+        const { encoder: ready, parts } = await source.ready;
+        styleEncoder = ready;
+        write(styleEncoder.start());
+        let finished = false;
+        let failed = false;
+        for await (const part of parts) {
+          if (closed) break;
+          if (part.type === "error") {
+            write(styleEncoder.error(part.error));
+            failed = true;
+            break;
+          }
+          write(styleEncoder.part(part));
+          if (part.type === "finish") finished = true;
+        }
+        if (finished) write(styleEncoder.end());
+        else if (!failed) write(styleEncoder.error(new GatewayError("bad_gateway", "The upstream stream ended before it finished")));
+      } catch (error) {
+        const failure = toGatewayError(error);
+        if (failure.status >= 500) source.onError(error);
+        write(styleEncoder ? styleEncoder.error(failure) : source.failEarly(failure));
+      } finally {
+        clearInterval(keepalive);
+        if (!closed) {
+          closed = true;
+          controller.close();
+        }
+      }
+    },
+    cancel() {
+      closed = true;
+      clearInterval(keepalive);
+      source.abort();
+    },
+  });
+  return new Response(body, { status: 200, headers: { ...HEADERS, ...headers } });
+}

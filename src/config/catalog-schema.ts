@@ -1,0 +1,142 @@
+import { type Static, Type as T } from "@sinclair/typebox";
+
+const Price = T.Number({ minimum: 0 });
+const Millis = (fallback: number) => T.Integer({ minimum: 0, maximum: 3_600_000, default: fallback });
+
+/** Timeouts of upstream calls; each provider may override any of them. */
+export const UpstreamTimeouts = T.Object(
+  {
+    /** Until the TCP/TLS connection is up and the request is sent. */
+    connect_timeout_ms: Millis(10_000),
+    /** Until the upstream's response headers (JSON) or first stream event arrive. */
+    first_byte_timeout_ms: Millis(120_000),
+    /** Longest silence between two chunks of a stream. */
+    idle_timeout_ms: Millis(60_000),
+  },
+  { additionalProperties: false },
+);
+
+export const UpstreamConfig = T.Object(
+  {
+    ...UpstreamTimeouts.properties,
+    /** A streaming client whose upstream has not started after this long gets its 200 and keep-alive comments. */
+    stream_warmup_ms: Millis(1_500),
+    /** Interval of `: OPENROUTER PROCESSING` comments while an upstream is silent. */
+    keepalive_interval_ms: T.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const SimulationFailure = T.Object(
+  {
+    /** `status`: answer with an HTTP error; `cut`: end the stream abruptly after `after_tokens`; `stall`: stop sending after `after_tokens`. */
+    mode: T.Union([T.Literal("status"), T.Literal("cut"), T.Literal("stall")]),
+    status: T.Optional(T.Integer({ minimum: 400, maximum: 599 })),
+    retry_after_seconds: T.Optional(T.Integer({ minimum: 0 })),
+    after_tokens: T.Optional(T.Integer({ minimum: 0 })),
+    /** Fail every n-th request (1 = every request). */
+    every: T.Optional(T.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const Simulation = T.Object(
+  {
+    ttft_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 150 }),
+    /** 0 sends every token at once. */
+    tokens_per_second: T.Number({ minimum: 0, maximum: 1_000_000, default: 60 }),
+    /** Fixed answer; without it the simulator answers deterministically from the prompt. */
+    output: T.Optional(T.String()),
+    reasoning: T.Optional(T.String()),
+    failure: T.Optional(SimulationFailure),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const ProviderConfig = T.Object(
+  {
+    type: T.Union([T.Literal("openai-compatible"), T.Literal("anthropic"), T.Literal("simulated")]),
+    /** Display name; defaults to the provider's id. */
+    name: T.Optional(T.String({ minLength: 1 })),
+    base_url: T.Optional(T.String({ pattern: "^https?://" })),
+    /** Literal key or `${ENV_VAR}`. */
+    api_key: T.Optional(T.String()),
+    /** Name of a workspace vault secret holding the key; its hosts must include the base URL's host. */
+    api_key_secret: T.Optional(T.String({ pattern: "^[a-z](?:[a-z0-9]|_(?=[a-z0-9]))*$" })),
+    headers: T.Optional(T.Record(T.String(), T.String())),
+    /** Differences between OpenAI-compatible servers, as configuration rather than code. */
+    quirks: T.Optional(
+      T.Object(
+        {
+          /** Field for the output cap: `max_tokens` (most servers) or `max_completion_tokens` (OpenAI). */
+          max_tokens_field: T.Optional(T.Union([T.Literal("max_tokens"), T.Literal("max_completion_tokens")])),
+          /** Whether the server takes `stream_options.include_usage`. */
+          stream_usage: T.Optional(T.Boolean()),
+          /** Whether to send `reasoning_effort` for reasoning models. */
+          reasoning_effort: T.Optional(T.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    /** Anthropic: the `anthropic-version` header. */
+    anthropic_version: T.Optional(T.String()),
+    simulation: T.Optional(Simulation),
+    timeouts: T.Optional(T.Partial(UpstreamTimeouts)),
+  },
+  { additionalProperties: false },
+);
+
+export const Pricing = T.Object(
+  {
+    /** USD per million prompt tokens. */
+    prompt: T.Optional(Price),
+    /** USD per million completion tokens (reasoning included). */
+    completion: T.Optional(Price),
+    /** USD per million prompt tokens read from cache. */
+    cache_read: T.Optional(Price),
+    /** USD per million prompt tokens written to cache. */
+    cache_write: T.Optional(Price),
+    /** USD per request. */
+    request: T.Optional(Price),
+    /** USD per input image. */
+    image: T.Optional(Price),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const EndpointConfig = T.Object(
+  {
+    provider: T.String({ minLength: 1 }),
+    /** The upstream's name of the model; defaults to the catalog id. */
+    model: T.Optional(T.String({ minLength: 1 })),
+    pricing: Pricing,
+    context_length: T.Optional(T.Integer({ minimum: 1 })),
+    max_output: T.Optional(T.Integer({ minimum: 1 })),
+    quantization: T.Optional(T.String()),
+    supported_parameters: T.Optional(T.Array(T.String())),
+    /** Whether the provider may store or train on prompts (data_collection: deny excludes it). */
+    collects_data: T.Boolean({ default: false }),
+    /** Whether the provider retains prompts (zdr: true excludes it). */
+    retains_prompts: T.Boolean({ default: false }),
+    region: T.Optional(T.String()),
+    /** Whether the endpoint takes image input. */
+    input_modalities: T.Optional(T.Array(T.String())),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelConfig = T.Object(
+  {
+    id: T.String({ minLength: 3, pattern: "^[A-Za-z0-9._~:-]+/[A-Za-z0-9._~:/-]+$" }),
+    name: T.Optional(T.String()),
+    description: T.Optional(T.String()),
+    endpoints: T.Array(EndpointConfig, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export type ProviderConfig = Static<typeof ProviderConfig>;
+export type ModelConfig = Static<typeof ModelConfig>;
+export type EndpointConfig = Static<typeof EndpointConfig>;
+export type Simulation = Static<typeof Simulation>;
+export type UpstreamConfig = Static<typeof UpstreamConfig>;

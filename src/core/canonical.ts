@@ -1,0 +1,173 @@
+/**
+ * The canonical model every request style decodes into and every provider adapter translates from.
+ * N styles × M providers become N + M translations: a codec never knows which provider answered and an
+ * adapter never knows which style the client spoke.
+ *
+ * Conventions: token counts are integers; `arguments` of a tool call is JSON text exactly as the model
+ * produced it; optional fields are absent (not undefined-valued) when the client did not send them.
+ */
+
+export interface CacheControl {
+  type: "ephemeral";
+  ttl?: string;
+}
+
+export type ContentPart =
+  | { type: "text"; text: string; cacheControl?: CacheControl }
+  /** `url` is an http(s) URL or a `data:` URL. */
+  | { type: "image"; url: string; detail?: "auto" | "low" | "high"; cacheControl?: CacheControl }
+  /** A file (PDF and the like) as a data URL or an http(s) URL. */
+  | { type: "file"; url: string; filename?: string; mediaType?: string; cacheControl?: CacheControl };
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** JSON text, as produced by the model. */
+  arguments: string;
+}
+
+/** Reasoning the model produced; Anthropic thinking blocks must be replayed verbatim with their signature. */
+export interface ReasoningPart {
+  text: string;
+  signature?: string;
+  /** Opaque redacted thinking (Anthropic `redacted_thinking.data`); `text` is then empty. */
+  redacted?: string;
+  /** Opaque encrypted reasoning (Responses `encrypted_content`). */
+  encrypted?: string;
+}
+
+export type Message =
+  | { role: "system"; content: ContentPart[] }
+  | { role: "user"; content: ContentPart[] }
+  | { role: "assistant"; content: ContentPart[]; toolCalls?: ToolCall[]; reasoning?: ReasoningPart[] }
+  | { role: "tool"; toolCallId: string; content: ContentPart[]; isError?: boolean };
+
+export interface FunctionTool {
+  type: "function";
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  parameters?: Record<string, unknown>;
+  strict?: boolean;
+  cacheControl?: CacheControl;
+}
+
+export type ToolChoice = "auto" | "none" | "required" | { name: string };
+
+export type ResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | { type: "json_schema"; name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+
+export type ReasoningEffort = "max" | "xhigh" | "high" | "medium" | "low" | "minimal" | "none";
+
+export interface ReasoningConfig {
+  enabled?: boolean;
+  effort?: ReasoningEffort;
+  maxTokens?: number;
+  /** Reasoning is used but not returned to the client. */
+  exclude?: boolean;
+  summary?: "auto" | "concise" | "detailed";
+}
+
+export type RequestStyle = "chat" | "responses" | "messages";
+
+export interface CanonicalRequest {
+  /** As the client named it, after preset expansion: a catalog model id. */
+  model: string;
+  /** Ordered fallback models (`models[]`); the first is tried first. */
+  models?: string[];
+  messages: Message[];
+  tools?: FunctionTool[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  topK?: number;
+  minP?: number;
+  topA?: number;
+  frequencyPenalty?: number;
+  presencePenalty?: number;
+  repetitionPenalty?: number;
+  seed?: number;
+  stop?: string[];
+  logitBias?: Record<string, number>;
+  logprobs?: boolean;
+  topLogprobs?: number;
+  responseFormat?: ResponseFormat;
+  reasoning?: ReasoningConfig;
+  verbosity?: "low" | "medium" | "high" | "xhigh" | "max";
+  /** Top-level automatic prompt caching (`cache_control` on the body). */
+  cacheControl?: CacheControl;
+  serviceTier?: string;
+  stream: boolean;
+  /** The client asked for usage on its stream (chat `stream_options.include_usage`). */
+  streamUsage: boolean;
+  /** Routing inputs, passed through untouched to the router and plugins. */
+  provider?: Record<string, unknown> | null;
+  plugins?: Array<Record<string, unknown>>;
+  route?: string | null;
+  sessionId?: string;
+  promptCacheKey?: string;
+  user?: string;
+  metadata?: Record<string, string>;
+  /** `debug.echo_upstream_body`: the transformed upstream body is sent as the first stream chunk. */
+  echoUpstreamBody?: boolean;
+  /** The preset slug named by `preset` or `@preset/slug`; resolved by the pipeline. */
+  preset?: string;
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
+
+export interface Usage {
+  /** All prompt tokens, cached ones included. */
+  inputTokens: number;
+  outputTokens: number;
+  /** Prompt tokens read from a cache (part of inputTokens). */
+  cacheReadTokens: number;
+  /** Prompt tokens written to a cache (part of inputTokens). */
+  cacheWriteTokens: number;
+  /** Output tokens spent on reasoning (part of outputTokens). */
+  reasoningTokens: number;
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+}
+
+/** Output in the order the model produced it. */
+export type OutputBlock =
+  | { type: "reasoning"; part: ReasoningPart }
+  | { type: "text"; text: string }
+  | { type: "tool-call"; call: ToolCall };
+
+export interface CanonicalResponse {
+  /** The upstream's own id of the response, when it gave one. */
+  upstreamId?: string;
+  /** The model as the upstream reported it. */
+  upstreamModel?: string;
+  output: OutputBlock[];
+  finishReason: FinishReason;
+  /** The upstream's own finish reason, for the record. */
+  nativeFinishReason?: string;
+  usage?: Usage;
+}
+
+/**
+ * What a stream carries, in order. A stream is: zero or one `start`, then deltas, then at most one
+ * `usage`, then exactly one `finish` or one `error`. Tool-call deltas are keyed by `index` (the position
+ * of the call among the response's tool calls); `tool-call-start` precedes a call's deltas.
+ */
+export type StreamPart =
+  | { type: "start"; upstreamId?: string; upstreamModel?: string }
+  | { type: "text-delta"; text: string }
+  | { type: "reasoning-delta"; text: string }
+  /** The signature of the reasoning block just streamed (Anthropic thinking). */
+  | { type: "reasoning-signature"; signature: string }
+  | { type: "reasoning-redacted"; data: string }
+  | { type: "tool-call-start"; index: number; id: string; name: string }
+  | { type: "tool-call-delta"; index: number; argumentsDelta: string }
+  | { type: "usage"; usage: Usage }
+  | { type: "finish"; reason: FinishReason; nativeReason?: string }
+  | { type: "error"; error: import("./errors.ts").GatewayError };

@@ -1,0 +1,71 @@
+import { and, eq } from "drizzle-orm";
+import type { Logger } from "../core/log.ts";
+import { describeError } from "../core/log.ts";
+import type { Db } from "./client.ts";
+import { type GenerationRow, generations } from "./schema.ts";
+
+export interface GenerationStoreOptions {
+  /** Longest a record waits before it is written. */
+  flushDelayMs?: number;
+  /** A batch this large is written at once. */
+  batchSize?: number;
+}
+
+/**
+ * Generation records, written behind the response: records queue in memory and are inserted in one
+ * transaction per batch. Reads see queued records too, so a client can fetch its generation at once.
+ */
+export class GenerationStore {
+  readonly #pending = new Map<string, GenerationRow>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #delay: number;
+  readonly #batchSize: number;
+
+  constructor(
+    private readonly db: Db,
+    private readonly logger: Logger,
+    options: GenerationStoreOptions = {},
+  ) {
+    this.#delay = options.flushDelayMs ?? 50;
+    this.#batchSize = options.batchSize ?? 256;
+  }
+
+  record(row: GenerationRow): void {
+    this.#pending.set(row.id, row);
+    if (this.#pending.size >= this.#batchSize) this.flush();
+    else this.#timer ??= setTimeout(() => this.flush(), this.#delay);
+  }
+
+  /** Writes every queued record now. A failed batch stays queued and is retried on the next flush. */
+  flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#pending.size === 0) return;
+    const batch = [...this.#pending.values()];
+    try {
+      this.db.transaction((tx) => {
+        for (let start = 0; start < batch.length; start += 100) {
+          tx.insert(generations).values(batch.slice(start, start + 100)).onConflictDoNothing().run();
+        }
+      });
+      for (const row of batch) this.#pending.delete(row.id);
+    } catch (error) {
+      this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
+      this.#timer = setTimeout(() => this.flush(), Math.max(this.#delay, 1000));
+    }
+  }
+
+  get(workspaceId: string, id: string): GenerationRow | undefined {
+    const pending = this.#pending.get(id);
+    if (pending) return pending.workspaceId === workspaceId ? pending : undefined;
+    return this.db
+      .select()
+      .from(generations)
+      .where(and(eq(generations.id, id), eq(generations.workspaceId, workspaceId)))
+      .get();
+  }
+
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+}

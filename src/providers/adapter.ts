@@ -1,0 +1,42 @@
+import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
+import type { GatewayError } from "../core/errors.ts";
+import type { Endpoint } from "../routing/catalog.ts";
+
+/** One request to send upstream, fully translated. The http engine sends it; adapters do no I/O. */
+export interface UpstreamRequest {
+  url: string;
+  headers: Record<string, string>;
+  /** The JSON body (the debug echo shows it as sent). */
+  body: Record<string, unknown>;
+}
+
+/** One server-sent event as read from an upstream stream. */
+export interface SseEvent {
+  event?: string;
+  data: string;
+}
+
+/** A stateful translator for one upstream stream: an event maps to zero or more parts. */
+export interface StreamParser {
+  parse(event: SseEvent): StreamPart[];
+  /** The upstream closed the stream; return any parts still owed (a finish the upstream never sent is not invented). */
+  end(): StreamPart[];
+}
+
+export interface BuildOptions {
+  stream: boolean;
+  /** The credential to send, resolved from the config or the vault by the caller. */
+  apiKey: string | undefined;
+}
+
+/**
+ * A wire protocol. Translation only: no fetch, no timers. Optional capabilities are optional members.
+ * `parseError` reads an upstream error (status, body text, headers) into a GatewayError whose metadata
+ * carries `provider_code` and never the raw body.
+ */
+export interface ProviderAdapter {
+  buildRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest;
+  parseResponse(body: unknown, endpoint: Endpoint): CanonicalResponse;
+  createStreamParser(endpoint: Endpoint): StreamParser;
+  parseError(status: number, bodyText: string, headers: Headers, endpoint: Endpoint): GatewayError;
+}

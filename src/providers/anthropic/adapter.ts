@@ -1,0 +1,13 @@
+import type { ProviderAdapter } from "../adapter.ts";
+import { parseAnthropicError } from "./errors.ts";
+import { buildAnthropicRequest } from "./request.ts";
+import { parseAnthropicMessage } from "./response.ts";
+import { createAnthropicStreamParser } from "./stream.ts";
+
+/** The native Anthropic Messages API: POST {baseUrl}/v1/messages. */
+export const anthropicAdapter: ProviderAdapter = {
+  buildRequest: buildAnthropicRequest,
+  parseResponse: parseAnthropicMessage,
+  createStreamParser: createAnthropicStreamParser,
+  parseError: parseAnthropicError,
+};

@@ -1,0 +1,182 @@
+import { responseToParts } from "../core/accumulate.ts";
+import type { CanonicalResponse, StreamPart } from "../core/canonical.ts";
+import { GatewayError } from "../core/errors.ts";
+import type { Endpoint } from "../routing/catalog.ts";
+import type { ProviderAdapter, UpstreamRequest } from "./adapter.ts";
+import { readSse } from "./sse.ts";
+import { invalidUpstreamResponse } from "./upstream-errors.ts";
+
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
+export interface SendOptions {
+  fetch: FetchLike;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+function connectionError(endpoint: Endpoint, error: unknown): GatewayError {
+  if (error instanceof GatewayError) return error;
+  const detail = error instanceof Error ? error.message : String(error);
+  return new GatewayError("bad_gateway", `${endpoint.provider.name} could not be reached: ${detail}`, {
+    metadata: { provider: endpoint.provider.slug, provider_code: "connection_error" },
+    cause: error,
+  });
+}
+
+function timeoutError(endpoint: Endpoint, what: string, ms: number): GatewayError {
+  return new GatewayError("gateway_timeout", `${endpoint.provider.name} did not answer within ${ms} ms (${what})`, {
+    metadata: { provider: endpoint.provider.slug, provider_code: "timeout" },
+  });
+}
+
+async function readLimited(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    while (total < MAX_ERROR_BODY) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      total += value.byteLength;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, MAX_ERROR_BODY));
+}
+
+/**
+ * Sends a request and waits for the response headers at most `ms`. The returned controller stays in
+ * charge of the upstream request: aborting it (or the client's signal) cancels the body too.
+ */
+async function send(
+  upstream: UpstreamRequest,
+  endpoint: Endpoint,
+  options: SendOptions,
+  ms: number,
+  what: string,
+): Promise<{ response: Response; controller: AbortController }> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener("abort", onAbort, { once: true });
+  let timedOut = false;
+  const timer = ms > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), ms) : undefined;
+  try {
+    const response = await options.fetch(upstream.url, {
+      method: "POST",
+      headers: upstream.headers,
+      body: JSON.stringify(upstream.body),
+      signal: controller.signal,
+    });
+    return { response, controller };
+  } catch (error) {
+    options.signal.removeEventListener("abort", onAbort);
+    if (timedOut) throw timeoutError(endpoint, what, ms);
+    if (options.signal.aborted) throw new GatewayError("timeout", "The client closed the request", { cause: error });
+    throw connectionError(endpoint, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function failure(response: Response, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
+  const text = await readLimited(response).catch(() => "");
+  return adapter.parseError(response.status, text, response.headers, endpoint);
+}
+
+/** One non-streaming call: the whole answer within the first-byte timeout. */
+export async function sendJson(
+  upstream: UpstreamRequest,
+  endpoint: Endpoint,
+  adapter: ProviderAdapter,
+  options: SendOptions,
+): Promise<CanonicalResponse> {
+  const ms = endpoint.provider.timeouts.firstByteMs;
+  const { response, controller } = await send(upstream, endpoint, options, ms, "first byte");
+  if (!response.ok) throw await failure(response, endpoint, adapter);
+  const timer = ms > 0 ? setTimeout(() => controller.abort(), ms) : undefined;
+  let text: string;
+  try {
+    text = await response.text();
+  } catch (error) {
+    throw controller.signal.aborted && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
+  } finally {
+    clearTimeout(timer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw invalidUpstreamResponse(endpoint, "the body is not JSON");
+  }
+  return adapter.parseResponse(body, endpoint);
+}
+
+/**
+ * Opens a stream. Resolves once the upstream accepted the request (headers within the connect timeout);
+ * the parts then follow, each within the idle timeout (the first within the first-byte timeout). The
+ * stream always ends with a `finish` or an `error` part: a stream the upstream closes without finishing
+ * ends with a `stream_cut` error, never a clean end.
+ */
+export async function openStream(
+  upstream: UpstreamRequest,
+  endpoint: Endpoint,
+  adapter: ProviderAdapter,
+  options: SendOptions,
+): Promise<AsyncGenerator<StreamPart>> {
+  const timeouts = endpoint.provider.timeouts;
+  const { response, controller } = await send(upstream, endpoint, options, timeouts.connectMs, "connect");
+  if (!response.ok) throw await failure(response, endpoint, adapter);
+  const type = response.headers.get("content-type") ?? "";
+  if (type.includes("application/json")) {
+    // Some servers answer a stream request with one JSON body; replay it as parts.
+    const text = await response.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw invalidUpstreamResponse(endpoint, "the body is not JSON");
+    }
+    const parsed = adapter.parseResponse(body, endpoint);
+    return (async function* () {
+      yield* responseToParts(parsed);
+    })();
+  }
+  if (!response.body) throw invalidUpstreamResponse(endpoint, "the stream has no body");
+  const body = response.body;
+  return (async function* () {
+    const parser = adapter.createStreamParser(endpoint);
+    let ended = false;
+    try {
+      for await (const event of readSse(body, { idleMs: timeouts.idleMs, firstEventMs: timeouts.firstByteMs, signal: options.signal })) {
+        for (const part of parser.parse(event)) {
+          yield part;
+          if (part.type === "finish" || part.type === "error") ended = true;
+        }
+        if (ended) return;
+      }
+      for (const part of parser.end()) {
+        yield part;
+        if (part.type === "finish" || part.type === "error") ended = true;
+      }
+      if (!ended) {
+        yield {
+          type: "error",
+          error: new GatewayError("bad_gateway", `${endpoint.provider.name} closed the stream before it finished`, {
+            metadata: { provider: endpoint.provider.slug, provider_code: "stream_cut" },
+          }),
+        };
+      }
+    } catch (error) {
+      if (options.signal.aborted) return;
+      yield { type: "error", error: error instanceof GatewayError ? error : connectionError(endpoint, error) };
+    } finally {
+      controller.abort();
+    }
+  })();
+}

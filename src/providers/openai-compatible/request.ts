@@ -1,0 +1,120 @@
+import type { CanonicalRequest, ContentPart, Message } from "../../core/canonical.ts";
+import type { Endpoint } from "../../routing/catalog.ts";
+import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
+
+type Json = Record<string, unknown>;
+
+/** Parameters outside OpenAI's own set, sent only to endpoints that declare them. */
+const EXTENDED = ["top_k", "min_p", "top_a", "repetition_penalty", "reasoning_effort", "verbosity"] as const;
+
+function supports(endpoint: Endpoint, parameter: string): boolean {
+  const list = endpoint.supportedParameters;
+  if (!list) return !(EXTENDED as readonly string[]).includes(parameter);
+  if (parameter === "reasoning_effort") return list.includes("reasoning") || list.includes("reasoning_effort");
+  return list.includes(parameter);
+}
+
+function textOnly(parts: ContentPart[]): string | null {
+  if (parts.every((part) => part.type === "text")) return parts.map((part) => (part as { text: string }).text).join("");
+  return null;
+}
+
+function contentParts(parts: ContentPart[]): Json[] {
+  return parts.map((part) => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    if (part.type === "image") return { type: "image_url", image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } };
+    return { type: "file", file: { file_data: part.url, ...(part.filename ? { filename: part.filename } : {}) } };
+  });
+}
+
+function userContent(parts: ContentPart[]): string | Json[] {
+  return textOnly(parts) ?? contentParts(parts);
+}
+
+function message(entry: Message): Json {
+  switch (entry.role) {
+    case "system":
+      return { role: "system", content: userContent(entry.content) };
+    case "user":
+      return { role: "user", content: userContent(entry.content) };
+    case "tool":
+      return { role: "tool", tool_call_id: entry.toolCallId, content: textOnly(entry.content) ?? contentParts(entry.content) };
+    case "assistant": {
+      const text = entry.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      const result: Json = { role: "assistant", content: text.length > 0 || !entry.toolCalls?.length ? text : null };
+      if (entry.toolCalls?.length) {
+        result.tool_calls = entry.toolCalls.map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        }));
+      }
+      return result;
+    }
+  }
+}
+
+/** Chat Completions body for any OpenAI-compatible server; differences between servers are `quirks`. */
+export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
+  const provider = endpoint.provider;
+  const body: Json = { model: endpoint.upstreamModel, messages: request.messages.map(message) };
+  if (request.tools?.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: "function",
+      function: {
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.parameters ?? { type: "object", properties: {} },
+        ...(tool.strict !== undefined ? { strict: tool.strict } : {}),
+      },
+    }));
+    if (request.toolChoice !== undefined) {
+      body.tool_choice =
+        typeof request.toolChoice === "string" ? request.toolChoice : { type: "function", function: { name: request.toolChoice.name } };
+    }
+    if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
+  }
+  if (request.maxTokens !== undefined) body[provider.quirks.maxTokensField] = request.maxTokens;
+  const plain: Array<[string, unknown]> = [
+    ["temperature", request.temperature],
+    ["top_p", request.topP],
+    ["frequency_penalty", request.frequencyPenalty],
+    ["presence_penalty", request.presencePenalty],
+    ["seed", request.seed],
+    ["stop", request.stop],
+    ["logit_bias", request.logitBias],
+    ["logprobs", request.logprobs],
+    ["top_logprobs", request.topLogprobs],
+    ["user", request.user],
+    ["top_k", request.topK],
+    ["min_p", request.minP],
+    ["top_a", request.topA],
+    ["repetition_penalty", request.repetitionPenalty],
+    ["verbosity", request.verbosity],
+  ];
+  for (const [name, value] of plain) if (value !== undefined && supports(endpoint, name)) body[name] = value;
+  if (request.responseFormat) {
+    const format = request.responseFormat;
+    body.response_format =
+      format.type === "json_schema"
+        ? {
+            type: "json_schema",
+            json_schema: {
+              name: format.name,
+              schema: format.schema,
+              ...(format.strict !== undefined ? { strict: format.strict } : {}),
+              ...(format.description !== undefined ? { description: format.description } : {}),
+            },
+          }
+        : { type: format.type };
+  }
+  const effort = request.reasoning?.effort;
+  if (effort && provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
+  if (options.stream) {
+    body.stream = true;
+    if (provider.quirks.streamUsage) body.stream_options = { include_usage: true };
+  }
+  const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  return { url: `${provider.baseUrl}/chat/completions`, headers, body };
+}

@@ -1,0 +1,187 @@
+import { ConfigError } from "../config/load.ts";
+import type { EndpointConfig, ProviderConfig, Simulation } from "../config/catalog-schema.ts";
+import type { Config } from "../config/schema.ts";
+
+export type ProviderType = ProviderConfig["type"];
+
+export interface Timeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+}
+
+export interface Provider {
+  /** The slug requests name in `provider.order`, `only`, `ignore`. */
+  slug: string;
+  name: string;
+  type: ProviderType;
+  baseUrl: string;
+  apiKey?: string;
+  apiKeySecret?: string;
+  headers: Record<string, string>;
+  quirks: { maxTokensField: "max_tokens" | "max_completion_tokens"; streamUsage: boolean; reasoningEffort: boolean };
+  anthropicVersion: string;
+  simulation?: Simulation;
+  timeouts: Timeouts;
+}
+
+export interface Pricing {
+  /** USD per million tokens. */
+  prompt: number;
+  completion: number;
+  cacheRead: number;
+  cacheWrite: number;
+  /** USD per request and per input image. */
+  request: number;
+  image: number;
+}
+
+export interface Endpoint {
+  /** Stable key: `<provider>:<upstream model>` within its model. */
+  key: string;
+  modelId: string;
+  provider: Provider;
+  upstreamModel: string;
+  pricing: Pricing;
+  contextLength: number | null;
+  maxOutput: number | null;
+  quantization: string | null;
+  supportedParameters: string[] | null;
+  collectsData: boolean;
+  retainsPrompts: boolean;
+  region: string | null;
+  inputModalities: string[];
+}
+
+export interface CatalogModel {
+  id: string;
+  name: string;
+  description: string | null;
+  endpoints: Endpoint[];
+}
+
+export const SIMULATED_MODEL_ID = "roundhouse/simulated";
+
+/** With no providers and models configured, one simulated provider and model answer out of the box. */
+export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
+  providers: { simulated: { type: "simulated", name: "Roundhouse simulator" } },
+  models: [
+    {
+      id: SIMULATED_MODEL_ID,
+      name: "Roundhouse simulated model",
+      description: "A deterministic local model for demos, tests and benchmarks; it needs no upstream.",
+      endpoints: [
+        {
+          provider: "simulated",
+          pricing: {},
+          context_length: 131_072,
+          max_output: 8_192,
+          collects_data: false,
+          retains_prompts: false,
+          supported_parameters: ["max_tokens", "temperature", "top_p", "stop", "tools", "tool_choice", "seed"],
+        },
+      ],
+    },
+  ],
+};
+
+const DEFAULT_BASE_URL: Partial<Record<ProviderType, string>> = {
+  anthropic: "https://api.anthropic.com",
+  simulated: "http://simulated.invalid",
+};
+
+function buildProvider(slug: string, config: ProviderConfig, defaults: Config["upstream"]): Provider {
+  const baseUrl = config.base_url ?? DEFAULT_BASE_URL[config.type];
+  if (!baseUrl) throw new ConfigError(`invalid configuration:\n  providers.${slug}.base_url: required for ${config.type} providers`);
+  const provider: Provider = {
+    slug,
+    name: config.name ?? slug,
+    type: config.type,
+    baseUrl: baseUrl.replace(/\/+$/, ""),
+    headers: config.headers ?? {},
+    quirks: {
+      maxTokensField: config.quirks?.max_tokens_field ?? "max_tokens",
+      streamUsage: config.quirks?.stream_usage ?? true,
+      reasoningEffort: config.quirks?.reasoning_effort ?? true,
+    },
+    anthropicVersion: config.anthropic_version ?? "2023-06-01",
+    timeouts: {
+      connectMs: config.timeouts?.connect_timeout_ms ?? defaults.connect_timeout_ms,
+      firstByteMs: config.timeouts?.first_byte_timeout_ms ?? defaults.first_byte_timeout_ms,
+      idleMs: config.timeouts?.idle_timeout_ms ?? defaults.idle_timeout_ms,
+    },
+  };
+  if (config.api_key !== undefined && config.api_key !== "") provider.apiKey = config.api_key;
+  if (config.api_key_secret !== undefined) provider.apiKeySecret = config.api_key_secret;
+  if (config.type === "simulated") {
+    provider.simulation = { ttft_ms: 150, tokens_per_second: 60, ...config.simulation };
+  }
+  return provider;
+}
+
+function buildEndpoint(modelId: string, provider: Provider, config: EndpointConfig): Endpoint {
+  const upstreamModel = config.model ?? modelId;
+  return {
+    key: `${provider.slug}:${upstreamModel}`,
+    modelId,
+    provider,
+    upstreamModel,
+    pricing: {
+      prompt: config.pricing.prompt ?? 0,
+      completion: config.pricing.completion ?? 0,
+      cacheRead: config.pricing.cache_read ?? config.pricing.prompt ?? 0,
+      cacheWrite: config.pricing.cache_write ?? config.pricing.prompt ?? 0,
+      request: config.pricing.request ?? 0,
+      image: config.pricing.image ?? 0,
+    },
+    contextLength: config.context_length ?? null,
+    maxOutput: config.max_output ?? null,
+    quantization: config.quantization ?? null,
+    supportedParameters: config.supported_parameters ?? null,
+    collectsData: config.collects_data,
+    retainsPrompts: config.retains_prompts,
+    region: config.region ?? null,
+    inputModalities: config.input_modalities ?? ["text", "image"],
+  };
+}
+
+/** Models × endpoints from the config, held in memory; requests never read a table for it. */
+export class Catalog {
+  readonly providers: Map<string, Provider>;
+  readonly models: Map<string, CatalogModel>;
+
+  constructor(config: Config) {
+    const source =
+      Object.keys(config.providers).length === 0 && config.models.length === 0
+        ? DEFAULT_CATALOG
+        : { providers: config.providers, models: config.models };
+    this.providers = new Map(
+      Object.entries(source.providers).map(([slug, provider]) => [slug, buildProvider(slug, provider, config.upstream)]),
+    );
+    this.models = new Map();
+    source.models.forEach((model, modelIndex) => {
+      if (this.models.has(model.id)) {
+        throw new ConfigError(`invalid configuration:\n  models[${modelIndex}].id: "${model.id}" is declared twice`);
+      }
+      const endpoints = model.endpoints.map((endpoint, endpointIndex) => {
+        const provider = this.providers.get(endpoint.provider);
+        if (!provider) {
+          throw new ConfigError(
+            `invalid configuration:\n  models[${modelIndex}].endpoints[${endpointIndex}].provider: unknown provider "${endpoint.provider}" (declared: ${[...this.providers.keys()].join(", ") || "none"})`,
+          );
+        }
+        return buildEndpoint(model.id, provider, endpoint);
+      });
+      this.models.set(model.id, {
+        id: model.id,
+        name: model.name ?? model.id,
+        description: model.description ?? null,
+        endpoints,
+      });
+    });
+  }
+
+  model(id: string): CatalogModel | undefined {
+    return this.models.get(id);
+  }
+}
