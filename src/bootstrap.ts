@@ -1,36 +1,57 @@
-import { KEY_PATTERN } from "./security/api-key.ts";
-import { hashApiKey } from "./security/api-key.ts";
+import { hashApiKey, KEY_PATTERN } from "./security/api-key.ts";
 import type { Services } from "./services.ts";
 
 export interface BootstrapResult {
-  /** The plaintext of a management key generated on this start, to print once; null otherwise. */
+  /** Plaintexts generated on this start, to print once; null when none was generated. */
   generatedKey: string | null;
+  generatedInferenceKey: string | null;
   workspaceId: string | null;
 }
 
+function checkKey(name: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!KEY_PATTERN.test(value)) throw new Error(`${name} must be 16 to 256 characters of letters, digits and - _ . : + = /`);
+  return value;
+}
+
 /**
- * The first start creates the first workspace and its first management key: ROUNDHOUSE_ADMIN_KEY when
- * set, else a generated key the caller prints once. Later starts leave keys alone.
+ * The first start creates the first workspace with a management key (ROUNDHOUSE_ADMIN_KEY when set,
+ * else generated) and an inference key (ROUNDHOUSE_INFERENCE_KEY when set, else generated), so that
+ * one curl gets an answer with zero setup. Generated keys are returned for printing once. Later starts
+ * leave keys alone.
  */
-export function bootstrapAdminKey(services: Services, adminKey: string | undefined): BootstrapResult {
+export function bootstrapAdminKey(
+  services: Services,
+  adminKey: string | undefined,
+  inferenceKey?: string | undefined,
+): BootstrapResult {
   if (services.keys.countManagementKeys() > 0) {
     if (adminKey && !services.keys.findByHash(hashApiKey(adminKey))) {
       services.logger.warn("ROUNDHOUSE_ADMIN_KEY is ignored: management keys already exist", {});
     }
-    return { generatedKey: null, workspaceId: null };
+    return { generatedKey: null, generatedInferenceKey: null, workspaceId: null };
   }
-  if (adminKey !== undefined && adminKey !== "" && !KEY_PATTERN.test(adminKey)) {
-    throw new Error("ROUNDHOUSE_ADMIN_KEY must be 16 to 256 characters of letters, digits and - _ . : + = /");
-  }
+  const admin = checkKey("ROUNDHOUSE_ADMIN_KEY", adminKey);
+  const inference = checkKey("ROUNDHOUSE_INFERENCE_KEY", inferenceKey);
   return services.db.transaction(() => {
     const existing = services.workspaces.list(0, 1).rows[0];
     const workspace = existing ?? services.workspaces.create({ name: "Main", slug: "main" }, null);
-    const { plaintext } = services.keys.create({
+    const management = services.keys.create({
       kind: "management",
       name: "Bootstrap management key",
       workspaceId: workspace.id,
-      ...(adminKey ? { plaintext: adminKey } : {}),
+      ...(admin ? { plaintext: admin } : {}),
     });
-    return { generatedKey: adminKey ? null : plaintext, workspaceId: workspace.id };
+    const first = services.keys.create({
+      kind: "inference",
+      name: "Bootstrap inference key",
+      workspaceId: workspace.id,
+      ...(inference ? { plaintext: inference } : {}),
+    });
+    return {
+      generatedKey: admin ? null : management.plaintext,
+      generatedInferenceKey: inference ? null : first.plaintext,
+      workspaceId: workspace.id,
+    };
   });
 }

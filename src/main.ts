@@ -45,10 +45,12 @@ async function serve(argv: string[]): Promise<void> {
     configPath: values.config,
     overrides: { host: values.host, port, dataDir: values["data-dir"] },
   });
-  if (gateway.generatedAdminKey) {
-    process.stdout.write(
-      `\nFirst start: created a management key. It is shown only this once; store it now.\n\n  ${gateway.generatedAdminKey}\n\n`,
-    );
+  const generated = [
+    gateway.generatedAdminKey ? `  management key: ${gateway.generatedAdminKey}` : "",
+    gateway.generatedInferenceKey ? `  inference key:  ${gateway.generatedInferenceKey}` : "",
+  ].filter(Boolean);
+  if (generated.length > 0) {
+    process.stdout.write(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n\n`);
   }
   process.stdout.write(`Roundhouse listening on ${gateway.url}/api/v1\n`);
   let stopping = false;

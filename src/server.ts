@@ -25,6 +25,8 @@ export interface Gateway {
   port: number;
   /** Plaintext of a management key generated on this start (first start without ROUNDHOUSE_ADMIN_KEY). */
   generatedAdminKey: string | null;
+  /** Plaintext of the inference key generated on this start (first start without ROUNDHOUSE_INFERENCE_KEY). */
+  generatedInferenceKey: string | null;
   stop(): Promise<void>;
 }
 
@@ -44,13 +46,17 @@ export async function prepare(options: StartOptions = {}) {
   if (source === "created") logger.info("created a new master key file", { data_dir: dataDir });
   const db = openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations });
   const services = createServices({ config, logger, db, masterKey: key });
-  const { generatedKey } = bootstrapAdminKey(services, env.ROUNDHOUSE_ADMIN_KEY);
-  return { config, services, generatedKey };
+  const { generatedKey, generatedInferenceKey } = bootstrapAdminKey(
+    services,
+    env.ROUNDHOUSE_ADMIN_KEY,
+    env.ROUNDHOUSE_INFERENCE_KEY,
+  );
+  return { config, services, generatedKey, generatedInferenceKey };
 }
 
 /** Starts a listening gateway. */
 export async function startGateway(options: StartOptions = {}): Promise<Gateway> {
-  const { config, services, generatedKey } = await prepare(options);
+  const { config, services, generatedKey, generatedInferenceKey } = await prepare(options);
   const app = createApp(services).listen({
     hostname: config.server.host,
     port: config.server.port,
@@ -67,8 +73,10 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     url,
     port: server.port ?? config.server.port,
     generatedAdminKey: generatedKey,
+    generatedInferenceKey,
     async stop() {
       await app.stop();
+      services.generations.close();
       services.db.$client.close();
     },
   };

@@ -14,6 +14,13 @@ import { GenerationStore } from "./db/generations.ts";
 import { Transports } from "./providers/registry.ts";
 import type { FetchLike } from "./providers/http.ts";
 import { Catalog } from "./routing/catalog.ts";
+import { HealthStats } from "./routing/health.ts";
+import { Router } from "./routing/router.ts";
+import { StickySessions } from "./routing/sticky.ts";
+import { RouterMemory, TrafficStats } from "./routing/traffic.ts";
+import type { PluginDefinition } from "./plugins/contract.ts";
+import { PluginHost } from "./plugins/host.ts";
+import { loadPlugins } from "./plugins/registry.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -28,6 +35,8 @@ export interface Services {
   vault: VaultStore;
   connections: ConnectionStore;
   catalog: Catalog;
+  health: HealthStats;
+  plugins: PluginHost;
   generations: GenerationStore;
   pipeline: Pipeline;
 }
@@ -39,18 +48,32 @@ export function createServices(input: {
   masterKey: Uint8Array;
   /** How real upstreams are reached (tests may wrap it); the simulator never uses the network. */
   fetch?: FetchLike;
+  /** Plugins already loaded (a compiled binary's built-ins); otherwise discovered from the folders. */
+  plugins?: Map<string, PluginDefinition<any>>;
+  /** Uniform random numbers for load balancing (seeded in tests). */
+  random?: () => number;
 }): Services {
   const box = new SecretBox(input.masterKey);
   const vault = new VaultStore(input.db, box);
   const catalog = new Catalog(input.config);
   const generations = new GenerationStore(input.db, input.logger);
   const credentials = new CredentialResolver(vault);
+  const health = new HealthStats();
+  const plugins = new PluginHost(
+    input.plugins ??
+      loadPlugins({ directories: input.config.plugins.directories, required: input.config.plugins.required, logger: input.logger }),
+  );
   const pipeline = new Pipeline({
     catalog,
     transports: new Transports(input.fetch),
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
     generations,
     logger: input.logger,
+    router: new Router({ catalog, health, sticky: new StickySessions(), ...(input.random ? { random: input.random } : {}) }),
+    health,
+    plugins,
+    traffic: new TrafficStats(),
+    memory: new RouterMemory(),
   });
   return {
     config: input.config,
@@ -64,6 +87,8 @@ export function createServices(input: {
     vault,
     connections: new ConnectionStore(input.db, box),
     catalog,
+    health,
+    plugins,
     generations,
     pipeline,
   };

@@ -122,8 +122,14 @@ describe("bootstrap", () => {
       });
       expect((await response.json()).data.is_management_key).toBe(true);
       expect(gateway.lines.join("\n")).not.toContain(gateway.generatedAdminKey!);
+      expect(gateway.generatedInferenceKey).toMatch(/^sk-rh-v1-[0-9a-f]{64}$/);
+      const inference = await fetch(`${gateway.url}/api/v1/key`, {
+        headers: { authorization: `Bearer ${gateway.generatedInferenceKey}` },
+      });
+      expect((await inference.json()).data).toMatchObject({ kind: "inference", is_management_key: false });
       const again = await listening({ env: { ROUNDHOUSE_ADMIN_KEY: "" }, dataDir: gateway.dataDir });
       expect(again.generatedAdminKey).toBeNull();
+      expect(again.generatedInferenceKey).toBeNull();
       await again.services.db.$client.close();
     } finally {
       await gateway.stop();

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { describeError } from "../core/log.ts";
-import type { JsonOutcome, StreamOutcome } from "../core/pipeline.ts";
+import { type JsonOutcome, newGenerationId, type StreamOutcome } from "../core/pipeline.ts";
 import type { GenerationRow } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 import { authenticate, type Principal } from "./auth.ts";
@@ -49,9 +49,12 @@ export function inferenceApi(services: Services) {
     requireInference(principal);
     const raw = body as Record<string, unknown>;
     const workspaceId = principal.workspace.id;
+    let presetId: string | undefined;
     const canonical = applyPreset(codec.decode(raw), (slug) => {
       const found = presets.get(workspaceId, slug);
-      return found?.version ? { config: found.version.config, systemPrompt: found.version.systemPrompt } : undefined;
+      if (!found?.version) return undefined;
+      presetId = found.preset.id;
+      return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
     const abort = new AbortController();
     request.signal.addEventListener("abort", () => abort.abort(), { once: true });
@@ -61,8 +64,12 @@ export function inferenceApi(services: Services) {
       requestId: request.headers.get("x-request-id") ?? undefined,
       userAgent: request.headers.get("user-agent") ?? undefined,
       referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
+      presetId,
+      allowedProviders: principal.workspace.allowedProviders ?? null,
+      ignoredProviders: principal.workspace.ignoredProviders ?? null,
     };
-    const execution = pipeline.execute(canonical, codec.style, caller, abort.signal);
+    const generationId = newGenerationId();
+    const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
       return codec.encodeResponse(outcome.response, context(outcome, canonical, raw));
@@ -81,7 +88,7 @@ export function inferenceApi(services: Services) {
       }),
       failEarly: (error) => {
         const fallback: EncodeContext = {
-          id: "gen-failed",
+          id: generationId,
           model: canonical.model,
           created: Math.floor(Date.now() / 1000),
           provider: "",

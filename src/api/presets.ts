@@ -6,7 +6,7 @@ import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { ChatRequest } from "./schemas/chat-request.ts";
 import { checkMessagesRules, MessagesRequest } from "./schemas/messages-request.ts";
-import { checkPluginLimits } from "./schemas/plugins.ts";
+import { checkPluginLimits, PLUGIN_IDS } from "./schemas/plugins.ts";
 import { ResponsesRequest } from "./schemas/responses-request.ts";
 import { presetJson, presetVersionJson, presetWithVersionJson } from "./serialize.ts";
 
@@ -37,6 +37,12 @@ export function presetsApi(services: Services) {
     const body = context.body as Record<string, unknown>;
     const problem = checkPluginLimits(body.plugins) ?? (style === "messages" ? checkMessagesRules(body) : null);
     if (problem) throw new GatewayError("bad_request", problem);
+    // Plugins the spec lists are checked by the request schema; any other id must be an installed
+    // plugin, with a config its schema accepts.
+    const others = ((body.plugins ?? []) as Array<Record<string, unknown>>).filter(
+      (plugin) => !(PLUGIN_IDS as readonly string[]).includes(String(plugin.id)),
+    );
+    services.plugins.resolve(others);
     const content = extractPresetContent(style, body);
     const { preset, version } = services.presets.createVersion(
       context.principal.workspace.id,

@@ -42,15 +42,16 @@ export const SimulationFailure = T.Object(
 
 export const Simulation = T.Object(
   {
-    ttft_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 150 }),
-    /** 0 sends every token at once. */
-    tokens_per_second: T.Number({ minimum: 0, maximum: 1_000_000, default: 60 }),
+    /** Default 150. */
+    ttft_ms: T.Optional(T.Integer({ minimum: 0, maximum: 600_000 })),
+    /** Default 60; 0 sends every token at once. */
+    tokens_per_second: T.Optional(T.Number({ minimum: 0, maximum: 1_000_000 })),
     /** Fixed answer; without it the simulator answers deterministically from the prompt. */
     output: T.Optional(T.String()),
     reasoning: T.Optional(T.String()),
     failure: T.Optional(SimulationFailure),
   },
-  { additionalProperties: false, default: {} },
+  { additionalProperties: false },
 );
 
 export const ProviderConfig = T.Object(
@@ -121,15 +122,31 @@ export const EndpointConfig = T.Object(
     region: T.Optional(T.String()),
     /** Whether the endpoint takes image input. */
     input_modalities: T.Optional(T.Array(T.String())),
+    /** A disabled endpoint stays in the catalog but serves nothing (no_endpoints when all are). */
+    disabled: T.Optional(T.Boolean()),
   },
   { additionalProperties: false },
 );
+
+const Index = T.Optional(T.Number({ minimum: 0, maximum: 100 }));
 
 export const ModelConfig = T.Object(
   {
     id: T.String({ minLength: 3, pattern: "^[A-Za-z0-9._~:-]+/[A-Za-z0-9._~:/-]+$" }),
     name: T.Optional(T.String()),
     description: T.Optional(T.String()),
+    /** Routing metadata; for well-known models the shipped catalog fills what is left out. */
+    release_date: T.Optional(T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
+    intelligence_index: Index,
+    coding_index: Index,
+    agentic_index: Index,
+    tool_success_rate: T.Optional(T.Number({ minimum: 0, maximum: 1 })),
+    /** Whether the model's author allows distilling its text output (enforce_distillable_text). */
+    distillable: T.Optional(T.Boolean()),
+    /** A deprecated model answers 404 model_deprecated. */
+    deprecated: T.Optional(T.Boolean()),
+    input_modalities: T.Optional(T.Array(T.String())),
+    output_modalities: T.Optional(T.Array(T.String())),
     endpoints: T.Array(EndpointConfig, { minItems: 1 }),
   },
   { additionalProperties: false },

@@ -67,6 +67,16 @@ export const StorageConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+export const PluginsConfig = T.Object(
+  {
+    /** Directories of operator plugins (modules, or folders with an index module), scanned at start. */
+    directories: T.Array(T.String({ minLength: 1 }), { default: [] }),
+    /** A broken plugin stops the start instead of being skipped. */
+    required: T.Boolean({ default: false }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const Config = T.Object(
   {
     server: ServerConfig,
@@ -78,6 +88,7 @@ export const Config = T.Object(
     log: LogConfig,
     vault: VaultConfig,
     upstream: UpstreamConfig,
+    plugins: PluginsConfig,
     /** Upstream providers by slug. Without any, the embedded simulated provider and model are served. */
     providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {} }),
     models: T.Array(ModelConfig, { default: [] }),

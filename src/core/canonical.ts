@@ -155,8 +155,9 @@ export interface CanonicalResponse {
 }
 
 /**
- * What a stream carries, in order. A stream is: zero or one `start`, then deltas, then at most one
- * `usage`, then exactly one `finish` or one `error`. Tool-call deltas are keyed by `index` (the position
+ * What a stream carries, in order. A stream is: zero or one `start`, then deltas, then exactly one
+ * `finish` or one `error`. `usage` parts may come anywhere before the end; they are cumulative and the
+ * last one wins (Anthropic reports input tokens at the start and output tokens at the end). Tool-call deltas are keyed by `index` (the position
  * of the call among the response's tool calls); `tool-call-start` precedes a call's deltas.
  */
 export type StreamPart =

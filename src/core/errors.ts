@@ -44,7 +44,34 @@ export const DEFAULT_ERROR_TYPE: Record<ErrorCode, string> = {
   gateway_timeout: "timeout",
 };
 
+export type AvailabilityCode =
+  | "model_not_found"
+  | "wrong_endpoint"
+  | "no_endpoints"
+  | "model_deprecated"
+  | "model_unavailable_upstream"
+  | "capacity_exhausted"
+  | "temporarily_unavailable"
+  | "region_restricted"
+  | "privacy_restricted"
+  | "constraint_filtered"
+  | "free_variant_ended";
+
+/** The spec's additive `error.availability` object; inapplicable fields are absent, never empty. */
+export interface Availability {
+  code: AvailabilityCode;
+  retryable: boolean;
+  requested_models: string[];
+  docs_url: string;
+  retry_after?: number;
+  affected_providers?: string[];
+  excluded_by?: string[];
+  fallback_models?: string[];
+  constraint?: { field: string; detail: string };
+}
+
 export interface GatewayErrorOptions {
+  availability?: Availability;
   metadata?: Record<string, unknown>;
   /** Seconds; rendered as the Retry-After header. */
   retryAfter?: number;
@@ -58,6 +85,7 @@ export class GatewayError extends Error {
   readonly metadata: Record<string, unknown> | undefined;
   readonly retryAfter: number | undefined;
   readonly errorType: string;
+  readonly availability: Availability | undefined;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -67,6 +95,7 @@ export class GatewayError extends Error {
     this.metadata = options.metadata;
     this.retryAfter = options.retryAfter;
     this.errorType = options.errorType ?? DEFAULT_ERROR_TYPE[code];
+    this.availability = options.availability;
   }
 }
 
@@ -79,18 +108,26 @@ export function toGatewayError(error: unknown): GatewayError {
 }
 
 export interface ErrorEnvelope {
-  error: { code: number; message: string; metadata?: Record<string, unknown> };
+  error: { code: number; message: string; metadata?: Record<string, unknown>; availability?: Availability };
   service_metadata: Record<string, unknown> | null;
   user_id: string | null;
 }
 
-/** The spec's envelope: `{error: {code, message, metadata?}, service_metadata, user_id}`. */
+/**
+ * The spec's envelope: `{error: {code, message, metadata?, availability?}, service_metadata, user_id}`.
+ * An availability object is also copied under `error.metadata.availability` for clients (the
+ * OpenRouter SDK) that drop unknown keys of `error`.
+ */
 export function errorEnvelope(error: GatewayError, userId: string | null = null): ErrorEnvelope {
   const body: ErrorEnvelope = {
     error: { code: error.status, message: error.message },
     service_metadata: null,
     user_id: userId,
   };
-  if (error.metadata !== undefined) body.error.metadata = error.metadata;
+  if (error.metadata !== undefined) body.error.metadata = { ...error.metadata };
+  if (error.availability !== undefined) {
+    body.error.availability = error.availability;
+    body.error.metadata = { ...body.error.metadata, availability: error.availability };
+  }
   return body;
 }

@@ -1,22 +1,23 @@
-import type { Logger } from "./log.ts";
 import type { GenerationRow } from "../db/schema.ts";
-import type { ProviderAdapter, UpstreamRequest } from "../providers/adapter.ts";
-import { openStream, sendJson } from "../providers/http.ts";
+import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
+import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
+import type { UpstreamRequest } from "../providers/adapter.ts";
+import { sendJson } from "../providers/http.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
+import { attemptsError } from "../routing/availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
-import { ResponseAccumulator } from "./accumulate.ts";
+import type { HealthStats } from "../routing/health.ts";
+import type { RoutePlan, Router } from "../routing/router.ts";
+import { conversationKey } from "../routing/sticky.ts";
+import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "./canonical.ts";
 import { costOf } from "./cost.ts";
 import { GatewayError } from "./errors.ts";
+import { type AttemptRecord, type Caller, countImages, generationRow, usageFields } from "./generation-record.ts";
+import type { Logger } from "./log.ts";
+import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
 
-/** Who asked, for the generation record. */
-export interface Caller {
-  workspaceId: string;
-  keyHash: string;
-  requestId?: string;
-  userAgent?: string;
-  referer?: string;
-}
+export type { AttemptRecord, Caller } from "./generation-record.ts";
 
 export interface PipelineDeps {
   catalog: Catalog;
@@ -25,14 +26,21 @@ export interface PipelineDeps {
   credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;
   generations: { record(row: GenerationRow): void };
   logger: Logger;
+  router: Router;
+  health: HealthStats;
+  plugins: PluginHost;
+  traffic: TrafficStats;
+  memory: RouterMemory;
 }
 
-export interface AttemptRecord {
-  provider: string;
-  endpoint: string;
-  status: number;
-  code?: string;
-  latency_ms: number;
+/** How a request was routed, for `X-OpenRouter-Metadata` and the record. */
+export interface RoutingSummary {
+  requested: string;
+  strategy: string;
+  attempts: AttemptRecord[];
+  endpoints: Array<{ provider: string; model: string; endpoint: string }>;
+  /** The upstream bodies as sent, one per attempt (`debug.echo_upstream_body`). */
+  upstreamBodies: Array<Record<string, unknown>>;
 }
 
 interface Base {
@@ -41,6 +49,7 @@ interface Base {
   model: CatalogModel;
   endpoint: Endpoint;
   upstream: UpstreamRequest;
+  routing: RoutingSummary;
   costOf(usage: Usage): number;
 }
 
@@ -51,7 +60,7 @@ export interface JsonOutcome extends Base {
 
 export interface StreamOutcome extends Base {
   kind: "stream";
-  /** Parts from the first one on; the stream ends with `finish` or `error`. */
+  /** Parts from the first output on; the stream ends with `finish` or `error`. */
   parts: AsyncGenerator<StreamPart>;
 }
 
@@ -60,98 +69,129 @@ export function newGenerationId(): string {
   return `gen-${Math.floor(Date.now() / 1000)}-${Buffer.from(random).toString("base64url")}`;
 }
 
-function countImages(request: CanonicalRequest): number {
-  return request.messages.reduce(
-    (sum, message) => sum + message.content.filter((part) => part.type === "image").length,
-    0,
-  );
-}
-
 /** A failure an attempt may hand to the next endpoint: nothing reached the client yet and it may pass. */
 export function isRetryable(error: GatewayError): boolean {
   return error.status === 429 || error.status >= 500 || error.status === 408;
 }
 
+function asGatewayError(caught: unknown): GatewayError {
+  return caught instanceof GatewayError ? caught : new GatewayError("bad_gateway", "Upstream request failed", { cause: caught });
+}
+
 /**
- * Runs one inference request: resolves the model, plans the attempts, sends each through its adapter
- * and the http engine until one answers, and records the generation (behind the response, with the
- * usage so far when a stream is cut or the client leaves).
+ * Runs one inference request: plugins pick candidates, the router plans the attempts, each attempt
+ * goes through the plugins' per-attempt hooks, its adapter and the http engine, until one answers.
+ * Failover happens only before anything reached the client: on a retryable failure (connect error,
+ * timeout, 429, 5xx) to the next endpoint, and on any failure to the next model of `models[]`.
+ * Endpoints cooling down after a Retry-After are skipped. The generation is recorded behind the
+ * response, with the usage so far when a stream is cut or the client leaves.
  */
 export class Pipeline {
   constructor(private readonly deps: PipelineDeps) {}
 
-  resolveModel(request: CanonicalRequest): CatalogModel {
-    if (!request.model) throw new GatewayError("bad_request", "model: is required");
-    const model = this.deps.catalog.model(request.model);
-    if (!model) {
-      throw new GatewayError("bad_request", `Model '${request.model}' does not exist`, {
-        metadata: { model: request.model },
-      });
-    }
-    return model;
-  }
-
-  /** The endpoints to try, in order. The router replaces this plan; for now the model's first endpoint. */
-  plan(model: CatalogModel): Endpoint[] {
-    return model.endpoints.slice(0, 1);
-  }
-
   async execute(
-    request: CanonicalRequest,
+    input: CanonicalRequest,
     style: RequestStyle,
     caller: Caller,
     signal: AbortSignal,
+    /** The id of the generation; the edge names it up front so that even an early failure can carry it. */
+    generationId: string = newGenerationId(),
   ): Promise<JsonOutcome | StreamOutcome> {
-    const model = this.resolveModel(request);
-    const generationId = newGenerationId();
+    const { plugins, health } = this.deps;
     const started = performance.now();
     const created = Math.floor(Date.now() / 1000);
     const attempts: AttemptRecord[] = [];
-    const images = countImages(request);
+    const images = countImages(input);
+    const active = plugins.resolve(input.plugins, input.model);
+    const conversation = conversationKey(input);
+    const request = await plugins.selectCandidates(input, active, {
+      ...this.#pluginServices(),
+      workspaceId: caller.workspaceId,
+      conversation,
+    });
+    const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
+    let plan: RoutePlan;
+    try {
+      plan = this.deps.router.plan(request, caller.workspaceId, {
+        allowedProviders: caller.allowedProviders ?? null,
+        ignoredProviders: caller.ignoredProviders ?? null,
+      });
+    } catch (error) {
+      this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
+      throw error;
+    }
+    const routing: RoutingSummary = {
+      requested: input.model,
+      strategy: active.some((plugin) => plugin.definition.selectCandidates) ? active.find((plugin) => plugin.definition.selectCandidates)!.definition.id : plan.strategy,
+      attempts,
+      endpoints: plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })),
+      upstreamBodies: [],
+    };
+    const failures: Array<{ provider: string; error: GatewayError }> = [];
+    const cooling: number[] = [];
     let lastError: GatewayError | undefined;
 
-    for (const endpoint of this.plan(model)) {
-      const adapter = adapterFor(endpoint.provider);
-      const upstream = adapter.buildRequest(request, endpoint, {
-        stream: request.stream,
-        apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
-      });
+    for (const [index, { model, endpoint }] of plan.attempts.entries()) {
+      if (health.isCoolingDown(endpoint.key)) {
+        cooling.push(health.retryAfter(endpoint.key) ?? 1);
+        continue;
+      }
+      const info: AttemptInfo = { model, endpoint, index: attempts.length };
       const attemptStart = performance.now();
-      const base: Base = {
-        generationId,
-        created,
-        model,
-        endpoint,
-        upstream,
-        costOf: (usage) => costOf(usage, endpoint.pricing, images),
-      };
-      const record = (fields: Partial<GenerationRow>) =>
-        this.deps.generations.record(
-          this.#row(generationId, request, style, caller, endpoint, started, attempts, images, fields),
-        );
+      const cost = (usage: Usage) => costOf(usage, endpoint.pricing, images);
+      const record = (fields: Partial<GenerationRow>) => this.deps.generations.record(generationRow(rowInput(endpoint), fields));
+      let upstream: UpstreamRequest | undefined;
       try {
-        if (!request.stream) {
-          const response = await sendJson(upstream, endpoint, adapter, { fetch: this.deps.transports.fetchFor(endpoint.provider), signal });
-          attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
+        const attemptRequest = await plugins.transformRequest({ ...request, model: model.id }, active, info);
+        const adapter = adapterFor(endpoint.provider);
+        upstream = adapter.buildRequest(attemptRequest, endpoint, {
+          stream: attemptRequest.stream,
+          apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
+        });
+        routing.upstreamBodies.push(upstream.body);
+        const sent = upstream;
+        const fetch = this.deps.transports.fetchFor(endpoint.provider);
+        const result = await plugins.execute(
+          async (): Promise<AttemptResult> =>
+            attemptRequest.stream
+              ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, adapter, { fetch, signal }) }
+              : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) },
+          active,
+          info,
+        );
+        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
+        const base: Base = { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost };
+        if (result.kind === "json") {
+          const response = result.response;
+          const seconds = (performance.now() - attemptStart) / 1000;
+          this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
           record({
             status: 200,
             upstreamId: response.upstreamId ?? null,
             finishReason: response.finishReason,
             nativeFinishReason: response.nativeFinishReason ?? null,
-            ...usageFields(response.usage, base.costOf),
+            ...usageFields(response.usage, cost),
             latencyMs: Math.round(performance.now() - started),
             generationTimeMs: Math.round(performance.now() - attemptStart),
           });
           return { ...base, kind: "json", response };
         }
-        const parts = await this.#openStream(upstream, endpoint, adapter, signal);
-        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
-        return { ...base, kind: "stream", parts: this.#recorded(parts, signal, started, attemptStart, base.costOf, record) };
+        const parts = recordedStream(toGenerator(result.parts), {
+          request,
+          signal,
+          started,
+          attemptStart,
+          cost,
+          record,
+          onEnd: (end) => this.#streamEnded(plan, model, endpoint, end, signal),
+        });
+        return { ...base, kind: "stream", parts };
       } catch (caught) {
-        const error = caught instanceof GatewayError ? caught : new GatewayError("bad_gateway", "Upstream request failed", { cause: caught });
+        const error = plugins.onError(asGatewayError(caught), active, info);
         attempts.push({
           provider: endpoint.provider.slug,
           endpoint: endpoint.key,
+          model: model.id,
           status: error.status,
           latency_ms: Math.round(performance.now() - attemptStart),
           ...(typeof error.metadata?.provider_code === "string" ? { code: error.metadata.provider_code } : {}),
@@ -161,156 +201,74 @@ export class Pipeline {
           record({ status: 499, cancelled: true, errorCode: "client_closed" });
           throw error;
         }
-        if (!isRetryable(error)) break;
+        failures.push({ provider: endpoint.provider.slug, error });
+        if (isRetryable(error)) health.recordFailure(endpoint.key, error.retryAfter);
+        const next = plan.attempts[index + 1];
+        const nextIsOtherModel = next !== undefined && next.model !== model;
+        if (!isRetryable(error) && !nextIsOtherModel) break;
       }
     }
-    const error = lastError ?? new GatewayError("unavailable", "No endpoint could serve the request");
-    this.deps.generations.record(
-      this.#row(generationId, request, style, caller, undefined, started, attempts, images, {
-        status: error.status,
-        errorCode: error.errorType,
-      }),
-    );
+
+    const retryHints = [...failures.flatMap((failure) => (failure.error.retryAfter === undefined ? [] : [failure.error.retryAfter])), ...cooling];
+    const retryAfter = retryHints.length > 0 ? Math.min(...retryHints) : undefined;
+    let error: GatewayError;
+    if (failures.length === 0) {
+      // Every endpoint is cooling down after a Retry-After: no call was made.
+      error =
+        attemptsError(
+          plan.attempts.map(({ endpoint }) => ({ provider: endpoint.provider.slug, error: new GatewayError("rate_limited", "cooling down") })),
+          plan.requestedModels,
+          retryAfter,
+        ) ?? new GatewayError("unavailable", "No endpoint could serve the request");
+    } else if (!plan.preferences.allowFallbacks) {
+      error = lastError!;
+    } else {
+      error = attemptsError(failures, plan.requestedModels, retryAfter) ?? withPreviousErrors(lastError!, failures);
+    }
+    this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
     throw error;
   }
 
-  /**
-   * Opens a stream and waits for its first part, so that a failure before anything reaches the client
-   * is an ordinary error (and may fail over); the first part is then replayed ahead of the rest.
-   */
-  async #openStream(
-    upstream: UpstreamRequest,
-    endpoint: Endpoint,
-    adapter: ProviderAdapter,
-    signal: AbortSignal,
-  ): Promise<AsyncGenerator<StreamPart>> {
-    const parts = await openStream(upstream, endpoint, adapter, { fetch: this.deps.transports.fetchFor(endpoint.provider), signal });
-    const first = await parts.next();
-    if (first.done) {
-      throw new GatewayError("bad_gateway", `${endpoint.provider.name} closed the stream before it started`, {
-        metadata: { provider: endpoint.provider.slug, provider_code: "stream_cut" },
-      });
-    }
-    if (first.value.type === "error") {
-      await parts.return(undefined);
-      throw first.value.error;
-    }
-    return (async function* () {
-      yield first.value;
-      yield* parts;
-    })();
+  #pluginServices() {
+    const { catalog, health, traffic, memory, logger } = this.deps;
+    return { catalog, health, traffic, memory, logger };
   }
 
-  /** Passes parts through, and records the generation once the stream ends in any way. */
-  async *#recorded(
-    parts: AsyncGenerator<StreamPart>,
-    signal: AbortSignal,
-    started: number,
-    attemptStart: number,
-    cost: (usage: Usage) => number,
-    record: (fields: Partial<GenerationRow>) => void,
-  ): AsyncGenerator<StreamPart> {
-    const accumulator = new ResponseAccumulator();
-    let firstTokenAt: number | undefined;
-    let completed = false;
-    try {
-      for await (const part of parts) {
-        if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start")) {
-          firstTokenAt = performance.now();
-        }
-        accumulator.add(part);
-        yield part;
-        if (part.type === "finish" || part.type === "error") completed = true;
-      }
-    } finally {
-      const error = accumulator.error;
-      const cancelled = !completed || signal.aborted;
-      record({
-        status: error ? error.status : cancelled ? 499 : 200,
-        cancelled,
-        errorCode: error ? error.errorType : cancelled ? "client_closed" : null,
-        upstreamId: accumulator.upstreamId ?? null,
-        finishReason: accumulator.finishReason ?? null,
-        nativeFinishReason: accumulator.nativeFinishReason ?? null,
-        ...usageFields(accumulator.usage ?? estimateUsage(accumulator), cost),
-        latencyMs: firstTokenAt === undefined ? null : Math.round(firstTokenAt - started),
-        generationTimeMs: Math.round(performance.now() - attemptStart),
-      });
-    }
+  #succeeded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, usage: Usage | undefined, latencyMs: number, seconds: number): void {
+    const throughput = usage && seconds > 0 ? usage.outputTokens / seconds : undefined;
+    this.deps.health.recordSuccess(endpoint.key, { latencyMs, throughput });
+    if (usage) this.deps.traffic.record(model.id, usage, endpoint.pricing);
+    const scope = plan.stickyScopes.get(model.id);
+    if (!scope) return;
+    // With a session id, stickiness starts on the first success; otherwise once the provider's cache
+    // was hit, and only where cache reads are cheaper than prompt tokens.
+    const cacheHit = (usage?.cacheReadTokens ?? 0) > 0 && endpoint.pricing.cacheRead < endpoint.pricing.prompt;
+    if (plan.explicitSession || cacheHit) this.deps.router.remember(scope, endpoint.key);
   }
 
-  #row(
-    id: string,
-    request: CanonicalRequest,
-    style: RequestStyle,
-    caller: Caller,
-    endpoint: Endpoint | undefined,
-    started: number,
-    attempts: AttemptRecord[],
-    images: number,
-    fields: Partial<GenerationRow>,
-  ): GenerationRow {
-    return {
-      id,
-      workspaceId: caller.workspaceId,
-      keyHash: caller.keyHash,
-      requestId: caller.requestId ?? null,
-      style,
-      model: endpoint?.modelId ?? request.model,
-      providerSlug: endpoint?.provider.slug ?? null,
-      providerName: endpoint?.provider.name ?? null,
-      upstreamModel: endpoint?.upstreamModel ?? null,
-      upstreamId: null,
-      presetId: null,
-      streamed: request.stream,
-      cancelled: false,
-      status: 0,
-      errorCode: null,
-      finishReason: null,
-      nativeFinishReason: null,
-      tokensPrompt: null,
-      tokensCompletion: null,
-      tokensCached: null,
-      tokensCacheWrite: null,
-      tokensReasoning: null,
-      mediaPrompt: images,
-      totalCost: 0,
-      latencyMs: null,
-      generationTimeMs: Math.round(performance.now() - started),
-      sessionId: request.sessionId ?? null,
-      externalUser: request.user ?? null,
-      userAgent: caller.userAgent ?? null,
-      httpReferer: caller.referer ?? null,
-      serviceTier: request.serviceTier ?? null,
-      attempts,
-      createdAt: new Date().toISOString(),
-      ...fields,
-    };
+  #streamEnded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, end: StreamEnd, signal: AbortSignal): void {
+    if (end.finished) {
+      const generating = Math.max(0.001, (end.durationMs - (end.firstTokenMs ?? 0)) / 1000);
+      this.#succeeded(plan, model, endpoint, end.usage, end.firstTokenMs ?? end.durationMs, generating);
+    } else if (end.failed && !signal.aborted) {
+      this.deps.health.recordTruncation(endpoint.key);
+    }
   }
 }
 
-function usageFields(usage: Usage | undefined, cost: (usage: Usage) => number): Partial<GenerationRow> {
-  if (!usage) return {};
-  return {
-    tokensPrompt: usage.inputTokens,
-    tokensCompletion: usage.outputTokens,
-    tokensCached: usage.cacheReadTokens,
-    tokensCacheWrite: usage.cacheWriteTokens,
-    tokensReasoning: usage.reasoningTokens,
-    totalCost: cost(usage),
-  };
+/** The last upstream error, with the failures of every attempt as `previous_errors`. */
+function withPreviousErrors(error: GatewayError, failures: Array<{ provider: string; error: GatewayError }>): GatewayError {
+  if (failures.length < 2) return error;
+  return new GatewayError(error.code, error.message, {
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    errorType: error.errorType,
+    metadata: {
+      ...error.metadata,
+      previous_errors: failures.map((failure) => ({ provider: failure.provider, code: failure.error.errorType, status: failure.error.status })),
+    },
+  });
 }
 
-/**
- * When a stream ends before the upstream reported usage (cut, or the client left), the output so far
- * is counted at about four characters a token, so the record still carries what was used.
- */
-function estimateUsage(accumulator: ResponseAccumulator): Usage | undefined {
-  const characters = accumulator.output.reduce((sum, block) => {
-    if (block.type === "text") return sum + block.text.length;
-    if (block.type === "reasoning") return sum + block.part.text.length;
-    return sum + block.call.arguments.length + block.call.name.length;
-  }, 0);
-  if (characters === 0) return undefined;
-  return { inputTokens: 0, outputTokens: Math.ceil(characters / 4), cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+async function* toGenerator(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
+  yield* parts;
 }

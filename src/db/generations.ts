@@ -20,6 +20,7 @@ export class GenerationStore {
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #delay: number;
   readonly #batchSize: number;
+  #closed = false;
 
   constructor(
     private readonly db: Db,
@@ -31,6 +32,10 @@ export class GenerationStore {
   }
 
   record(row: GenerationRow): void {
+    if (this.#closed) {
+      this.logger.warn("generation record after close; not written", { id: row.id });
+      return;
+    }
     this.#pending.set(row.id, row);
     if (this.#pending.size >= this.#batchSize) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.#delay);
@@ -53,6 +58,14 @@ export class GenerationStore {
       this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
       this.#timer = setTimeout(() => this.flush(), Math.max(this.#delay, 1000));
     }
+  }
+
+  /** Writes what is queued and stops: call before the database closes, or the last records are lost. */
+  close(): void {
+    this.flush();
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#closed = true;
   }
 
   get(workspaceId: string, id: string): GenerationRow | undefined {

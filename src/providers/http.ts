@@ -16,12 +16,26 @@ export interface SendOptions {
 
 const MAX_ERROR_BODY = 64 * 1024;
 
+/** The runtime's own words about a failed connection, without its debugging advice. */
+function detailOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s*For more information, pass `verbose: true`.*$/s, "");
+}
+
 function connectionError(endpoint: Endpoint, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = detailOf(error);
   return new GatewayError("bad_gateway", `${endpoint.provider.name} could not be reached: ${detail}`, {
     metadata: { provider: endpoint.provider.slug, provider_code: "connection_error" },
     cause: error,
+  });
+}
+
+function streamCut(endpoint: Endpoint, cause?: unknown): GatewayError {
+  const detail = cause === undefined ? "" : ` (${detailOf(cause)})`;
+  return new GatewayError("bad_gateway", `${endpoint.provider.name} closed the stream before it finished${detail}`, {
+    metadata: { provider: endpoint.provider.slug, provider_code: "stream_cut" },
+    ...(cause === undefined ? {} : { cause }),
   });
 }
 
@@ -164,17 +178,11 @@ export async function openStream(
         yield part;
         if (part.type === "finish" || part.type === "error") ended = true;
       }
-      if (!ended) {
-        yield {
-          type: "error",
-          error: new GatewayError("bad_gateway", `${endpoint.provider.name} closed the stream before it finished`, {
-            metadata: { provider: endpoint.provider.slug, provider_code: "stream_cut" },
-          }),
-        };
-      }
+      if (!ended) yield { type: "error", error: streamCut(endpoint) };
     } catch (error) {
       if (options.signal.aborted) return;
-      yield { type: "error", error: error instanceof GatewayError ? error : connectionError(endpoint, error) };
+      // The connection was up and answering: a transport failure now is a cut stream, not an unreachable upstream.
+      yield { type: "error", error: error instanceof GatewayError ? error : streamCut(endpoint, error) };
     } finally {
       controller.abort();
     }

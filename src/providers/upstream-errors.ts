@@ -29,7 +29,8 @@ export function upstreamError(
       : status === 404
         ? `does not know the model ${endpoint.upstreamModel}`
         : `answered ${status}`;
-  const detail = upstreamMessage ? `: ${truncate(upstreamMessage, 500)}` : "";
+  // What an upstream says about our credentials may quote them: never pass it on.
+  const detail = upstreamMessage && status !== 401 && status !== 403 ? `: ${truncate(upstreamMessage, 500)}` : "";
   const retryAfter = retryAfterSeconds(headers);
   return new GatewayError(code, `${endpoint.provider.name} ${what}${detail}`, {
     metadata: { provider: endpoint.provider.slug, provider_code: providerCode ?? String(status), upstream_status: status },

@@ -1,6 +1,7 @@
 import { ConfigError } from "../config/load.ts";
 import type { EndpointConfig, ProviderConfig, Simulation } from "../config/catalog-schema.ts";
 import type { Config } from "../config/schema.ts";
+import { KNOWN_MODELS } from "./known-models.ts";
 
 export type ProviderType = ProviderConfig["type"];
 
@@ -21,7 +22,7 @@ export interface Provider {
   headers: Record<string, string>;
   quirks: { maxTokensField: "max_tokens" | "max_completion_tokens"; streamUsage: boolean; reasoningEffort: boolean };
   anthropicVersion: string;
-  simulation?: Simulation;
+  simulation?: Required<Pick<Simulation, "ttft_ms" | "tokens_per_second">> & Simulation;
   timeouts: Timeouts;
 }
 
@@ -51,12 +52,26 @@ export interface Endpoint {
   retainsPrompts: boolean;
   region: string | null;
   inputModalities: string[];
+  disabled: boolean;
 }
 
 export interface CatalogModel {
   id: string;
+  /** The part before the slash: `openai` of `openai/gpt-4o`. */
+  author: string;
   name: string;
   description: string | null;
+  /** Unix seconds of the release date (the catalog's `created`), or null when unknown. */
+  created: number | null;
+  intelligenceIndex: number | null;
+  codingIndex: number | null;
+  agenticIndex: number | null;
+  toolSuccessRate: number | null;
+  distillable: boolean;
+  deprecated: boolean;
+  inputModalities: string[];
+  outputModalities: string[];
+  /** Every configured endpoint, disabled ones included (they serve nothing). */
   endpoints: Endpoint[];
 }
 
@@ -142,6 +157,7 @@ function buildEndpoint(modelId: string, provider: Provider, config: EndpointConf
     retainsPrompts: config.retains_prompts,
     region: config.region ?? null,
     inputModalities: config.input_modalities ?? ["text", "image"],
+    disabled: config.disabled ?? false,
   };
 }
 
@@ -172,10 +188,22 @@ export class Catalog {
         }
         return buildEndpoint(model.id, provider, endpoint);
       });
+      const known = KNOWN_MODELS[model.id];
+      const release = model.release_date ?? known?.release_date;
       this.models.set(model.id, {
         id: model.id,
+        author: model.id.split("/")[0]!,
         name: model.name ?? model.id,
         description: model.description ?? null,
+        created: release ? Math.floor(Date.parse(`${release}T00:00:00Z`) / 1000) : null,
+        intelligenceIndex: model.intelligence_index ?? known?.intelligence_index ?? null,
+        codingIndex: model.coding_index ?? known?.coding_index ?? null,
+        agenticIndex: model.agentic_index ?? known?.agentic_index ?? null,
+        toolSuccessRate: model.tool_success_rate ?? known?.tool_success_rate ?? null,
+        distillable: model.distillable ?? known?.distillable ?? false,
+        deprecated: model.deprecated ?? false,
+        inputModalities: model.input_modalities ?? ["text", "image"],
+        outputModalities: model.output_modalities ?? ["text"],
         endpoints,
       });
     });

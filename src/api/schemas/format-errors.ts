@@ -96,6 +96,11 @@ function intendedVariant(variants: TSchema[], value: unknown): number | undefine
   };
   const single = (candidates: number[]) => (candidates.length === 1 ? candidates[0] : undefined);
   const fitting = indices((each) => each.fits);
+  // A catch-all variant (such as the plugin of an unknown id) yields to any variant that fits.
+  const specific = fitting.filter((index) => variants[index]!.catchAll !== true);
+  if (specific.length > 0) return single(specific.length === 1 ? specific : mostMatched(specific));
+  const nearSpecific = mostMatched(indices(() => true).filter((index) => variants[index]!.catchAll !== true));
+  if (fitting.length > 0 && nearSpecific.length === 1) return nearSpecific[0];
   if (fitting.length > 0) return single(fitting.length === 1 ? fitting : mostMatched(fitting));
   const sameType = indices(() => true);
   const closest = mostMatched(sameType);

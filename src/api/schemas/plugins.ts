@@ -136,6 +136,18 @@ export const PLUGIN_IDS = [
 ] as const;
 export type PluginId = (typeof PLUGIN_IDS)[number];
 
+/**
+ * A plugin the spec does not list (an operator's own). Its config is checked by the plugin host
+ * against that plugin's schema; an id no installed plugin has is refused there, naming it.
+ */
+export const ExternalPlugin = T.Object(
+  {
+    id: T.String({ pattern: `^(?!(${PLUGIN_IDS.join("|")})$)[a-z0-9][a-z0-9._-]{0,63}$`, expected: "a plugin id" }),
+    enabled: T.Optional(T.Boolean()),
+  },
+  { additionalProperties: true, catchAll: true },
+);
+
 export const Plugin = union(
   [
     AutoRouterPlugin,
@@ -148,8 +160,9 @@ export const Plugin = union(
     ResponseHealingPlugin,
     ContextCompressionPlugin,
     FileParserPlugin,
+    ExternalPlugin,
   ],
-  `a plugin object whose id is ${joinAlternatives(PLUGIN_IDS.map((id) => JSON.stringify(id)))}`,
+  `a plugin object whose id is ${joinAlternatives(PLUGIN_IDS.map((id) => JSON.stringify(id)))} or an installed plugin's id`,
 );
 export type Plugin = Static<typeof Plugin>;
 

@@ -31,9 +31,6 @@ const pairs = (count: number) => Object.fromEntries(Array.from({ length: count }
 const list = (count: number, item: unknown) => Array.from({ length: count }, () => item);
 const plugin = (fields: Body): Body => ({ plugins: [fields] });
 const provider = (fields: Body): Body => ({ provider: fields });
-const ONE_OF_PLUGINS = `expected a plugin object whose id is ${PLUGIN_IDS.map((id) => `"${id}"`)
-  .slice(0, -1)
-  .join(", ")}, or "file-parser"`;
 
 run("ResponsesRequest fields", ResponsesRequest, {}, [
   ["model", { model: "openai/gpt-5" }, { model: 1 }, "body.model: expected a string"],
@@ -296,8 +293,9 @@ run("ProviderPreferences", ResponsesRequest, {}, [
 ]);
 
 run("plugins", ResponsesRequest, {}, [
-  ["unknown id", plugin({ id: "moderation" }), plugin({ id: "nope" }), `body.plugins[0]: ${ONE_OF_PLUGINS}`],
-  ["id required", { plugins: [] }, plugin({ enabled: true }), `body.plugins[0]: ${ONE_OF_PLUGINS}`],
+  // An id the spec does not list passes the schema; the plugin host refuses it unless installed.
+  ["malformed id", plugin({ id: "my-plugin" }), plugin({ id: "Not A Plugin!" }), "body.plugins[0].id: expected a plugin id"],
+  ["id required", { plugins: [] }, plugin({ enabled: true }), "body.plugins[0].id: is required"],
   [
     "auto-router fields",
     plugin({ id: "auto-router", enabled: false, allowed_models: ["openai/*"], excluded_models: ["*:free"], cost_tier: "xhigh", cost_quality_tradeoff: 9, pin_model: true }),

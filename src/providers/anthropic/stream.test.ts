@@ -6,9 +6,10 @@ import { anthropicAdapter } from "./adapter.ts";
 import { fixtureJson, makeEndpoint, replayStream, splitSse } from "./test-support.ts";
 
 describe("createStreamParser", () => {
-  test("text stream: start, deltas, usage, finish", async () => {
+  test("text stream: start, the input counts, deltas, final usage, finish", async () => {
     expect(await replayStream("stream-text.sse")).toEqual([
       { type: "start", upstreamId: "msg_01StrEamTextExample4kq", upstreamModel: "claude-sonnet-4-5-20250929" },
+      { type: "usage", usage: { inputTokens: 25, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
       { type: "text-delta", text: "Hello" },
       { type: "text-delta", text: "! How can I help?" },
       { type: "usage", usage: { inputTokens: 25, outputTokens: 15, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 } },
@@ -39,6 +40,7 @@ describe("createStreamParser", () => {
     const parts = await replayStream("stream-thinking.sse");
     expect(parts.map((part) => part.type)).toEqual([
       "start",
+      "usage",
       "reasoning-delta",
       "reasoning-delta",
       "reasoning-signature",
@@ -46,8 +48,12 @@ describe("createStreamParser", () => {
       "usage",
       "finish",
     ]);
-    expect(parts[3]).toEqual({ type: "reasoning-signature", signature: expect.stringMatching(/^EqQBCgIYAhIM/) });
-    expect(parts[5]).toEqual({
+    expect(parts[4]).toEqual({ type: "reasoning-signature", signature: expect.stringMatching(/^EqQBCgIYAhIM/) });
+    expect(parts[1]).toEqual({
+      type: "usage",
+      usage: { inputTokens: 40 + 1800 + 100, outputTokens: 1, cacheReadTokens: 1800, cacheWriteTokens: 100, reasoningTokens: 0 },
+    });
+    expect(parts[6]).toEqual({
       type: "usage",
       usage: { inputTokens: 40 + 1800 + 100, outputTokens: 178, cacheReadTokens: 1800, cacheWriteTokens: 100, reasoningTokens: 0 },
     });
@@ -71,7 +77,7 @@ describe("createStreamParser", () => {
 
   test("overloaded error mid-stream becomes a 503 error part, with no finish", async () => {
     const parts = await replayStream("stream-overloaded.sse");
-    expect(parts.map((part) => part.type)).toEqual(["start", "text-delta", "error"]);
+    expect(parts.map((part) => part.type)).toEqual(["start", "usage", "text-delta", "error"]);
     const error = (parts.at(-1) as { error: GatewayError }).error;
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: "unavailable", status: 503, message: "Anthropic: Overloaded" });
@@ -104,21 +110,21 @@ describe("createStreamParser", () => {
 
   test("a malformed chunk is a bad gateway error, and the parser then stays silent", async () => {
     const parts = await replayStream("stream-malformed.sse");
-    expect(parts.map((part) => part.type)).toEqual(["start", "error"]);
-    const error = (parts[1] as { error: GatewayError }).error;
+    expect(parts.map((part) => part.type)).toEqual(["start", "usage", "error"]);
+    const error = (parts[2] as { error: GatewayError }).error;
     expect(error).toMatchObject({ code: "bad_gateway", metadata: { provider_code: "malformed_stream", provider: "anthropic" } });
     expect(error.message).not.toContain("text_delta");
   });
 
   test("a stream cut before message_stop gets no invented finish", async () => {
     const parts = await replayStream("stream-cut.sse");
-    expect(parts.map((part) => part.type)).toEqual(["start", "text-delta"]);
+    expect(parts.map((part) => part.type)).toEqual(["start", "usage", "text-delta"]);
   });
 
   test("ping, duplicate message_start and events after message_stop emit nothing", () => {
     const parser = anthropicAdapter.createStreamParser(makeEndpoint());
     const start = { type: "message_start", message: { id: "msg_1", model: "m", usage: { input_tokens: 3 } } };
-    expect(parser.parse({ event: "message_start", data: JSON.stringify(start) })).toHaveLength(1);
+    expect(parser.parse({ event: "message_start", data: JSON.stringify(start) }).map((part: StreamPart) => part.type)).toEqual(["start", "usage"]);
     expect(parser.parse({ event: "message_start", data: JSON.stringify(start) })).toEqual([]);
     expect(parser.parse({ event: "ping", data: '{"type":"ping"}' })).toEqual([]);
     const stop = parser.parse({ event: "message_stop", data: '{"type":"message_stop"}' });

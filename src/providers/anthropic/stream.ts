@@ -10,7 +10,8 @@ type OpenBlock = { kind: "tool"; toolIndex: number; sentArguments: boolean } | {
 /**
  * Anthropic's Messages stream → canonical parts. Tool calls are numbered among the response's tool calls
  * (not by Anthropic's block index). Usage is cumulative: `message_start` carries the input counts,
- * `message_delta` the output total (and, on newer versions, final input counts).
+ * `message_delta` the output total (and, on newer versions, final input counts). Usage parts are
+ * cumulative snapshots: one right after `start` (input counts) and the final one before `finish`.
  */
 export function createAnthropicStreamParser(endpoint: Endpoint): StreamParser {
   const blocks = new Map<number, OpenBlock>();
@@ -39,13 +40,17 @@ export function createAnthropicStreamParser(endpoint: Endpoint): StreamParser {
         started = true;
         const message = isRecord(data.message) ? data.message : {};
         mergeUsage(message.usage);
-        return [
+        const parts: StreamPart[] = [
           {
             type: "start",
             ...(typeof message.id === "string" ? { upstreamId: message.id } : {}),
             ...(typeof message.model === "string" ? { upstreamModel: message.model } : {}),
           },
         ];
+        // The input counts are known from here on: an early snapshot lets a client's message_start carry
+        // them and a stream that is cut or left still records its prompt. The one at message_stop is final.
+        if (typeof usage.input_tokens === "number") parts.push({ type: "usage", usage: toUsage(usage) });
+        return parts;
       }
       case "content_block_start":
         return blockStart(data);

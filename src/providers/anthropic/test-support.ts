@@ -30,6 +30,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     retainsPrompts: false,
     region: null,
     inputModalities: ["text", "image", "file"],
+    disabled: false,
     ...overrides,
   };
 }

@@ -1,6 +1,8 @@
 import type { ProviderAdapter } from "../adapter.ts";
+import { parseChatError } from "./errors.ts";
 import { buildChatRequest } from "./request.ts";
-import { createChatStreamParser, parseChatError, parseChatResponse } from "./response.ts";
+import { parseChatResponse } from "./response.ts";
+import { createChatStreamParser } from "./stream.ts";
 
 /** Any server speaking OpenAI's Chat Completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, ... */
 export const openAiCompatibleAdapter: ProviderAdapter = {

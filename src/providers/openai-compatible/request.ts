@@ -14,8 +14,12 @@ function supports(endpoint: Endpoint, parameter: string): boolean {
   return list.includes(parameter);
 }
 
+/**
+ * Text-only content as one string, which every server takes (Ollama turns each part of an array into a
+ * message of its own). Parts join with a newline, as vLLM joins them, so words never run together.
+ */
 function textOnly(parts: ContentPart[]): string | null {
-  if (parts.every((part) => part.type === "text")) return parts.map((part) => (part as { text: string }).text).join("");
+  if (parts.every((part) => part.type === "text")) return parts.map((part) => (part as { text: string }).text).join("\n");
   return null;
 }
 
@@ -40,7 +44,7 @@ function message(entry: Message): Json {
     case "tool":
       return { role: "tool", tool_call_id: entry.toolCallId, content: textOnly(entry.content) ?? contentParts(entry.content) };
     case "assistant": {
-      const text = entry.content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      const text = entry.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
       const result: Json = { role: "assistant", content: text.length > 0 || !entry.toolCalls?.length ? text : null };
       if (entry.toolCalls?.length) {
         result.tool_calls = entry.toolCalls.map((call) => ({

@@ -115,7 +115,10 @@ function usage(body: Json, completion: number): Json {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
-export function createSimulatedFetch(simulation: Simulation): FetchLike {
+class SimulatedCut extends Error {}
+
+export function createSimulatedFetch(settings: Simulation): FetchLike {
+  const simulation = { ...settings, ttft_ms: settings.ttft_ms ?? 150, tokens_per_second: settings.tokens_per_second ?? 60 };
   let requests = 0;
   const perToken = simulation.tokens_per_second > 0 ? 1000 / simulation.tokens_per_second : 0;
 
@@ -175,7 +178,7 @@ export function createSimulatedFetch(simulation: Simulation): FetchLike {
           const emit = async (bytes: Uint8Array) => {
             if (sent >= cutAfter) {
               if (failure?.mode === "stall") await sleep(FOREVER_MS, signal);
-              throw new TypeError("simulated upstream cut the stream");
+              throw new SimulatedCut();
             }
             if (sent > 0) await sleep(perToken, signal);
             controller.enqueue(bytes);
@@ -197,7 +200,9 @@ export function createSimulatedFetch(simulation: Simulation): FetchLike {
           controller.enqueue(encoder.encode("data: [DONE]\n\n"));
           controller.close();
         } catch (error) {
-          controller.error(error);
+          // A cut delivers what was sent, then the connection ends without a finish or [DONE].
+          if (error instanceof SimulatedCut) controller.close();
+          else controller.error(error);
         }
       },
     });

@@ -126,7 +126,8 @@ export function decodeChat(body: Json): CanonicalRequest {
     model: typeof body.model === "string" ? body.model : "",
     messages: messages(body.messages ?? []),
     stream: body.stream === true,
-    streamUsage: body.stream_options?.include_usage === true,
+    // OpenRouter's `usage: {include: true}` asks for the same as `stream_options.include_usage`.
+    streamUsage: body.stream_options?.include_usage === true || body.usage?.include === true,
   };
   const optional: Array<[keyof CanonicalRequest, unknown]> = [
     ["models", body.models],

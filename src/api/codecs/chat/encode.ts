@@ -108,7 +108,12 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
       return [
         sseFrame({
           ...base(),
-          error: { code: error.status, message: error.message, metadata },
+          error: {
+            code: error.status,
+            message: error.message,
+            metadata,
+            ...(error.availability ? { availability: error.availability } : {}),
+          },
           choices: [{ index: 0, delta: { content: "" }, finish_reason: "error", native_finish_reason: null }],
         }),
         SSE_DONE,

@@ -93,5 +93,9 @@ export function encodeMessagesError(error: GatewayError): Record<string, unknown
     error_type: error.errorType,
   };
   if (error.metadata !== undefined) inner.metadata = error.metadata;
+  if (error.availability !== undefined) {
+    inner.availability = error.availability;
+    inner.metadata = { ...error.metadata, availability: error.availability };
+  }
   return { type: "error", error: inner, service_metadata: null, user_id: null, request_id: null };
 }

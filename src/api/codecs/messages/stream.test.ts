@@ -89,6 +89,14 @@ describe("stream encoder", () => {
     });
   });
 
+  test("an input-count snapshot right after start goes into message_start (the real count, not a 0 placeholder)", () => {
+    const early = { ...usage, outputTokens: 1 };
+    const list = events(run([{ type: "start" }, { type: "usage", usage: early }, { type: "text-delta", text: "x" }, { type: "usage", usage }, { type: "finish", reason: "stop" }]));
+    expect(list.filter((e) => e.event === "message_start")).toHaveLength(1);
+    expect((list[0]!.data.message as Record<string, unknown>).usage).toMatchObject({ input_tokens: 30, output_tokens: 0 });
+    expect(list.find((e) => e.event === "message_delta")!.data.usage).toMatchObject({ output_tokens: 30 });
+  });
+
   test("without usage or finish, end() still closes the message properly", () => {
     const list = events(run([{ type: "text-delta", text: "x" }]));
     expect(list.map((e) => e.event)).toEqual([

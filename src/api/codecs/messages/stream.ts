@@ -11,8 +11,8 @@ type OpenBlock =
 /**
  * Canonical stream parts → Anthropic SSE events, each with its `event:` line (the SDK needs them).
  *
- * `message_start` is sent lazily with the first part, exactly once, so that a usage known by then
- * goes into it; final counts always go into `message_delta`. Block indexes count from 0 in the order
+ * `message_start` is sent lazily with the first part after `start`, exactly once, so that a usage
+ * known by then (the upstream's input counts) goes into it; final counts always go into `message_delta`. Block indexes count from 0 in the order
  * blocks open; a block is stopped when a block of another kind opens or the message finishes.
  */
 export class MessagesStreamEncoder implements StreamEncoder {
@@ -40,10 +40,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (this.#failed || this.#stopped) return [];
     if (part.type === "error") return this.error(part.error);
     if (this.#finished) return [];
+    // message_start waits for the next part, so that an early usage snapshot (the input counts) goes into it.
+    if (part.type === "start") return [];
     const frames = this.#ensureStarted(part.type === "usage" ? part.usage : undefined);
     switch (part.type) {
-      case "start":
-        break;
       case "text-delta":
         if (part.text === "") break;
         if (this.#open?.kind !== "text") {
@@ -108,7 +108,12 @@ export class MessagesStreamEncoder implements StreamEncoder {
     this.#failed = true;
     const data = {
       type: "error",
-      error: { type: anthropicErrorType(error.status), message: error.message, error_type: error.errorType },
+      error: {
+        type: anthropicErrorType(error.status),
+        message: error.message,
+        error_type: error.errorType,
+        ...(error.availability ? { availability: error.availability } : {}),
+      },
     };
     return [sseFrame(data, "error")];
   }

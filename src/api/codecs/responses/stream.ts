@@ -101,7 +101,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
     if (this.#ended) return [];
     const frames = this.start();
     this.#ended = true;
-    frames.push(this.#event("error", { code: error.errorType, message: error.message, param: null }));
+    frames.push(
+      this.#event("error", {
+        code: error.errorType,
+        message: error.message,
+        param: null,
+        ...(error.availability ? { availability: error.availability } : {}),
+      }),
+    );
     const partial = encodeResponsesResponse({ ...this.#accumulator.toResponse(), finishReason: "error" }, this.#context);
     const usage = this.#accumulator.usage;
     const response = {

@@ -1,0 +1,139 @@
+import type { GenerationRow } from "../db/schema.ts";
+import type { Endpoint } from "../routing/catalog.ts";
+import type { ResponseAccumulator } from "./accumulate.ts";
+import type { CanonicalRequest, RequestStyle, Usage } from "./canonical.ts";
+
+/** Who asked, for the generation record. */
+export interface Caller {
+  workspaceId: string;
+  keyHash: string;
+  requestId?: string;
+  userAgent?: string;
+  referer?: string;
+  /** The preset the request used, if any. */
+  presetId?: string | undefined;
+  /** The workspace's provider allow and deny lists. */
+  allowedProviders?: string[] | null;
+  ignoredProviders?: string[] | null;
+}
+
+export interface AttemptRecord {
+  provider: string;
+  endpoint: string;
+  model: string;
+  status: number;
+  code?: string;
+  latency_ms: number;
+}
+
+/** A generation row with every field set, the given fields on top. */
+export function generationRow(
+  input: {
+    id: string;
+    request: CanonicalRequest;
+    style: RequestStyle;
+    caller: Caller;
+    endpoint: Endpoint | undefined;
+    started: number;
+    attempts: AttemptRecord[];
+    images: number;
+  },
+  fields: Partial<GenerationRow>,
+): GenerationRow {
+  const { id, request, style, caller, endpoint, started, attempts, images } = input;
+  return {
+    id,
+    workspaceId: caller.workspaceId,
+    keyHash: caller.keyHash,
+    requestId: caller.requestId ?? null,
+    style,
+    model: endpoint?.modelId ?? request.model,
+    providerSlug: endpoint?.provider.slug ?? null,
+    providerName: endpoint?.provider.name ?? null,
+    upstreamModel: endpoint?.upstreamModel ?? null,
+    upstreamId: null,
+    presetId: caller.presetId ?? null,
+    streamed: request.stream,
+    cancelled: false,
+    status: 0,
+    errorCode: null,
+    finishReason: null,
+    nativeFinishReason: null,
+    tokensPrompt: null,
+    tokensCompletion: null,
+    tokensCached: null,
+    tokensCacheWrite: null,
+    tokensReasoning: null,
+    mediaPrompt: images,
+    totalCost: 0,
+    latencyMs: null,
+    generationTimeMs: Math.round(performance.now() - started),
+    sessionId: request.sessionId ?? null,
+    externalUser: request.user ?? null,
+    userAgent: caller.userAgent ?? null,
+    httpReferer: caller.referer ?? null,
+    serviceTier: request.serviceTier ?? null,
+    attempts,
+    createdAt: new Date().toISOString(),
+    ...fields,
+  };
+}
+
+export function countImages(request: CanonicalRequest): number {
+  return request.messages.reduce((sum, message) => sum + message.content.filter((part) => part.type === "image").length, 0);
+}
+
+export function usageFields(usage: Usage | undefined, cost: (usage: Usage) => number): Partial<GenerationRow> {
+  if (!usage) return {};
+  return {
+    tokensPrompt: usage.inputTokens,
+    tokensCompletion: usage.outputTokens,
+    tokensCached: usage.cacheReadTokens,
+    tokensCacheWrite: usage.cacheWriteTokens,
+    tokensReasoning: usage.reasoningTokens,
+    totalCost: cost(usage),
+  };
+}
+
+const CHARACTERS_PER_TOKEN = 4;
+
+function estimateTokens(characters: number): number {
+  return Math.ceil(characters / CHARACTERS_PER_TOKEN);
+}
+
+/** About how many tokens the prompt holds: its text, tool calls and tool definitions. */
+function estimatePromptTokens(request: CanonicalRequest): number {
+  let characters = 0;
+  for (const message of request.messages) {
+    for (const part of message.content) if (part.type === "text") characters += part.text.length;
+    if (message.role === "assistant") {
+      for (const call of message.toolCalls ?? []) characters += call.name.length + call.arguments.length;
+      for (const part of message.reasoning ?? []) characters += part.text.length;
+    }
+  }
+  for (const tool of request.tools ?? []) characters += JSON.stringify(tool).length;
+  return estimateTokens(characters);
+}
+
+/**
+ * The usage of a stream that did not finish with the upstream's final count (cut, failed, left by the
+ * client, or from an upstream that reports none): what the upstream reported so far, completed by an
+ * estimate at about four characters a token of the prompt and of the output that was produced. Nothing
+ * produced and nothing reported is no usage.
+ */
+export function usageSoFar(accumulator: ResponseAccumulator, request: CanonicalRequest): Usage | undefined {
+  const reported = accumulator.usage;
+  const characters = accumulator.output.reduce((sum, block) => {
+    if (block.type === "text") return sum + block.text.length;
+    if (block.type === "reasoning") return sum + block.part.text.length;
+    return sum + block.call.arguments.length + block.call.name.length;
+  }, 0);
+  if (reported === undefined && characters === 0) return undefined;
+  return {
+    inputTokens: reported && reported.inputTokens > 0 ? reported.inputTokens : estimatePromptTokens(request),
+    outputTokens: Math.max(reported?.outputTokens ?? 0, estimateTokens(characters)),
+    cacheReadTokens: reported?.cacheReadTokens ?? 0,
+    cacheWriteTokens: reported?.cacheWriteTokens ?? 0,
+    reasoningTokens: reported?.reasoningTokens ?? 0,
+  };
+}

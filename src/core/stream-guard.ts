@@ -1,0 +1,110 @@
+import type { GenerationRow } from "../db/schema.ts";
+import type { ProviderAdapter, UpstreamRequest } from "../providers/adapter.ts";
+import { type FetchLike, openStream } from "../providers/http.ts";
+import type { Endpoint } from "../routing/catalog.ts";
+import { ResponseAccumulator } from "./accumulate.ts";
+import type { CanonicalRequest, StreamPart, Usage } from "./canonical.ts";
+import { GatewayError } from "./errors.ts";
+import { usageFields, usageSoFar } from "./generation-record.ts";
+
+/**
+ * Opens a stream and waits for its first output (a delta, or a finish), so that a failure before
+ * anything reaches the client is an ordinary error (and may fail over): an upstream that says
+ * `message_start` and then fails has produced nothing yet. The parts read so far are then replayed
+ * ahead of the rest.
+ */
+export async function openUntilOutput(
+  upstream: UpstreamRequest,
+  endpoint: Endpoint,
+  adapter: ProviderAdapter,
+  options: { fetch: FetchLike; signal: AbortSignal },
+): Promise<AsyncGenerator<StreamPart>> {
+  const parts = await openStream(upstream, endpoint, adapter, options);
+  const read: StreamPart[] = [];
+  for (;;) {
+    const next = await parts.next();
+    if (next.done) {
+      throw new GatewayError("bad_gateway", `${endpoint.provider.name} closed the stream before it started`, {
+        metadata: { provider: endpoint.provider.slug, provider_code: "stream_cut" },
+      });
+    }
+    if (next.value.type === "error") {
+      await parts.return(undefined);
+      throw next.value.error;
+    }
+    read.push(next.value);
+    if (next.value.type !== "start" && next.value.type !== "usage") break;
+  }
+  return (async function* () {
+    try {
+      yield* read;
+      yield* parts;
+    } finally {
+      // A consumer that stops early (even within the replayed parts) releases the upstream.
+      await parts.return(undefined);
+    }
+  })();
+}
+
+export interface StreamEnd {
+  /** The stream finished: the upstream's final usage (when it reported one) and the timings. */
+  finished: boolean;
+  /** The upstream failed after output began. */
+  failed: GatewayError | undefined;
+  usage: Usage | undefined;
+  firstTokenMs: number | undefined;
+  durationMs: number;
+}
+
+/** Passes parts through, records the generation once the stream ends in any way, and reports the end. */
+export async function* recordedStream(
+  parts: AsyncGenerator<StreamPart>,
+  options: {
+    request: CanonicalRequest;
+    signal: AbortSignal;
+    started: number;
+    attemptStart: number;
+    cost: (usage: Usage) => number;
+    record: (fields: Partial<GenerationRow>) => void;
+    onEnd: (end: StreamEnd) => void;
+  },
+): AsyncGenerator<StreamPart> {
+  const accumulator = new ResponseAccumulator();
+  let firstTokenAt: number | undefined;
+  // Set before the part is handed on: a consumer that stops at the last part (an error) must not
+  // make an upstream failure look like a client that left.
+  let ended = false;
+  try {
+    for await (const part of parts) {
+      if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start")) {
+        firstTokenAt = performance.now();
+      }
+      accumulator.add(part);
+      if (part.type === "finish" || part.type === "error") ended = true;
+      yield part;
+    }
+  } finally {
+    const error = accumulator.error;
+    const finished = ended && error === undefined;
+    const cancelled = !ended || (options.signal.aborted && !finished);
+    const usage = finished && accumulator.usage ? accumulator.usage : usageSoFar(accumulator, options.request);
+    options.record({
+      status: error ? error.status : cancelled ? 499 : 200,
+      cancelled,
+      errorCode: error ? error.errorType : cancelled ? "client_closed" : null,
+      upstreamId: accumulator.upstreamId ?? null,
+      finishReason: accumulator.finishReason ?? null,
+      nativeFinishReason: accumulator.nativeFinishReason ?? null,
+      ...usageFields(usage, options.cost),
+      latencyMs: firstTokenAt === undefined ? null : Math.round(firstTokenAt - options.started),
+      generationTimeMs: Math.round(performance.now() - options.attemptStart),
+    });
+    options.onEnd({
+      finished,
+      failed: error,
+      usage,
+      firstTokenMs: firstTokenAt === undefined ? undefined : firstTokenAt - options.attemptStart,
+      durationMs: performance.now() - options.attemptStart,
+    });
+  }
+}

@@ -1,0 +1,68 @@
+import { describe, expect, test } from "bun:test";
+import { createLogger } from "../core/log.ts";
+import { openDatabase } from "./client.ts";
+import { GenerationStore } from "./generations.ts";
+import { type GenerationRow, generations } from "./schema.ts";
+
+function row(id: string): GenerationRow {
+  return {
+    id,
+    workspaceId: "ws",
+    keyHash: "hash",
+    requestId: null,
+    style: "chat",
+    model: "m/x",
+    providerSlug: null,
+    providerName: null,
+    upstreamModel: null,
+    upstreamId: null,
+    presetId: null,
+    streamed: false,
+    cancelled: false,
+    status: 200,
+    errorCode: null,
+    finishReason: "stop",
+    nativeFinishReason: null,
+    tokensPrompt: 1,
+    tokensCompletion: 1,
+    tokensCached: 0,
+    tokensCacheWrite: 0,
+    tokensReasoning: 0,
+    mediaPrompt: 0,
+    totalCost: 0,
+    latencyMs: null,
+    generationTimeMs: 1,
+    sessionId: null,
+    externalUser: null,
+    userAgent: null,
+    httpReferer: null,
+    serviceTier: null,
+    attempts: [],
+    createdAt: new Date().toISOString(),
+  };
+}
+
+describe("GenerationStore", () => {
+  test("records are readable at once and written behind in one batch", async () => {
+    const db = openDatabase({ dataDir: ":memory:" });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 10 });
+    store.record(row("gen-a"));
+    store.record(row("gen-b"));
+    expect(store.get("ws", "gen-a")?.id).toBe("gen-a");
+    expect(store.get("other", "gen-a")).toBeUndefined();
+    expect(db.select().from(generations).all()).toHaveLength(0);
+    await Bun.sleep(30);
+    expect(db.select().from(generations).all()).toHaveLength(2);
+    expect(store.pendingCount).toBe(0);
+  });
+
+  test("close() writes what is queued before the database goes away; later records are dropped", () => {
+    const db = openDatabase({ dataDir: ":memory:" });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    store.record(row("gen-last"));
+    store.close();
+    expect(db.select().from(generations).all().map((written) => written.id)).toEqual(["gen-last"]);
+    store.record(row("gen-late"));
+    expect(store.pendingCount).toBe(0);
+  });
+});

@@ -1,0 +1,151 @@
+import { type Availability, type AvailabilityCode, type ErrorCode, GatewayError } from "../core/errors.ts";
+import type { Exclusion, ExclusionReason } from "./filters.ts";
+
+/** Where a client reads about an availability code; served by the gateway itself (no CDN, no internet). */
+export const DOCS_URL = "/api/v1/docs#availability";
+
+const TABLE: Record<AvailabilityCode, { code: ErrorCode; retryable: boolean; errorType: string }> = {
+  model_not_found: { code: "bad_request", retryable: false, errorType: "invalid_request" },
+  wrong_endpoint: { code: "bad_request", retryable: false, errorType: "invalid_request" },
+  no_endpoints: { code: "not_found", retryable: false, errorType: "not_found" },
+  model_deprecated: { code: "not_found", retryable: false, errorType: "not_found" },
+  model_unavailable_upstream: { code: "not_found", retryable: false, errorType: "not_found" },
+  capacity_exhausted: { code: "rate_limited", retryable: true, errorType: "rate_limit_exceeded" },
+  temporarily_unavailable: { code: "unavailable", retryable: true, errorType: "provider_overloaded" },
+  region_restricted: { code: "forbidden", retryable: false, errorType: "permission_denied" },
+  privacy_restricted: { code: "not_found", retryable: false, errorType: "not_found" },
+  constraint_filtered: { code: "not_found", retryable: false, errorType: "not_found" },
+  free_variant_ended: { code: "not_found", retryable: false, errorType: "not_found" },
+};
+
+export interface PreviousError {
+  provider: string;
+  code: string;
+  status: number;
+}
+
+export interface AvailabilityDetails {
+  requestedModels: string[];
+  retryAfter?: number | undefined;
+  affectedProviders?: string[];
+  excludedBy?: string[];
+  fallbackModels?: string[];
+  constraint?: { field: string; detail: string };
+  previousErrors?: PreviousError[];
+}
+
+/** A GatewayError carrying `error.availability`, with its HTTP status and `retryable` from the table. */
+export function availabilityError(code: AvailabilityCode, message: string, details: AvailabilityDetails): GatewayError {
+  const row = TABLE[code];
+  const availability: Availability = {
+    code,
+    retryable: row.retryable,
+    requested_models: details.requestedModels,
+    docs_url: `${DOCS_URL}-${code.replace(/_/g, "-")}`,
+  };
+  if (details.retryAfter !== undefined) availability.retry_after = Math.ceil(details.retryAfter);
+  if (details.affectedProviders?.length) availability.affected_providers = [...new Set(details.affectedProviders)];
+  if (details.excludedBy?.length) availability.excluded_by = [...new Set(details.excludedBy)];
+  if (details.fallbackModels?.length) availability.fallback_models = details.fallbackModels;
+  if (details.constraint) availability.constraint = details.constraint;
+  return new GatewayError(row.code, message, {
+    availability,
+    errorType: row.errorType,
+    ...(availability.retry_after !== undefined ? { retryAfter: availability.retry_after } : {}),
+    ...(details.previousErrors?.length ? { metadata: { previous_errors: details.previousErrors } } : {}),
+  });
+}
+
+/** The request field behind each exclusion reason. */
+const FIELD: Record<ExclusionReason, string> = {
+  allowed_providers: "provider.only",
+  "data_policy:training": "provider.data_collection",
+  "data_policy:zdr": "provider.zdr",
+  distillable_text: "provider.enforce_distillable_text",
+  quantization: "provider.quantizations",
+  max_price: "provider.max_price",
+  require_parameters: "provider.require_parameters",
+  context_length: "max_tokens",
+};
+
+/** Reasons that belong to the reference's `excluded_by` vocabulary. */
+const VOCABULARY = new Set<string>([
+  "allowed_providers",
+  "data_policy:training",
+  "data_policy:zdr",
+  "quantization",
+  "max_price",
+  "require_parameters",
+  "context_length",
+]);
+
+/** Every endpoint was filtered out: privacy when only data policies excluded them, otherwise a constraint. */
+export function filteredError(exclusions: Exclusion[], requestedModels: string[], fallbackModels: string[]): GatewayError {
+  const reasons = exclusions.map((exclusion) => exclusion.reason);
+  const privacy = reasons.every((reason) => reason.startsWith("data_policy:"));
+  const first = exclusions[0];
+  const details: AvailabilityDetails = {
+    requestedModels,
+    affectedProviders: exclusions.map((exclusion) => exclusion.endpoint.provider.slug),
+    excludedBy: reasons.filter((reason) => VOCABULARY.has(reason)),
+    fallbackModels,
+    ...(first ? { constraint: { field: FIELD[first.reason], detail: first.detail } } : {}),
+  };
+  const summary = [...new Set(exclusions.map((exclusion) => exclusion.detail))].slice(0, 5).join("; ");
+  return privacy
+    ? availabilityError("privacy_restricted", `No endpoint of ${requestedModels.join(", ")} meets the data policy: ${summary}`, details)
+    : availabilityError("constraint_filtered", `No endpoint of ${requestedModels.join(", ")} meets the request's constraints: ${summary}`, details);
+}
+
+const TRANSIENT_CODES = new Set(["connection_error", "timeout", "first_byte_timeout", "idle_timeout", "stream_cut", "malformed_stream"]);
+
+/**
+ * A failure that may pass by itself: rate limits, overload, timeouts, dropped connections and
+ * upstream 5xx. An upstream that refused the gateway's credentials (a 502 for an upstream 401) is not
+ * transient: calling it retryable would make clients retry a misconfiguration for an hour.
+ */
+export function isTransient(error: GatewayError): boolean {
+  if ([408, 429, 503, 504].includes(error.status)) return true;
+  if (error.status !== 502) return false;
+  const upstreamStatus = error.metadata?.upstream_status;
+  if (typeof upstreamStatus === "number") return upstreamStatus >= 500;
+  const code = error.metadata?.provider_code;
+  return typeof code !== "string" || TRANSIENT_CODES.has(code);
+}
+
+/**
+ * Every attempt failed. All 429 → capacity exhausted; all upstream 404 → unavailable upstream; all
+ * transient (5xx, timeouts, 429) → temporarily unavailable. Otherwise undefined: the caller returns the
+ * last upstream error itself.
+ */
+export function attemptsError(
+  failures: Array<{ provider: string; error: GatewayError }>,
+  requestedModels: string[],
+  retryAfter: number | undefined,
+): GatewayError | undefined {
+  if (failures.length === 0) return undefined;
+  const statuses = failures.map((failure) => failure.error.status);
+  const previousErrors = failures.map((failure) => ({ provider: failure.provider, code: failure.error.errorType, status: failure.error.status }));
+  const details: AvailabilityDetails = {
+    requestedModels,
+    retryAfter,
+    affectedProviders: failures.map((failure) => failure.provider),
+    previousErrors,
+  };
+  const providers = [...new Set(failures.map((failure) => failure.provider))].join(", ");
+  const wait = retryAfter !== undefined ? ` Retry after ${Math.ceil(retryAfter)} seconds.` : "";
+  if (statuses.every((status) => status === 429)) {
+    return availabilityError("capacity_exhausted", `All providers for ${requestedModels.join(", ")} are at capacity (${providers}).${wait}`, details);
+  }
+  if (statuses.every((status) => status === 404)) {
+    return availabilityError("model_unavailable_upstream", `No provider serves ${requestedModels.join(", ")} right now (${providers}).`, details);
+  }
+  if (failures.every((failure) => isTransient(failure.error))) {
+    return availabilityError(
+      "temporarily_unavailable",
+      `All providers for ${requestedModels.join(", ")} are temporarily unavailable (${providers}).${wait}`,
+      details,
+    );
+  }
+  return undefined;
+}

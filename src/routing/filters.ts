@@ -1,0 +1,131 @@
+import type { CanonicalRequest } from "../core/canonical.ts";
+import type { CatalogModel, Endpoint } from "./catalog.ts";
+import { namedIn, type Preferences } from "./preferences.ts";
+
+/** Why an endpoint was excluded, in the vocabulary of `availability.excluded_by`. */
+export type ExclusionReason =
+  | "allowed_providers"
+  | "data_policy:training"
+  | "data_policy:zdr"
+  | "distillable_text"
+  | "quantization"
+  | "max_price"
+  | "require_parameters"
+  | "context_length";
+
+export interface Exclusion {
+  endpoint: Endpoint;
+  reason: ExclusionReason;
+  detail: string;
+}
+
+/** The request parameters an endpoint must list in `supported_parameters` under require_parameters. */
+export function usedParameters(request: CanonicalRequest): string[] {
+  const used: string[] = [];
+  const add = (name: string, present: unknown) => present !== undefined && used.push(name);
+  add("tools", request.tools?.length ? request.tools : undefined);
+  add("tool_choice", request.toolChoice);
+  add("parallel_tool_calls", request.parallelToolCalls);
+  add("max_tokens", request.maxTokens);
+  add("temperature", request.temperature);
+  add("top_p", request.topP);
+  add("top_k", request.topK);
+  add("min_p", request.minP);
+  add("top_a", request.topA);
+  add("frequency_penalty", request.frequencyPenalty);
+  add("presence_penalty", request.presencePenalty);
+  add("repetition_penalty", request.repetitionPenalty);
+  add("seed", request.seed);
+  add("stop", request.stop);
+  add("logit_bias", request.logitBias);
+  add("logprobs", request.logprobs);
+  add("top_logprobs", request.topLogprobs);
+  add("response_format", request.responseFormat);
+  add("structured_outputs", request.responseFormat?.type === "json_schema" ? true : undefined);
+  add("reasoning", request.reasoning);
+  add("verbosity", request.verbosity);
+  return used;
+}
+
+/** A rough prompt size: about four characters a token. */
+export function estimatePromptTokens(request: CanonicalRequest): number {
+  let characters = 0;
+  for (const message of request.messages) {
+    for (const part of message.content) characters += part.type === "text" ? part.text.length : 1_000;
+    if (message.role === "assistant") for (const call of message.toolCalls ?? []) characters += call.arguments.length + call.name.length;
+  }
+  for (const tool of request.tools ?? []) characters += JSON.stringify(tool).length;
+  return Math.ceil(characters / 4);
+}
+
+/**
+ * The hard filters: each endpoint of the model either passes all of them or is excluded with the
+ * first reason that applies. Disabled endpoints are dropped silently (they are not "excluded").
+ */
+export function applyFilters(
+  model: CatalogModel,
+  request: CanonicalRequest,
+  preferences: Preferences,
+): { kept: Endpoint[]; excluded: Exclusion[] } {
+  const kept: Endpoint[] = [];
+  const excluded: Exclusion[] = [];
+  const used = preferences.requireParameters ? usedParameters(request) : [];
+  const promptTokens = estimatePromptTokens(request);
+  for (const endpoint of model.endpoints) {
+    if (endpoint.disabled) continue;
+    const reason = exclusion(model, endpoint, request, preferences, used, promptTokens);
+    if (reason) excluded.push({ endpoint, ...reason });
+    else kept.push(endpoint);
+  }
+  return { kept, excluded };
+}
+
+function exclusion(
+  model: CatalogModel,
+  endpoint: Endpoint,
+  request: CanonicalRequest,
+  preferences: Preferences,
+  used: string[],
+  promptTokens: number,
+): { reason: ExclusionReason; detail: string } | undefined {
+  const provider = endpoint.provider;
+  if (preferences.only && !preferences.only.every((allowed) => namedIn(allowed, provider))) {
+    return { reason: "allowed_providers", detail: `${provider.slug} is not in the allowed providers` };
+  }
+  if (preferences.ignore.length > 0 && namedIn(preferences.ignore, provider)) {
+    return { reason: "allowed_providers", detail: `${provider.slug} is ignored` };
+  }
+  if (preferences.order && !preferences.allowFallbacks && !namedIn(preferences.order, provider)) {
+    return { reason: "allowed_providers", detail: `${provider.slug} is not in provider.order and fallbacks are off` };
+  }
+  if (preferences.denyDataCollection && endpoint.collectsData) {
+    return { reason: "data_policy:training", detail: `${provider.slug} may collect data` };
+  }
+  if (preferences.zdr && endpoint.retainsPrompts) return { reason: "data_policy:zdr", detail: `${provider.slug} retains prompts` };
+  if (preferences.distillable && !model.distillable) {
+    return { reason: "distillable_text", detail: `${model.id} does not allow text distillation` };
+  }
+  if (preferences.quantizations && !preferences.quantizations.includes(endpoint.quantization ?? "unknown")) {
+    return { reason: "quantization", detail: `${provider.slug} serves ${endpoint.quantization ?? "unknown"}` };
+  }
+  const max = preferences.maxPrice;
+  if (max) {
+    const over =
+      (max.prompt !== undefined && endpoint.pricing.prompt > max.prompt) ||
+      (max.completion !== undefined && endpoint.pricing.completion > max.completion) ||
+      (max.request !== undefined && endpoint.pricing.request > max.request) ||
+      (max.image !== undefined && endpoint.pricing.image > max.image);
+    if (over) return { reason: "max_price", detail: `${provider.slug} costs more than max_price` };
+  }
+  if (used.length > 0 && endpoint.supportedParameters) {
+    const missing = used.filter((parameter) => !endpoint.supportedParameters!.includes(parameter));
+    if (missing.length > 0) return { reason: "require_parameters", detail: `${provider.slug} does not support ${missing.join(", ")}` };
+  }
+  if (request.maxTokens !== undefined && endpoint.maxOutput !== null && request.maxTokens > endpoint.maxOutput) {
+    return { reason: "context_length", detail: `${provider.slug} produces at most ${endpoint.maxOutput} tokens` };
+  }
+  if (endpoint.contextLength !== null && promptTokens + (request.maxTokens ?? 0) > endpoint.contextLength) {
+    return { reason: "context_length", detail: `the prompt does not fit ${provider.slug}'s context of ${endpoint.contextLength} tokens` };
+  }
+  return undefined;
+}

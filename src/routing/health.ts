@@ -1,0 +1,171 @@
+/**
+ * What our own traffic says about each endpoint: latency (time to first token) and throughput (output
+ * tokens per second) over a rolling window, recent failures, Retry-After cool-downs, and a bench for
+ * endpoints that keep cutting their streams. Everything is in memory and bounded.
+ */
+
+export interface Percentiles {
+  p50: number;
+  p75: number;
+  p90: number;
+  p99: number;
+}
+
+interface Sample {
+  at: number;
+  latencyMs: number;
+  throughput: number | undefined;
+}
+
+interface EndpointHealth {
+  samples: Sample[];
+  lastFailureAt: number | undefined;
+  coolUntil: number | undefined;
+  truncations: number;
+  benchedUntil: number | undefined;
+  successes: number;
+  failures: number;
+}
+
+export interface HealthOptions {
+  windowMs?: number;
+  /** An endpoint with a failure this recent is "unstable" for balancing. */
+  failureWindowMs?: number;
+  /** Consecutive truncated streams that bench an endpoint, and for how long. */
+  truncationLimit?: number;
+  benchMs?: number;
+  maxSamples?: number;
+  now?: () => number;
+}
+
+function percentile(sorted: number[], fraction: number): number {
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+function percentiles(values: number[]): Percentiles | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 0.5), p75: percentile(sorted, 0.75), p90: percentile(sorted, 0.9), p99: percentile(sorted, 0.99) };
+}
+
+export class HealthStats {
+  readonly #endpoints = new Map<string, EndpointHealth>();
+  readonly #windowMs: number;
+  readonly #failureWindowMs: number;
+  readonly #truncationLimit: number;
+  readonly #benchMs: number;
+  readonly #maxSamples: number;
+  readonly now: () => number;
+
+  constructor(options: HealthOptions = {}) {
+    this.#windowMs = options.windowMs ?? 5 * 60_000;
+    this.#failureWindowMs = options.failureWindowMs ?? 30_000;
+    this.#truncationLimit = options.truncationLimit ?? 3;
+    this.#benchMs = options.benchMs ?? 5 * 60_000;
+    this.#maxSamples = options.maxSamples ?? 2_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  #get(key: string): EndpointHealth {
+    let health = this.#endpoints.get(key);
+    if (!health) {
+      health = { samples: [], lastFailureAt: undefined, coolUntil: undefined, truncations: 0, benchedUntil: undefined, successes: 0, failures: 0 };
+      this.#endpoints.set(key, health);
+    }
+    return health;
+  }
+
+  #prune(health: EndpointHealth): void {
+    const oldest = this.now() - this.#windowMs;
+    let drop = 0;
+    while (drop < health.samples.length && health.samples[drop]!.at < oldest) drop++;
+    if (drop > 0) health.samples.splice(0, drop);
+    if (health.samples.length > this.#maxSamples) health.samples.splice(0, health.samples.length - this.#maxSamples);
+  }
+
+  /** Forgets everything (an operator's reset, and tests). */
+  reset(): void {
+    this.#endpoints.clear();
+  }
+
+  /** A served request: time to first token, and output tokens per second when known. */
+  recordSuccess(key: string, sample: { latencyMs: number; throughput?: number | undefined }): void {
+    const health = this.#get(key);
+    health.samples.push({ at: this.now(), latencyMs: sample.latencyMs, throughput: sample.throughput });
+    health.successes++;
+    health.truncations = 0;
+    this.#prune(health);
+  }
+
+  /** A failed attempt; a Retry-After hint cools the endpoint down until it passes. */
+  recordFailure(key: string, retryAfterSeconds?: number): void {
+    const health = this.#get(key);
+    health.lastFailureAt = this.now();
+    health.failures++;
+    if (retryAfterSeconds !== undefined && retryAfterSeconds > 0) {
+      const until = this.now() + retryAfterSeconds * 1000;
+      health.coolUntil = Math.max(health.coolUntil ?? 0, until);
+    }
+  }
+
+  /** A stream the endpoint cut after it started; repeated cuts bench the endpoint. */
+  recordTruncation(key: string): void {
+    const health = this.#get(key);
+    health.lastFailureAt = this.now();
+    health.failures++;
+    health.truncations++;
+    if (health.truncations >= this.#truncationLimit) {
+      health.benchedUntil = this.now() + this.#benchMs;
+      health.truncations = 0;
+    }
+  }
+
+  /** No failure within the last 30 seconds, not cooling down after a Retry-After, not benched. */
+  isStable(key: string): boolean {
+    const health = this.#endpoints.get(key);
+    if (!health) return true;
+    const now = this.now();
+    if (health.lastFailureAt !== undefined && now - health.lastFailureAt < this.#failureWindowMs) return false;
+    return !this.isCoolingDown(key);
+  }
+
+  isCoolingDown(key: string): boolean {
+    const health = this.#endpoints.get(key);
+    if (!health) return false;
+    const now = this.now();
+    return (health.coolUntil !== undefined && health.coolUntil > now) || (health.benchedUntil !== undefined && health.benchedUntil > now);
+  }
+
+  lastFailureAt(key: string): number | undefined {
+    return this.#endpoints.get(key)?.lastFailureAt;
+  }
+
+  /** Seconds until a cooling endpoint may be tried again. */
+  retryAfter(key: string): number | undefined {
+    const until = this.#endpoints.get(key)?.coolUntil;
+    const now = this.now();
+    return until !== undefined && until > now ? Math.ceil((until - now) / 1000) : undefined;
+  }
+
+  latency(key: string): Percentiles | null {
+    const health = this.#endpoints.get(key);
+    if (!health) return null;
+    this.#prune(health);
+    return percentiles(health.samples.map((sample) => sample.latencyMs / 1000));
+  }
+
+  throughput(key: string): Percentiles | null {
+    const health = this.#endpoints.get(key);
+    if (!health) return null;
+    this.#prune(health);
+    return percentiles(health.samples.flatMap((sample) => (sample.throughput === undefined ? [] : [sample.throughput])));
+  }
+
+  /** Share of attempts that succeeded (1 for an endpoint never tried). */
+  successRate(key: string): number {
+    const health = this.#endpoints.get(key);
+    if (!health || health.successes + health.failures === 0) return 1;
+    return health.successes / (health.successes + health.failures);
+  }
+}

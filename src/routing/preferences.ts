@@ -1,0 +1,134 @@
+import type { CanonicalRequest } from "../core/canonical.ts";
+import type { Provider } from "./catalog.ts";
+import type { Percentiles } from "./health.ts";
+
+export type SortBy = "price" | "throughput" | "latency" | "exacto";
+
+export interface Thresholds {
+  p50?: number;
+  p75?: number;
+  p90?: number;
+  p99?: number;
+}
+
+/** A request's `provider` object (and the deprecated `route`), with defaults and workspace lists applied. */
+export interface Preferences {
+  order: string[] | undefined;
+  /** The allow-list: the workspace's allowed providers narrowed by the request's `only`. */
+  only: string[][] | undefined;
+  /** The request's `ignore` unioned with the workspace's ignored providers. */
+  ignore: string[];
+  allowFallbacks: boolean;
+  denyDataCollection: boolean;
+  zdr: boolean;
+  distillable: boolean;
+  quantizations: string[] | undefined;
+  maxPrice: { prompt?: number; completion?: number; request?: number; image?: number } | undefined;
+  requireParameters: boolean;
+  sort: SortBy | undefined;
+  partition: "model" | "none";
+  preferredMaxLatency: Thresholds | undefined;
+  preferredMinThroughput: Thresholds | undefined;
+}
+
+export interface WorkspaceRouting {
+  allowedProviders: string[] | null;
+  ignoredProviders: string[] | null;
+}
+
+function list(value: unknown): string[] | undefined {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : undefined;
+}
+
+function thresholds(value: unknown): Thresholds | undefined {
+  if (typeof value === "number") return { p50: value };
+  if (value === null || typeof value !== "object") return undefined;
+  const result: Thresholds = {};
+  for (const key of ["p50", "p75", "p90", "p99"] as const) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === "number") result[key] = item;
+  }
+  return Object.keys(result).length > 0 ? result : undefined;
+}
+
+function price(value: unknown): number | undefined {
+  if (typeof value === "number") return value;
+  if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value);
+  return undefined;
+}
+
+export function readPreferences(request: CanonicalRequest, workspace: WorkspaceRouting): Preferences {
+  const provider = (request.provider ?? {}) as Record<string, unknown>;
+  const sortValue = provider.sort;
+  let sort: SortBy | undefined;
+  let partition: "model" | "none" = "model";
+  if (typeof sortValue === "string") sort = sortValue as SortBy;
+  else if (sortValue && typeof sortValue === "object") {
+    const config = sortValue as { by?: SortBy | null; partition?: "model" | "none" | null };
+    if (config.by) sort = config.by;
+    if (config.partition) partition = config.partition;
+  }
+  // Deprecated alias of the partition setting.
+  if (request.route === "sort") partition = "none";
+  if (request.route === "fallback") partition = "model";
+
+  const allowLists: string[][] = [];
+  if (workspace.allowedProviders && workspace.allowedProviders.length > 0) allowLists.push(workspace.allowedProviders);
+  const only = list(provider.only);
+  if (only) allowLists.push(only);
+
+  const maxPriceValue = provider.max_price as Record<string, unknown> | undefined;
+  let maxPrice: Preferences["maxPrice"];
+  if (maxPriceValue && typeof maxPriceValue === "object") {
+    maxPrice = {};
+    for (const key of ["prompt", "completion", "request", "image"] as const) {
+      const value = price(maxPriceValue[key]);
+      if (value !== undefined) maxPrice[key] = value;
+    }
+  }
+  return {
+    order: list(provider.order),
+    only: allowLists.length > 0 ? allowLists : undefined,
+    ignore: [...(list(provider.ignore) ?? []), ...(workspace.ignoredProviders ?? [])],
+    allowFallbacks: provider.allow_fallbacks !== false,
+    denyDataCollection: provider.data_collection === "deny",
+    zdr: provider.zdr === true,
+    distillable: provider.enforce_distillable_text === true,
+    quantizations: list(provider.quantizations),
+    maxPrice,
+    requireParameters: provider.require_parameters === true,
+    sort,
+    partition,
+    preferredMaxLatency: thresholds(provider.preferred_max_latency),
+    preferredMinThroughput: thresholds(provider.preferred_min_throughput),
+  };
+}
+
+/** Service tiers are variants a base slug does not match (`openai` does not match `openai/priority`). */
+const SERVICE_TIERS = new Set(["priority", "flex"]);
+
+/**
+ * Whether a slug or name from a request names a provider: its slug or display name, case-insensitively;
+ * a base slug also matches its variants and regions (`deepinfra` matches `deepinfra/turbo`).
+ */
+export function namesProvider(name: string, provider: Provider): boolean {
+  const wanted = name.toLowerCase();
+  const slug = provider.slug.toLowerCase();
+  if (wanted === slug || wanted === provider.name.toLowerCase()) return true;
+  if (slug.startsWith(`${wanted}/`)) return !SERVICE_TIERS.has(slug.slice(wanted.length + 1));
+  return false;
+}
+
+export function namedIn(names: string[], provider: Provider): boolean {
+  return names.some((name) => namesProvider(name, provider));
+}
+
+/** Whether measured percentiles meet every given threshold (`atMost`: latency; otherwise throughput). */
+export function meets(measured: Percentiles | null, wanted: Thresholds, atMost: boolean): boolean {
+  if (!measured) return true;
+  return (["p50", "p75", "p90", "p99"] as const).every((key) => {
+    const limit = wanted[key];
+    if (limit === undefined) return true;
+    return atMost ? measured[key] <= limit : measured[key] >= limit;
+  });
+}

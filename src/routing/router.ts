@@ -1,0 +1,216 @@
+import type { CanonicalRequest } from "../core/canonical.ts";
+import { availabilityError, filteredError } from "./availability.ts";
+import type { Catalog, CatalogModel, Endpoint } from "./catalog.ts";
+import { applyFilters, type Exclusion } from "./filters.ts";
+import type { HealthStats } from "./health.ts";
+import { meets, namedIn, type Preferences, readPreferences, type WorkspaceRouting } from "./preferences.ts";
+import { conversationKey, type StickySessions, stickyScope } from "./sticky.ts";
+
+export interface Attempt {
+  model: CatalogModel;
+  endpoint: Endpoint;
+}
+
+export interface RoutePlan {
+  /** Endpoints to try, in order; a change of model marks a model fallback. */
+  attempts: Attempt[];
+  requestedModels: string[];
+  preferences: Preferences;
+  strategy: "direct" | "fallback";
+  /** Sticky-session scope per model id, when stickiness applies (no `provider.order`). */
+  stickyScopes: Map<string, string>;
+  /** Whether stickiness starts on first success (`session_id`) or only after a cache hit. */
+  explicitSession: boolean;
+}
+
+export interface RouterDeps {
+  catalog: Catalog;
+  health: HealthStats;
+  sticky: StickySessions;
+  /** Uniform in [0, 1); seeded in tests. */
+  random?: () => number;
+}
+
+/** Blended price used for sorting and balancing: prompt plus completion, USD per million tokens. */
+export function blendedPrice(endpoint: Endpoint): number {
+  return endpoint.pricing.prompt + endpoint.pricing.completion + endpoint.pricing.request * 1000;
+}
+
+/**
+ * Turns a request into an ordered list of attempts, following OpenRouter's provider routing: hard
+ * filters first (an empty result is an availability error), then `order`, `sort` or the default
+ * balancing by inverse square of price among stable endpoints, soft preferences moved to the end,
+ * and a sticky endpoint moved to the front.
+ */
+export class Router {
+  readonly #random: () => number;
+
+  constructor(private readonly deps: RouterDeps) {
+    this.#random = deps.random ?? Math.random;
+  }
+
+  /** A conversation's endpoint served it well: keep it first for the session's TTL. */
+  remember(scope: string, endpointKey: string): void {
+    this.deps.sticky.set(scope, endpointKey);
+  }
+
+  plan(request: CanonicalRequest, workspaceId: string, workspace: WorkspaceRouting): RoutePlan {
+    const requested = [...new Set([request.model, ...(request.models ?? [])].filter((id) => id))];
+    const unknown = requested.filter((id) => !this.deps.catalog.model(id));
+    if (requested.length === 0 || unknown.length > 0) {
+      throw availabilityError(
+        "model_not_found",
+        requested.length === 0 ? "model: is required" : `Model${unknown.length > 1 ? "s" : ""} not found: ${unknown.join(", ")}`,
+        { requestedModels: requested },
+      );
+    }
+    const preferences = readPreferences(request, workspace);
+    const models = requested.map((id) => this.deps.catalog.model(id)!);
+    const live = models.filter((model) => !model.deprecated);
+    if (live.length === 0) {
+      throw availabilityError("model_deprecated", `${requested.join(", ")} ${requested.length > 1 ? "are" : "is"} deprecated`, {
+        requestedModels: requested,
+      });
+    }
+    const serving = live.filter((model) => model.endpoints.some((endpoint) => !endpoint.disabled));
+    if (serving.length === 0) {
+      throw availabilityError("no_endpoints", `No endpoint serves ${live.map((model) => model.id).join(", ")}`, { requestedModels: requested });
+    }
+
+    const explicitSession = request.sessionId !== undefined;
+    const stickyScopes = new Map<string, string>();
+    const conversation = preferences.order ? undefined : conversationKey(request);
+    const exclusions: Exclusion[] = [];
+    const perModel: Attempt[][] = [];
+    for (const model of serving) {
+      const { kept, excluded } = applyFilters(model, request, preferences);
+      exclusions.push(...excluded);
+      if (kept.length === 0) continue;
+      let ranked = this.#rank(kept, preferences);
+      ranked = this.#soft(ranked, request, preferences);
+      if (conversation) {
+        const scope = stickyScope(workspaceId, model.id, conversation);
+        stickyScopes.set(model.id, scope);
+        ranked = this.#sticky(ranked, scope);
+      }
+      if (!preferences.allowFallbacks) {
+        ranked = preferences.order ? ranked.filter((endpoint) => namedIn(preferences.order!, endpoint.provider)) : ranked.slice(0, 1);
+      }
+      perModel.push(ranked.map((endpoint) => ({ model, endpoint })));
+    }
+    if (perModel.length === 0) {
+      throw filteredError(exclusions, requested, requested.slice(1));
+    }
+    let attempts = perModel.flat();
+    if (preferences.sort && preferences.partition === "none") {
+      attempts = this.#sortAcross(attempts, preferences);
+    }
+    return {
+      attempts,
+      requestedModels: requested,
+      preferences,
+      strategy: requested.length > 1 ? "fallback" : "direct",
+      stickyScopes,
+      explicitSession,
+    };
+  }
+
+  #rank(endpoints: Endpoint[], preferences: Preferences): Endpoint[] {
+    if (preferences.order) {
+      const order = preferences.order;
+      const first = order.flatMap((name) => endpoints.filter((endpoint) => namedIn([name], endpoint.provider)));
+      const unique = [...new Set(first)];
+      const rest = endpoints.filter((endpoint) => !unique.includes(endpoint));
+      return [...unique, ...this.#balance(rest)];
+    }
+    if (preferences.sort) return this.#sorted(endpoints, preferences.sort);
+    return this.#balance(endpoints);
+  }
+
+  #sorted(endpoints: Endpoint[], by: NonNullable<Preferences["sort"]>): Endpoint[] {
+    const health = this.deps.health;
+    const key = (endpoint: Endpoint): number => {
+      switch (by) {
+        case "price":
+          return blendedPrice(endpoint);
+        case "throughput":
+          return -(health.throughput(endpoint.key)?.p50 ?? 0);
+        case "latency":
+          return health.latency(endpoint.key)?.p50 ?? Number.POSITIVE_INFINITY;
+        case "exacto":
+          return -health.successRate(endpoint.key);
+      }
+    };
+    return endpoints
+      .map((endpoint, index) => ({ endpoint, index, key: key(endpoint) }))
+      .sort((a, b) => a.key - b.key || a.index - b.index)
+      .map((entry) => entry.endpoint);
+  }
+
+  #sortAcross(attempts: Attempt[], preferences: Preferences): Attempt[] {
+    const order = this.#sorted(
+      attempts.map((attempt) => attempt.endpoint),
+      preferences.sort!,
+    );
+    return order.map((endpoint) => attempts.find((attempt) => attempt.endpoint === endpoint)!);
+  }
+
+  /**
+   * The default: endpoints without a failure in the last 30 seconds first, picked one after another
+   * with probability proportional to 1/price²; the unstable ones follow, least recently failed first.
+   */
+  #balance(endpoints: Endpoint[]): Endpoint[] {
+    const health = this.deps.health;
+    const stable = endpoints.filter((endpoint) => health.isStable(endpoint.key));
+    const unstable = endpoints
+      .filter((endpoint) => !health.isStable(endpoint.key))
+      .sort((a, b) => (health.lastFailureAt(a.key) ?? 0) - (health.lastFailureAt(b.key) ?? 0));
+    const pool = [...stable];
+    const prices = pool.map(blendedPrice);
+    const cheapest = Math.min(...prices.filter((price) => price > 0), Number.POSITIVE_INFINITY);
+    const floor = Number.isFinite(cheapest) ? cheapest / 10 : 1;
+    const weights = prices.map((price) => 1 / Math.max(price, floor) ** 2);
+    const ordered: Endpoint[] = [];
+    while (pool.length > 0) {
+      const total = weights.reduce((sum, weight) => sum + weight, 0);
+      let pick = this.#random() * total;
+      let index = 0;
+      while (index < pool.length - 1 && pick >= weights[index]!) {
+        pick -= weights[index]!;
+        index++;
+      }
+      ordered.push(pool.splice(index, 1)[0]!);
+      weights.splice(index, 1);
+    }
+    return [...ordered, ...unstable];
+  }
+
+  /** Soft preferences move endpoints to the end, never out: latency and throughput thresholds, tools and response_format support. */
+  #soft(endpoints: Endpoint[], request: CanonicalRequest, preferences: Preferences): Endpoint[] {
+    const health = this.deps.health;
+    const wants = (parameter: string) => (endpoint: Endpoint) => endpoint.supportedParameters === null || endpoint.supportedParameters.includes(parameter);
+    const checks: Array<(endpoint: Endpoint) => boolean> = [];
+    if (request.tools?.length) checks.push(wants("tools"));
+    if (request.responseFormat && request.responseFormat.type !== "text") checks.push(wants("response_format"));
+    if (preferences.preferredMaxLatency) {
+      const wanted = preferences.preferredMaxLatency;
+      checks.push((endpoint) => meets(health.latency(endpoint.key), wanted, true));
+    }
+    if (preferences.preferredMinThroughput) {
+      const wanted = preferences.preferredMinThroughput;
+      checks.push((endpoint) => meets(health.throughput(endpoint.key), wanted, false));
+    }
+    if (checks.length === 0) return endpoints;
+    const good = endpoints.filter((endpoint) => checks.every((check) => check(endpoint)));
+    return [...good, ...endpoints.filter((endpoint) => !good.includes(endpoint))];
+  }
+
+  /** The conversation's endpoint goes first while it is healthy; a failing one yields to the next best. */
+  #sticky(endpoints: Endpoint[], scope: string): Endpoint[] {
+    const key = this.deps.sticky.get(scope);
+    if (!key) return endpoints;
+    const endpoint = endpoints.find((candidate) => candidate.key === key);
+    if (!endpoint || !this.deps.health.isStable(endpoint.key)) return endpoints;
+    return [endpoint, ...endpoints.filter((candidate) => candidate !== endpoint)];
+  }
+}

@@ -1,0 +1,33 @@
+import { describe, expect, test } from "bun:test";
+import { loadConfig } from "../src/config/load.ts";
+import { Catalog } from "../src/routing/catalog.ts";
+
+const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
+const yamlBlocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+
+describe("README", () => {
+  test("opens with the two commands", () => {
+    const firstBlock = /```sh\n([\s\S]*?)```/.exec(readme)![1]!;
+    expect(firstBlock).toContain("npm install && npm start");
+    expect(firstBlock).toContain("npm test");
+  });
+
+  test("every YAML example is a valid configuration", async () => {
+    expect(yamlBlocks.length).toBeGreaterThanOrEqual(2);
+    for (const block of yamlBlocks) {
+      // The first example lists the keys with their defaults, abbreviating the catalog list.
+      const text = block.replace("mcp_catalog: [linear, notion, sentry, ...]", "mcp_catalog: [linear, notion, sentry]");
+      const config = await loadConfig({ text, env: { OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test" } });
+      expect(() => new Catalog(config)).not.toThrow();
+    }
+  });
+
+  test("the catalog example declares vLLM, Ollama, OpenAI and Anthropic", async () => {
+    const block = yamlBlocks.find((text) => text.includes("providers:"))!;
+    const catalog = new Catalog(await loadConfig({ text: block, env: { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k" } }));
+    expect([...catalog.providers.values()].map((provider): string => provider.type).sort()).toEqual(
+      ["anthropic", "openai-compatible", "openai-compatible", "openai-compatible", "simulated"].sort(),
+    );
+    expect(catalog.model("openai/gpt-4o")!.endpoints[0]!.provider.quirks.maxTokensField).toBe("max_completion_tokens");
+  });
+});
