@@ -20,8 +20,30 @@ function requireInference(principal: Principal): void {
   }
 }
 
-function context(outcome: JsonOutcome | StreamOutcome, request: CanonicalRequest, body: Record<string, unknown>): EncodeContext {
+/** The routing metadata object clients ask for with `X-OpenRouter-Metadata: enabled`. */
+export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<string, unknown> {
+  const { routing } = outcome;
+  const failed = routing.attempts.filter((attempt) => attempt.status !== 200).length;
   return {
+    requested: routing.requested,
+    strategy: routing.strategy,
+    region: null,
+    summary: `${outcome.model.id} via ${outcome.endpoint.provider.slug}${failed > 0 ? ` after ${failed} failed attempt${failed > 1 ? "s" : ""}` : ""}`,
+    attempt: routing.attempts.length,
+    is_byok: false,
+    endpoints: routing.endpoints,
+    attempts: routing.attempts,
+  };
+}
+
+function context(
+  outcome: JsonOutcome | StreamOutcome,
+  request: CanonicalRequest,
+  body: Record<string, unknown>,
+  withMetadata: boolean,
+): EncodeContext {
+  return {
+    ...(withMetadata ? { metadata: routingMetadata(outcome) } : {}),
     id: outcome.generationId,
     model: outcome.model.id,
     created: outcome.created,
@@ -56,6 +78,13 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
+    // The body's session_id wins over the header.
+    const headerSession = request.headers.get("x-session-id");
+    if (canonical.sessionId === undefined && headerSession) {
+      if (headerSession.length > 256) throw new GatewayError("bad_request", "x-session-id: must be at most 256 characters");
+      canonical.sessionId = headerSession;
+    }
+    const withMetadata = request.headers.get("x-openrouter-metadata")?.toLowerCase() === "enabled";
     const abort = new AbortController();
     request.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const caller = {
@@ -72,7 +101,7 @@ export function inferenceApi(services: Services) {
     const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
-      return codec.encodeResponse(outcome.response, context(outcome, canonical, raw));
+      return codec.encodeResponse(outcome.response, context(outcome, canonical, raw, withMetadata));
     }
     const settled = execution.then(
       (outcome) => ({ outcome: outcome as StreamOutcome }),
@@ -84,7 +113,11 @@ export function inferenceApi(services: Services) {
       ready: settled.then((result) => {
         if ("error" in result) throw result.error;
         const outcome = result.outcome;
-        return { encoder: codec.createStreamEncoder(context(outcome, canonical, raw)), parts: outcome.parts };
+        return {
+          encoder: codec.createStreamEncoder(context(outcome, canonical, raw, withMetadata)),
+          parts: outcome.parts,
+          ...(canonical.echoUpstreamBody ? { echo: outcome.routing.upstreamBodies } : {}),
+        };
       }),
       failEarly: (error) => {
         const fallback: EncodeContext = {

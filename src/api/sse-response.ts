@@ -4,7 +4,7 @@ import { SSE_KEEPALIVE, type StreamEncoder } from "./codecs/codec.ts";
 
 export interface SseSource {
   /** Resolves with the encoder and the parts once an upstream answered; rejects if none did. */
-  ready: Promise<{ encoder: StreamEncoder; parts: AsyncGenerator<StreamPart> }>;
+  ready: Promise<{ encoder: StreamEncoder; parts: AsyncGenerator<StreamPart>; echo?: Array<Record<string, unknown>> }>;
   /** Encodes a failure that happens before `ready` resolved (the response had already started). */
   failEarly(error: GatewayError): string[];
   keepaliveMs: number;
@@ -45,9 +45,10 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
       write([SSE_KEEPALIVE]);
       let styleEncoder: StreamEncoder | undefined;
       try {
-        const { encoder: ready, parts } = await source.ready;
+        const { encoder: ready, parts, echo } = await source.ready;
         styleEncoder = ready;
         write(styleEncoder.start());
+        for (const body of echo ?? []) write(styleEncoder.debug?.(body) ?? []);
         let finished = false;
         let failed = false;
         for await (const part of parts) {

@@ -131,7 +131,11 @@ export class Pipeline {
     const cooling: number[] = [];
     let lastError: GatewayError | undefined;
 
-    for (const [index, { model, endpoint }] of plan.attempts.entries()) {
+    let skipModel: CatalogModel | undefined;
+    for (const { model, endpoint } of plan.attempts) {
+      // After a non-retryable failure the rest of that model's endpoints are skipped: only models[]
+      // fallbacks are tried "on any error".
+      if (model === skipModel) continue;
       if (health.isCoolingDown(endpoint.key)) {
         cooling.push(health.retryAfter(endpoint.key) ?? 1);
         continue;
@@ -203,9 +207,7 @@ export class Pipeline {
         }
         failures.push({ provider: endpoint.provider.slug, error });
         if (isRetryable(error)) health.recordFailure(endpoint.key, error.retryAfter);
-        const next = plan.attempts[index + 1];
-        const nextIsOtherModel = next !== undefined && next.model !== model;
-        if (!isRetryable(error) && !nextIsOtherModel) break;
+        else skipModel = model;
       }
     }
 

@@ -17,6 +17,8 @@ export interface EncodeContext {
   body: Record<string, unknown>;
   /** USD cost of a usage on the answering endpoint. */
   costOf(usage: Usage): number;
+  /** Routing metadata (`X-OpenRouter-Metadata: enabled`): sent as `openrouter_metadata` (streams: at the end). */
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -29,6 +31,8 @@ export interface StreamEncoder {
   part(part: StreamPart): string[];
   end(): string[];
   error(error: GatewayError): string[];
+  /** `debug.echo_upstream_body`: a frame with the body sent upstream, right after `start`. */
+  debug?(upstreamBody: Record<string, unknown>): string[];
 }
 
 /** One request style: decode its body, encode answers and errors in its shape. */

@@ -55,6 +55,7 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
     ],
   };
   if (response.usage) body.usage = chatUsage(response.usage, context);
+  if (context.metadata) body.openrouter_metadata = context.metadata;
   return body;
 }
 
@@ -94,6 +95,7 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
         case "finish": {
           const frames = [chunk({}, part.reason, part.nativeReason ?? null)];
           if (usage && context.request.streamUsage) frames.push(sseFrame({ ...base(), choices: [], usage: chatUsage(usage, context) }));
+          if (context.metadata) frames.push(sseFrame({ ...base(), choices: [], openrouter_metadata: context.metadata }));
           return frames;
         }
         default:
@@ -101,6 +103,7 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
       }
     },
     end: () => [SSE_DONE],
+    debug: (upstreamBody) => [sseFrame({ ...base(), choices: [], debug: { echo_upstream_body: upstreamBody } })],
     error(error: GatewayError): string[] {
       const metadata: Json = { error_type: error.errorType };
       const providerCode = error.metadata?.provider_code;

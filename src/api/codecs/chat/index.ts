@@ -8,7 +8,7 @@ import { createChatStreamEncoder, encodeChatResponse } from "./encode.ts";
 /** The spec's envelope; `error.metadata.error_type` is where chat clients look for the typed error. */
 export function encodeChatError(error: GatewayError): Record<string, unknown> {
   const body = errorEnvelope(error);
-  body.error.metadata = { ...error.metadata, error_type: error.errorType };
+  body.error.metadata = { ...body.error.metadata, error_type: error.errorType };
   return body as unknown as Record<string, unknown>;
 }
 

@@ -78,6 +78,7 @@ export function encodeMessagesResponse(response: CanonicalResponse, context: Enc
     stop_sequence: null,
     usage: anthropicUsage(response.usage),
     provider: context.provider,
+    ...(context.metadata ? { openrouter_metadata: context.metadata } : {}),
   };
 }
 

@@ -172,7 +172,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const usage: Record<string, number> =
       this.#usage === undefined ? { output_tokens: 0 } : { ...anthropicUsage(this.#usage) };
     const delta = { stop_reason: anthropicStopReason(reason, nativeReason, this.#sawToolCall), stop_sequence: null };
-    frames.push(sseFrame({ type: "message_delta", delta, usage }, "message_delta"));
+    const metadata = this.#context.metadata ? { openrouter_metadata: this.#context.metadata } : {};
+    frames.push(sseFrame({ type: "message_delta", delta, usage, ...metadata }, "message_delta"));
     return frames;
   }
 }

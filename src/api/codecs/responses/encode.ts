@@ -149,6 +149,7 @@ export function responseObject(
     usage: fields.usage,
     provider: context.provider,
   };
+  if (context.metadata) response.openrouter_metadata = context.metadata;
   return response;
 }
 

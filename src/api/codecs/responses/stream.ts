@@ -129,6 +129,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return part.type === "reasoning-delta" || part.type === "reasoning-signature" || part.type === "reasoning-redacted";
   }
 
+  debug(upstreamBody: Json): string[] {
+    return [this.#event("response.debug", { debug: { echo_upstream_body: upstreamBody } })];
+  }
+
   #event(type: string, payload: Json): string {
     return sseFrame({ type, sequence_number: this.#sequence++, ...payload }, type);
   }
