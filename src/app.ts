@@ -8,6 +8,7 @@ import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
+import { catalogApi } from "./api/catalog.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
@@ -56,6 +57,7 @@ export function createApp(services: Services) {
     .use(presetsApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
+    .use(catalogApi(services))
     .use(inferenceApi(services));
 
   return new Elysia({ normalize: false })

@@ -159,6 +159,13 @@ describe("responses is stateless", () => {
     expect(error.message).toContain("store");
   });
 
+  test("background: true is a 400 BadRequestError (nothing is stored to poll)", async () => {
+    const error = await client.responses.create({ model: "test/gpt", input: "hi", background: true }).catch((caught) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(error.message).toContain("background");
+    expect(rig.openai.requests).toHaveLength(0);
+  });
+
   test("store: false and previous_response_id: null are accepted", async () => {
     const response = await client.responses.create({ model: "test/gpt", input: "hi", store: false, previous_response_id: null });
     expect(response.output_text).toBe("Hello from upstream");

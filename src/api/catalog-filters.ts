@@ -170,7 +170,11 @@ function numberParam(query: Record<string, string | undefined>, name: string, ma
 }
 
 function integerParam(query: Record<string, string | undefined>, name: string, min: number): number | undefined {
-  return present(query[name]) ? parseIntegerParam(query, name, 0, min, Number.MAX_SAFE_INTEGER) : undefined;
+  const raw = query[name]?.trim();
+  if (!present(raw)) return undefined;
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) bad(`Query parameter ${name} must be an integer`);
+  if (Number(raw) < min) bad(`Query parameter ${name} must be at least ${min}`);
+  return Number(raw);
 }
 
 function listParam(query: Record<string, string | undefined>, name: string): string[] | undefined {

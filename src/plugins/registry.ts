@@ -1,8 +1,30 @@
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, extname, join, resolve } from "node:path";
+import * as TypeBox from "@sinclair/typebox";
 import { Kind } from "@sinclair/typebox";
+import { GatewayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import { PLUGIN_API_VERSION, type PluginDefinition } from "./contract.ts";
+import { definePlugin, PLUGIN_API_VERSION, type PluginDefinition } from "./contract.ts";
+
+let modulesRegistered = false;
+
+/**
+ * Operator plugins live outside the source tree (next to a compiled binary, or anywhere), where no
+ * node_modules resolve. They import the plugin API from `roundhouse/plugin` (Type, definePlugin,
+ * GatewayError) — or `@sinclair/typebox` directly — and the gateway serves both as virtual modules.
+ */
+export function registerPluginModules(): void {
+  if (modulesRegistered) return;
+  modulesRegistered = true;
+  const api = { Type: TypeBox.Type, definePlugin, GatewayError, PLUGIN_API_VERSION };
+  Bun.plugin({
+    name: "roundhouse-plugin-api",
+    setup(build) {
+      build.module("roundhouse/plugin", () => ({ exports: api, loader: "object" }));
+      build.module("@sinclair/typebox", () => ({ exports: { ...TypeBox }, loader: "object" }));
+    },
+  });
+}
 
 /** Where the built-in plugins live in a source checkout (`plugins/<id>/index.ts`). */
 export const BUILTIN_PLUGINS_DIR = resolve(import.meta.dir, "..", "..", "plugins");
@@ -81,6 +103,7 @@ export function loadPlugins(options: LoadPluginsOptions): Map<string, PluginDefi
       add(checkDefinition(require(file), file, name), file);
     }
   }
+  if (options.directories.length > 0) registerPluginModules();
   for (const directory of options.directories) {
     for (const { file } of moduleFiles(resolve(directory))) {
       try {

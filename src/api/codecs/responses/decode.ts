@@ -31,6 +31,9 @@ function checkStateless(body: Body): void {
   if (raw.store === true) {
     throw bad("store: true is not supported: Roundhouse stores no responses; send the full history in input");
   }
+  if (raw.background === true) {
+    throw bad("background: true is not supported: Roundhouse stores no responses to poll; send the request without it");
+  }
   if (raw.prompt !== undefined && raw.prompt !== null) {
     throw bad("prompt: stored prompt templates are not supported by this gateway; send the prompt in instructions and input");
   }

@@ -1,0 +1,205 @@
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { Elysia } from "elysia";
+import { GatewayError } from "../core/errors.ts";
+import { generations } from "../db/schema.ts";
+import type { CatalogModel, Endpoint, Pricing } from "../routing/catalog.ts";
+import type { Services } from "../services.ts";
+import { authenticate } from "./auth.ts";
+import { endpointParameters, type ModelSummary, parseModelQuery, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
+
+/**
+ * The model catalog as OpenRouter serves it: `GET /models` (+ `/models/count`), `GET /providers` and
+ * `GET /models/{author}/{slug}/endpoints`, in the shapes @openrouter/sdk validates. Any key of the
+ * workspace may read it; an intern's key gets 404 as on every workspace route. Filter and sort rules
+ * are documented in catalog-filters.ts.
+ */
+
+/** A non-negative amount as a plain decimal string (never exponent notation). */
+function decimal(value: number): string {
+  if (value <= 0) return "0";
+  return value.toFixed(15).replace(/0+$/, "").replace(/\.$/, "") || "0";
+}
+
+/** Catalog prices are USD per million tokens; the wire carries USD per token (request and image: per unit). */
+function pricingJson(pricing: Pricing) {
+  return {
+    prompt: decimal(pricing.prompt / 1e6),
+    completion: decimal(pricing.completion / 1e6),
+    request: decimal(pricing.request),
+    image: decimal(pricing.image),
+    input_cache_read: decimal(pricing.cacheRead / 1e6),
+    input_cache_write: decimal(pricing.cacheWrite / 1e6),
+  };
+}
+
+function architectureJson(model: CatalogModel) {
+  return {
+    modality: `${model.inputModalities.join("+")}->${model.outputModalities.join("+")}`,
+    input_modalities: model.inputModalities,
+    output_modalities: model.outputModalities,
+    tokenizer: tokenizerOf(model),
+    instruct_type: null,
+  };
+}
+
+function releaseDate(model: CatalogModel): string | null {
+  return model.created === null ? null : new Date(model.created * 1000).toISOString().slice(0, 10);
+}
+
+export function modelJson(summary: ModelSummary, startedAt: number) {
+  const { model, top } = summary;
+  return {
+    id: model.id,
+    canonical_slug: model.id,
+    name: model.name,
+    created: model.created ?? startedAt,
+    description: model.description ?? "",
+    context_length: summary.contextLength,
+    architecture: architectureJson(model),
+    pricing: pricingJson(top.pricing),
+    top_provider: { context_length: top.contextLength, max_completion_tokens: top.maxOutput, is_moderated: false },
+    per_request_limits: null,
+    supported_parameters: summary.supportedParameters,
+    default_parameters: null,
+    supported_voices: null,
+    links: { details: `/api/v1/models/${model.id}/endpoints` },
+    intelligence_index: model.intelligenceIndex,
+    coding_index: model.codingIndex,
+    agentic_index: model.agenticIndex,
+    tool_success_rate: model.toolSuccessRate,
+    release_date: releaseDate(model),
+    distillable: model.distillable,
+    deprecated: model.deprecated,
+  };
+}
+
+/** OpenRouter's endpoint status: 0 normal, negative when degraded (recent failure; cooling down or benched). */
+function endpointStatus(services: Services, endpoint: Endpoint): number {
+  if (services.health.isCoolingDown(endpoint.key)) return -2;
+  return services.health.isStable(endpoint.key) ? 0 : -1;
+}
+
+function endpointJson(services: Services, model: CatalogModel, endpoint: Endpoint, modelContext: number | null) {
+  const parameters = endpointParameters(endpoint);
+  const toolChoice = parameters.includes("tool_choice");
+  const { health } = services;
+  return {
+    name: `${endpoint.provider.name} | ${model.id}`,
+    model_id: model.id,
+    model_name: model.name,
+    // The SDK requires an integer: an endpoint without a declared context reports the model's (or 0).
+    context_length: endpoint.contextLength ?? modelContext ?? 0,
+    pricing: pricingJson(endpoint.pricing),
+    provider_name: endpoint.provider.name,
+    tag: endpoint.provider.slug,
+    quantization: endpoint.quantization,
+    max_completion_tokens: endpoint.maxOutput,
+    max_prompt_tokens: null,
+    supported_parameters: parameters,
+    status: endpointStatus(services, endpoint),
+    // Share of successful attempts since the gateway started, as a percentage.
+    uptime_last_30m: Math.round(health.successRate(endpoint.key) * 10_000) / 100,
+    uptime_last_5m: null,
+    uptime_last_1d: null,
+    supports_implicit_caching: endpoint.provider.type !== "anthropic" && endpoint.pricing.cacheRead < endpoint.pricing.prompt,
+    supports_tool_choice: { auto: toolChoice, none: toolChoice, required: toolChoice, function: toolChoice },
+    supports_voice_cloning: false,
+    // Percentiles (seconds; tokens per second) over the health window of our own traffic.
+    latency_last_30m: health.latency(endpoint.key),
+    throughput_last_30m: health.throughput(endpoint.key),
+    region: endpoint.region,
+  };
+}
+
+/** `/api/v1/models/{author}/{slug...}/endpoints` → the model id; segments may be percent-encoded. */
+function endpointsModelId(request: Request): string | null {
+  const match = /\/models\/(.+)\/endpoints\/?$/.exec(new URL(request.url).pathname);
+  if (!match) return null;
+  let segments: string[];
+  try {
+    segments = match[1]!.split("/").map((segment) => decodeURIComponent(segment));
+  } catch {
+    throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
+  }
+  const id = segments.join("/");
+  return id.includes("/") ? id : null;
+}
+
+function queryOf(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams);
+}
+
+export function catalogApi(services: Services) {
+  const startedAt = Math.floor(Date.now() / 1000);
+
+  const popularity = (workspaceId: string) => (days: number) => {
+    services.generations.flush();
+    const since = new Date(Date.now() - days * 86_400_000).toISOString();
+    const rows = services.db
+      .select({ model: generations.model, count: sql<number>`count(*)` })
+      .from(generations)
+      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, since), lt(generations.status, 400)))
+      .groupBy(generations.model)
+      .all();
+    return new Map(rows.map((row) => [row.model, Number(row.count)]));
+  };
+
+  const select = (request: Request, workspaceId: string) => {
+    const query = queryOf(request);
+    const parsed = parseModelQuery(query);
+    const now = Math.floor(Date.now() / 1000);
+    const models = selectModels(services.catalog.models.values(), parsed, { health: services.health, popularity: popularity(workspaceId) }, now);
+    return { query, parsed, models };
+  };
+
+  return new Elysia({ name: "catalog-api" })
+    .derive(({ request }) => {
+      const principal = authenticate(services, request);
+      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
+      return { principal };
+    })
+    .get("/models", ({ request, principal }) => {
+      const { query, parsed, models } = select(request, principal.workspace.id);
+      if (!parsed.page) return { data: models.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next: null } };
+      const { offset, limit } = parsed.page;
+      const page = models.slice(offset, offset + limit);
+      let next: string | null = null;
+      if (offset + page.length < models.length) {
+        const params = new URLSearchParams(query);
+        params.set("offset", String(offset + page.length));
+        params.set("limit", String(limit));
+        next = `/api/v1/models?${params.toString()}`;
+      }
+      return { data: page.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next } };
+    })
+    .get("/models/count", ({ request, principal }) => ({ data: { count: select(request, principal.workspace.id).models.length } }))
+    .get("/providers", () => ({
+      data: [...services.catalog.providers.values()].map((provider) => ({
+        name: provider.name,
+        slug: provider.slug,
+        privacy_policy_url: null,
+        terms_of_service_url: null,
+        status_page_url: null,
+      })),
+    }))
+    .get("/models/*", ({ request }) => {
+      const id = endpointsModelId(request);
+      if (id === null) throw new GatewayError("not_found", `No route for GET ${new URL(request.url).pathname}`);
+      const model = services.catalog.model(id);
+      if (!model) throw new GatewayError("not_found", `Model '${id}' not found`);
+      const contextLength = summarize(model)?.contextLength ?? null;
+      return {
+        data: {
+          id: model.id,
+          name: model.name,
+          created: model.created ?? startedAt,
+          description: model.description ?? "",
+          architecture: architectureJson(model),
+          endpoints: model.endpoints
+            .filter((endpoint) => !endpoint.disabled)
+            .map((endpoint) => endpointJson(services, model, endpoint, contextLength)),
+          deprecated: model.deprecated,
+        },
+      };
+    });
+}
