@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { type AnyElysia, Elysia } from "elysia";
 import { errorEnvelope, GatewayError, MASKED_INTERNAL_MESSAGE, toGatewayError } from "./core/errors.ts";
 import { describeError } from "./core/log.ts";
 import { formatValidationError } from "./api/schemas/format-errors.ts";
@@ -12,6 +12,9 @@ import { catalogApi } from "./api/catalog.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
+import { opsApi } from "./api/ops.ts";
+import { requestObserver, responseStatus } from "./api/access-log.ts";
+import { buildOpenApi, renderReference } from "./api/openapi.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
 import { messagesCodec } from "./api/codecs/messages/index.ts";
 import { responsesCodec } from "./api/codecs/responses/index.ts";
@@ -44,6 +47,7 @@ export function createApp(services: Services) {
   const { config, logger } = services;
   const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
   const requestIds = new WeakMap<Request, string>();
+  const observer = requestObserver(services);
 
   const api = new Elysia({ prefix: "/api/v1", normalize: false })
     .onParse({ as: "global" }, async ({ request }) => {
@@ -60,8 +64,12 @@ export function createApp(services: Services) {
     .use(catalogApi(services))
     .use(inferenceApi(services));
 
-  return new Elysia({ normalize: false })
+  let openApi: Record<string, unknown> | undefined;
+  let reference: string | undefined;
+  const describe = (): Record<string, unknown> => (openApi ??= buildOpenApi(root as unknown as AnyElysia));
+  const root = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
+      observer.start(request);
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       requestIds.set(request, id);
@@ -101,8 +109,22 @@ export function createApp(services: Services) {
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
       return renderError(new URL(request.url).pathname, failure);
     })
-    .get("/healthz", () => ({ status: "ok" }))
-    .use(api);
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: requestIds.get(request) });
+    })
+    .use(opsApi(services))
+    .use(api)
+    // The API's own description, generated from the routes' schemas and served from the binary.
+    .get("/api/v1/openapi.json", () => describe(), { detail: { hide: true } })
+    .get(
+      "/api/v1/docs",
+      ({ set }) => {
+        set.headers["content-type"] = "text/html; charset=utf-8";
+        return (reference ??= renderReference(describe()));
+      },
+      { detail: { hide: true } },
+    );
+  return root;
 }
 
 export type App = ReturnType<typeof createApp>;

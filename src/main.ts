@@ -1,96 +1,57 @@
 #!/usr/bin/env bun
-import { parseArgs } from "node:util";
-import { ConfigError } from "./config/load.ts";
-import { MasterKeyError } from "./security/master-key.ts";
-import { startGateway } from "./server.ts";
 import packageJson from "../package.json" with { type: "json" };
+import { describeFailure, printError, printLine, UsageError } from "./cli/output.ts";
 
 const HELP = `roundhouse ${packageJson.version}: on-prem model routing gateway
 
-Usage:
-  roundhouse serve [--config PATH] [--host HOST] [--port PORT] [--data-dir DIR]
-  roundhouse --version
-  roundhouse --help
+Usage: roundhouse <command> [options]
 
-serve options:
-  --config PATH     YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
-  --host HOST       listen address (default 127.0.0.1; env ROUNDHOUSE_HOST)
-  --port PORT       listen port (default 8080; env ROUNDHOUSE_PORT)
-  --data-dir DIR    state directory (default ./data; env ROUNDHOUSE_DATA_DIR)
+Commands:
+  serve      start the gateway
+  keys       create, list and revoke API keys (keys create | list | revoke)
+  presets    export and import presets with all their versions (presets export | import)
+  migrate    create the database and apply pending migrations
+  doctor     check the config, data directory, database, master key and upstreams
+  version    print the version (also --version)
+  help       print this help (also --help); 'roundhouse help COMMAND' for a command's help
 
-Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
+Run 'roundhouse COMMAND --help' for a command's options. Commands that open the data directory take
+--config PATH (default ROUNDHOUSE_CONFIG, else embedded defaults) and --data-dir DIR (default ./data,
+env ROUNDHOUSE_DATA_DIR). The master key comes from ROUNDHOUSE_MASTER_KEY, else <data dir>/master.key.
 
-async function serve(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: "string" },
-      host: { type: "string" },
-      port: { type: "string" },
-      "data-dir": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-    strict: true,
-  });
-  if (values.help) {
-    console.log(HELP);
-    return;
-  }
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) usage(`--port must be 0 to 65535, got ${values.port}`);
-    port = Number(values.port);
-  }
-  const gateway = await startGateway({
-    configPath: values.config,
-    overrides: { host: values.host, port, dataDir: values["data-dir"] },
-  });
-  const generated = [
-    gateway.generatedAdminKey ? `  management key: ${gateway.generatedAdminKey}` : "",
-    gateway.generatedInferenceKey ? `  inference key:  ${gateway.generatedInferenceKey}` : "",
-  ].filter(Boolean);
-  if (generated.length > 0) {
-    process.stdout.write(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n\n`);
-  }
-  process.stdout.write(`Roundhouse listening on ${gateway.url}/api/v1\n`);
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    await gateway.stop();
-    process.exit(0);
-  };
-  process.on("SIGTERM", shutdown);
-  process.on("SIGINT", shutdown);
-}
+Exit codes: 0 success; 1 runtime failure (something named does not exist, a check failed, the
+database or network failed); 2 bad usage or configuration (unknown command or option, invalid value,
+invalid config file or master key).`;
 
-function usage(message: string): never {
-  process.stderr.write(`roundhouse: ${message}\nRun 'roundhouse --help' for usage.\n`);
-  process.exit(2);
-}
+type Run = (argv: string[]) => Promise<number | void>;
 
-async function main(argv: string[]): Promise<void> {
+/** Each command's module is loaded only when it runs, so --help and --version stay instant. */
+const COMMANDS: Record<string, () => Promise<Run>> = {
+  serve: async () => (await import("./cli/serve.ts")).serve,
+  keys: async () => (await import("./cli/keys.ts")).keys,
+  presets: async () => (await import("./cli/presets.ts")).presets,
+  migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
+  doctor: async () => (await import("./cli/doctor.ts")).doctor,
+};
+
+async function main(argv: string[]): Promise<number | void> {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
-    console.log(HELP);
-    return;
-  }
-  if (command === "--version" || command === "-v" || command === "version") {
-    console.log(packageJson.version);
-    return;
-  }
-  if (command === "serve") return serve(rest);
-  usage(`unknown command '${command}'`);
+  if (command === "--version" || command === "-v" || command === "version") return printLine(packageJson.version);
+  if (command === "help" && rest[0] !== undefined && rest[0] in COMMANDS) return (await COMMANDS[rest[0]]!())(["--help"]);
+  if (command === undefined || command === "--help" || command === "-h" || command === "help") return printLine(HELP);
+  const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!load) throw new UsageError(`unknown command '${command}'`);
+  return (await load())(rest);
 }
 
-main(Bun.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof MasterKeyError) {
-    process.stderr.write(`roundhouse: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (error instanceof TypeError && "code" in error && String(error.code).startsWith("ERR_PARSE_ARGS")) {
-    usage(error.message);
-  }
-  process.stderr.write(`roundhouse: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
-});
+main(Bun.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (error: unknown) => {
+    const { message, exitCode, usageOf } = describeFailure(error);
+    printError(`roundhouse: ${message}`);
+    if (usageOf !== undefined) printError(`Run 'roundhouse ${usageOf ? `${usageOf} ` : ""}--help' for usage.`);
+    process.exit(exitCode);
+  },
+);

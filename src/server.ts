@@ -18,6 +18,11 @@ export interface StartOptions {
   migrations?: MigrationSource[];
 }
 
+export interface StopOptions {
+  /** How long in-flight requests and streams may run before they are aborted; default `server.shutdown_grace_ms`. */
+  graceMs?: number;
+}
+
 export interface Gateway {
   services: Services;
   config: Config;
@@ -27,7 +32,15 @@ export interface Gateway {
   generatedAdminKey: string | null;
   /** Plaintext of the inference key generated on this start (first start without ROUNDHOUSE_INFERENCE_KEY). */
   generatedInferenceKey: string | null;
-  stop(): Promise<void>;
+  /** Sends a request through the app without the socket (e.g. /readyz while the listener drains). */
+  handle(request: Request): Promise<Response>;
+  /**
+   * Graceful shutdown: readiness turns 503 and the listener stops accepting connections; in-flight
+   * requests and streams may finish within the grace period, then what remains is aborted; the queued
+   * generation records are written and the database is closed. Calling it again returns the same
+   * shutdown, cut short when the new grace period ends sooner (a second Ctrl-C).
+   */
+  stop(options?: StopOptions): Promise<void>;
 }
 
 /** Prepares everything a gateway needs (config, master key, database, bootstrap) without listening. */
@@ -67,6 +80,9 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
   const url = `http://${host}:${server.port}`;
   services.logger.info("listening", { url });
+  let stopping: Promise<void> | undefined;
+  let cutShort: () => void = () => {};
+  const deadline = new Promise<void>((resolve) => (cutShort = resolve));
   return {
     services,
     config,
@@ -74,10 +90,42 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     port: server.port ?? config.server.port,
     generatedAdminKey: generatedKey,
     generatedInferenceKey,
-    async stop() {
-      await app.stop();
-      services.generations.close();
-      services.db.$client.close();
+    handle: (request) => app.handle(request),
+    stop(options = {}) {
+      const graceMs = options.graceMs ?? config.server.shutdown_grace_ms;
+      const timer = setTimeout(cutShort, graceMs);
+      stopping ??= shutdown(server, services, deadline, graceMs);
+      const clear = () => clearTimeout(timer);
+      stopping.then(clear, clear);
+      return stopping;
     },
   };
+}
+
+type BunServer = NonNullable<ReturnType<typeof createApp>["server"]>;
+
+async function shutdown(server: BunServer, services: Services, deadline: Promise<void>, graceMs: number): Promise<void> {
+  const { lifecycle, logger } = services;
+  lifecycle.beginShutdown();
+  logger.info("shutting down", { grace_ms: graceMs, active_streams: lifecycle.activeStreams });
+  // Stops accepting at once; resolves when the requests in flight (streams included) are done.
+  const drained = server.stop(false).then(() => true);
+  const finished = await Promise.race([drained, deadline.then(() => false)]);
+  if (!finished) {
+    const aborted = lifecycle.abortStreams();
+    logger.warn("shutdown grace period over; aborting what remains", { aborted_streams: aborted });
+    // Aborted streams end with error frames and record their generations; give them a moment.
+    await within(lifecycle.idle(), 1000);
+    await server.stop(true);
+  }
+  services.generations.close();
+  services.db.$client.close();
+  logger.info("stopped");
+}
+
+/** Waits for the promise, at most `ms` milliseconds. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

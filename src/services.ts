@@ -11,6 +11,9 @@ import { SecretBox } from "./security/secret-box.ts";
 import { CredentialResolver } from "./core/credentials.ts";
 import { Pipeline } from "./core/pipeline.ts";
 import { GenerationStore } from "./db/generations.ts";
+import { ChangeWatch } from "./db/change-watch.ts";
+import { Lifecycle } from "./core/lifecycle.ts";
+import { GatewayMetrics } from "./core/metrics.ts";
 import { Transports } from "./providers/registry.ts";
 import type { FetchLike } from "./providers/http.ts";
 import { Catalog } from "./routing/catalog.ts";
@@ -20,7 +23,7 @@ import { StickySessions } from "./routing/sticky.ts";
 import { RouterMemory, TrafficStats } from "./routing/traffic.ts";
 import type { PluginDefinition } from "./plugins/contract.ts";
 import { PluginHost } from "./plugins/host.ts";
-import { loadPlugins } from "./plugins/registry.ts";
+import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/registry.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -39,6 +42,9 @@ export interface Services {
   plugins: PluginHost;
   generations: GenerationStore;
   pipeline: Pipeline;
+  metrics: GatewayMetrics;
+  /** Shutdown state and the streams in flight. */
+  lifecycle: Lifecycle;
 }
 
 export function createServices(input: {
@@ -54,14 +60,25 @@ export function createServices(input: {
   random?: () => number;
 }): Services {
   const box = new SecretBox(input.masterKey);
+  const changes = new ChangeWatch(input.db.$client);
   const vault = new VaultStore(input.db, box);
   const catalog = new Catalog(input.config);
   const generations = new GenerationStore(input.db, input.logger);
   const credentials = new CredentialResolver(vault);
   const health = new HealthStats();
+  const lifecycle = new Lifecycle();
+  const metrics = new GatewayMetrics({
+    activeStreams: () => lifecycle.activeStreams,
+    pendingGenerations: () => generations.pendingCount,
+  });
   const plugins = new PluginHost(
     input.plugins ??
-      loadPlugins({ directories: input.config.plugins.directories, required: input.config.plugins.required, logger: input.logger }),
+      loadPlugins({
+        builtins: embeddedBuiltins(),
+        directories: pluginDirectories(input.config.plugins.directories),
+        required: input.config.plugins.required,
+        logger: input.logger,
+      }),
   );
   const pipeline = new Pipeline({
     catalog,
@@ -74,16 +91,17 @@ export function createServices(input: {
     plugins,
     traffic: new TrafficStats(),
     memory: new RouterMemory(),
+    metrics,
   });
   return {
     config: input.config,
     logger: input.logger,
     db: input.db,
     box,
-    keys: new KeyStore(input.db),
-    workspaces: new WorkspaceStore(input.db),
+    keys: new KeyStore(input.db, changes),
+    workspaces: new WorkspaceStore(input.db, changes),
     interns: new InternStore(input.db),
-    presets: new PresetStore(input.db),
+    presets: new PresetStore(input.db, changes),
     vault,
     connections: new ConnectionStore(input.db, box),
     catalog,
@@ -91,5 +109,7 @@ export function createServices(input: {
     plugins,
     generations,
     pipeline,
+    metrics,
+    lifecycle,
   };
 }

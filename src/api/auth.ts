@@ -29,6 +29,11 @@ export function readToken(headers: Headers): string {
 
 const cache = new WeakMap<Request, Principal>();
 
+/** The principal a request was authenticated as, if it was (for the access log). */
+export function principalOf(request: Request): Principal | undefined {
+  return cache.get(request);
+}
+
 /** Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. */
 export function authenticate(services: Services, request: Request): Principal {
   const cached = cache.get(request);

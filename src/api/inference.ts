@@ -12,6 +12,7 @@ import { messagesCodec } from "./codecs/messages/index.ts";
 import { responsesCodec } from "./codecs/responses/index.ts";
 import { applyPreset } from "./presets-apply.ts";
 import { sseResponse } from "./sse-response.ts";
+import { noteRequest } from "./access-log.ts";
 
 /** Inference is for inference keys; management keys and interns' keys get 403. */
 function requireInference(principal: Principal): void {
@@ -99,6 +100,8 @@ export function inferenceApi(services: Services) {
     };
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);
+    noteRequest(request, { model: canonical.model });
+    execution.then((outcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug }), () => {});
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
       return codec.encodeResponse(outcome.response, context(outcome, canonical, raw, withMetadata));
@@ -133,6 +136,7 @@ export function inferenceApi(services: Services) {
       },
       keepaliveMs: config.upstream.keepalive_interval_ms,
       abort: () => abort.abort(),
+      tracker: services.lifecycle,
       onError: (error) => logger.error("stream failed", { error: describeError(error) }),
     });
   };

@@ -11,6 +11,8 @@ export interface SseSource {
   /** Aborts the upstream: the client went away. */
   abort(): void;
   onError(error: unknown): void;
+  /** Counts the stream as in flight until it ends; a graceful shutdown may abort it through this. */
+  tracker?: { trackStream(abort: () => void): () => void } | undefined;
 }
 
 const HEADERS = {
@@ -24,7 +26,8 @@ const HEADERS = {
  * An SSE response. Writes a keep-alive comment whenever the upstream has been silent for `keepaliveMs`
  * (from the start, while the upstream has not answered yet). A failure after the response started is
  * sent in the style's error frames; the stream is never closed cleanly when the answer is incomplete.
- * When the client disconnects, the upstream is aborted.
+ * When the client disconnects, the upstream is aborted. While it runs, the stream is tracked (active
+ * streams gauge, graceful shutdown), which may also abort it: the client then gets the error frames.
  */
 export function sseResponse(source: SseSource, headers: Record<string, string> = {}): Response {
   const encoder = new TextEncoder();
@@ -34,6 +37,12 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
+      let shutdown = false;
+      const untrack = source.tracker?.trackStream(() => {
+        shutdown = true;
+        source.abort();
+      });
+      const shutdownError = () => new GatewayError("unavailable", "The gateway is shutting down; the stream was stopped before it finished");
       const write = (frames: string[]) => {
         if (closed || frames.length === 0) return;
         controller.enqueue(encoder.encode(frames.join("")));
@@ -62,9 +71,11 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
           if (part.type === "finish") finished = true;
         }
         if (finished) write(styleEncoder.end());
-        else if (!failed) write(styleEncoder.error(new GatewayError("bad_gateway", "The upstream stream ended before it finished")));
+        else if (!failed) {
+          write(styleEncoder.error(shutdown ? shutdownError() : new GatewayError("bad_gateway", "The upstream stream ended before it finished")));
+        }
       } catch (error) {
-        const failure = toGatewayError(error);
+        const failure = shutdown ? shutdownError() : toGatewayError(error);
         if (failure.status >= 500) source.onError(error);
         write(styleEncoder ? styleEncoder.error(failure) : source.failEarly(failure));
       } finally {
@@ -73,6 +84,7 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
           closed = true;
           controller.close();
         }
+        untrack?.();
       }
     },
     cancel() {

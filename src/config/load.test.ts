@@ -9,7 +9,9 @@ describe("configuration", () => {
       port: 8080,
       max_body_bytes: 10 * 1024 * 1024,
       regional_hostnames: [],
+      shutdown_grace_ms: 10_000,
     });
+    expect(config.metrics).toEqual({ enabled: true, require_key: false });
     expect(config.data_dir).toBe("./data");
     expect(config.vault.mcp_catalog).toContain("linear");
   });

@@ -38,6 +38,8 @@ export const ServerConfig = T.Object(
     max_body_bytes: T.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 10 * 1024 * 1024 }),
     /** Requests whose Host header names one of these are refused with 421. */
     regional_hostnames: T.Array(Hostname, { default: [] }),
+    /** On SIGTERM or SIGINT, how long in-flight requests and streams may run before they are aborted. */
+    shutdown_grace_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -47,6 +49,16 @@ export const LogConfig = T.Object(
     level: T.Union([T.Literal("debug"), T.Literal("info"), T.Literal("warn"), T.Literal("error"), T.Literal("silent")], {
       default: "info",
     }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const MetricsConfig = T.Object(
+  {
+    /** Serve Prometheus metrics at /metrics on the main listener. */
+    enabled: T.Boolean({ default: true }),
+    /** Only a management key may read /metrics. */
+    require_key: T.Boolean({ default: false }),
   },
   { additionalProperties: false, default: {} },
 );
@@ -86,6 +98,7 @@ export const Config = T.Object(
     master_key_file: T.Optional(T.String({ minLength: 1 })),
     storage: StorageConfig,
     log: LogConfig,
+    metrics: MetricsConfig,
     vault: VaultConfig,
     upstream: UpstreamConfig,
     plugins: PluginsConfig,

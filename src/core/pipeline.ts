@@ -15,6 +15,7 @@ import { costOf } from "./cost.ts";
 import { GatewayError } from "./errors.ts";
 import { type AttemptRecord, type Caller, countImages, generationRow, usageFields } from "./generation-record.ts";
 import type { Logger } from "./log.ts";
+import type { PipelineMetrics } from "./metrics.ts";
 import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
 
 export type { AttemptRecord, Caller } from "./generation-record.ts";
@@ -31,6 +32,8 @@ export interface PipelineDeps {
   plugins: PluginHost;
   traffic: TrafficStats;
   memory: RouterMemory;
+  /** Counts upstream attempts, tokens and cost (optional: tests may leave it out). */
+  metrics?: PipelineMetrics;
 }
 
 /** How a request was routed, for `X-OpenRouter-Metadata` and the record. */
@@ -143,7 +146,11 @@ export class Pipeline {
       const info: AttemptInfo = { model, endpoint, index: attempts.length };
       const attemptStart = performance.now();
       const cost = (usage: Usage) => costOf(usage, endpoint.pricing, images);
-      const record = (fields: Partial<GenerationRow>) => this.deps.generations.record(generationRow(rowInput(endpoint), fields));
+      const record = (fields: Partial<GenerationRow>) => {
+        const row = generationRow(rowInput(endpoint), fields);
+        this.deps.generations.record(row);
+        this.deps.metrics?.generation(row);
+      };
       let upstream: UpstreamRequest | undefined;
       try {
         const attemptRequest = await plugins.transformRequest({ ...request, model: model.id }, active, info);
@@ -164,6 +171,7 @@ export class Pipeline {
           info,
         );
         attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
+        this.deps.metrics?.attempt(endpoint.provider.slug, 200);
         const base: Base = { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost };
         if (result.kind === "json") {
           const response = result.response;
@@ -200,6 +208,7 @@ export class Pipeline {
           latency_ms: Math.round(performance.now() - attemptStart),
           ...(typeof error.metadata?.provider_code === "string" ? { code: error.metadata.provider_code } : {}),
         });
+        this.deps.metrics?.attempt(endpoint.provider.slug, error.status, error.code);
         lastError = error;
         if (signal.aborted) {
           record({ status: 499, cancelled: true, errorCode: "client_closed" });

@@ -30,13 +30,14 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client, schema }) as Db;
-  migrate(db, options.migrations ?? embeddedMigrations() ?? readMigrationSources());
+  migrate(db, options.migrations ?? migrationSources());
   return db;
 }
 
-/** Migrations inlined by build.ts into a compiled binary, which cannot read the source tree. */
-function embeddedMigrations(): MigrationSource[] | undefined {
-  return (globalThis as { __roundhouseMigrations?: MigrationSource[] }).__roundhouseMigrations;
+/** The migrations this build knows: inlined by build.ts into a compiled binary (which cannot read the
+ * source tree), else read from src/db/migrations. */
+export function migrationSources(): MigrationSource[] {
+  return (globalThis as { __roundhouseMigrations?: MigrationSource[] }).__roundhouseMigrations ?? readMigrationSources();
 }
 
 export function migrate(db: Db, sources: MigrationSource[]): void {

@@ -2,6 +2,7 @@ import { and, asc, count, eq, ne } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { nowIso } from "../core/ids.ts";
 import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../security/api-key.ts";
+import type { ChangeWatch } from "./change-watch.ts";
 import type { Db } from "./client.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
 import { type ApiKeyRow, apiKeys } from "./schema.ts";
@@ -37,7 +38,13 @@ export interface KeyPatch {
 export class KeyStore {
   readonly #cache = new Map<string, ApiKeyRow>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes?: ChangeWatch,
+  ) {
+    // Another process (the CLI) wrote to the database: what is cached may be stale.
+    changes?.onChange(() => this.#cache.clear());
+  }
 
   create(input: NewKey): { row: ApiKeyRow; plaintext: string } {
     const plaintext = input.plaintext ?? generateApiKey(input.kind);
@@ -69,6 +76,7 @@ export class KeyStore {
 
   /** The key with this hash, from memory when seen before. */
   findByHash(hash: string): ApiKeyRow | undefined {
+    this.changes?.check();
     const cached = this.#cache.get(hash);
     if (cached) return cached;
     const row = this.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();

@@ -1,6 +1,7 @@
 import { asc, count, eq } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { newId, nowIso } from "../core/ids.ts";
+import type { ChangeWatch } from "./change-watch.ts";
 import type { Db } from "./client.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";
 import { apiKeys, type WorkspaceRow, workspaces } from "./schema.ts";
@@ -11,7 +12,13 @@ export type WorkspaceInput = Partial<Omit<WorkspaceRow, "id" | "createdAt" | "up
 export class WorkspaceStore {
   readonly #cache = new Map<string, WorkspaceRow>();
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly changes?: ChangeWatch,
+  ) {
+    // Another process (the CLI) wrote to the database: what is cached may be stale.
+    changes?.onChange(() => this.#cache.clear());
+  }
 
   create(input: WorkspaceInput & { name: string; slug: string }, createdBy: string | null): WorkspaceRow {
     const row = {
@@ -29,6 +36,7 @@ export class WorkspaceStore {
   }
 
   get(id: string): WorkspaceRow | undefined {
+    this.changes?.check();
     const cached = this.#cache.get(id);
     if (cached) return cached;
     const row = this.db.select().from(workspaces).where(eq(workspaces.id, id)).get();

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
 import { formatValidationError } from "../api/schemas/format-errors.ts";
-import { PLUGIN_IDS } from "../api/schemas/plugins.ts";
+import { checkPluginLimits, PLUGIN_IDS } from "../api/schemas/plugins.ts";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { AttemptInfo, AttemptResult, PluginDefinition, RequestContext } from "./contract.ts";
@@ -33,16 +33,22 @@ export class PluginHost {
   }
 
   /**
-   * The plugins a request enables, validated: an id no installed plugin has is a 400 naming it, a
-   * config that does not match the plugin's schema a 400 naming the field; `enabled: false` drops it.
+   * The plugins a request enables, validated: an id no installed plugin has is a 400 naming it (a
+   * spec plugin that is not installed says so, unless the request turns it off), a config that does
+   * not match the plugin's schema a 400 naming the field; `enabled: false` drops it.
    */
   resolve(plugins: Array<Record<string, unknown>> | undefined, model?: string): ActivePlugin[] {
     const active: ActivePlugin[] = [];
+    // The total length of model patterns, which a JSON schema cannot express.
+    const limits = checkPluginLimits(plugins);
+    if (limits) throw new GatewayError("bad_request", limits);
     (plugins ?? []).forEach((plugin, index) => {
       const id = String(plugin.id);
       const definition = this.plugins.get(id);
       if (!definition) {
         const known = (PLUGIN_IDS as readonly string[]).includes(id);
+        // Turning off a plugin of the spec that is not installed asks for what already holds.
+        if (known && plugin.enabled === false) return;
         throw new GatewayError(
           "bad_request",
           known

@@ -73,6 +73,24 @@ function moduleFiles(directory: string): Array<{ file: string; name: string }> {
     });
 }
 
+/** Built-in plugins imported by the compiled binary's generated entry (build.ts); undefined from source. */
+export function embeddedBuiltins(): PluginDefinition<any>[] | undefined {
+  return (globalThis as { __roundhouseBuiltinPlugins?: PluginDefinition<any>[] }).__roundhouseBuiltinPlugins;
+}
+
+/**
+ * Where operator plugins are looked for: the configured directories and, for the compiled binary, the
+ * `plugins` folder next to the executable.
+ */
+export function pluginDirectories(configured: string[]): string[] {
+  const directories = [...configured];
+  if (embeddedBuiltins()) {
+    const beside = join(resolve(process.execPath, ".."), "plugins");
+    if (!directories.some((directory) => resolve(directory) === beside)) directories.push(beside);
+  }
+  return directories;
+}
+
 export interface LoadPluginsOptions {
   /** Built-in plugins already imported (a compiled binary); otherwise the built-in folder is scanned. */
   builtins?: PluginDefinition<any>[];

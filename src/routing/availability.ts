@@ -1,5 +1,5 @@
 import { type Availability, type AvailabilityCode, type ErrorCode, GatewayError } from "../core/errors.ts";
-import type { Exclusion, ExclusionReason } from "./filters.ts";
+import type { Exclusion } from "./filters.ts";
 
 /** Where a client reads about an availability code; served by the gateway itself (no CDN, no internet). */
 export const DOCS_URL = "/api/v1/docs#availability";
@@ -56,18 +56,6 @@ export function availabilityError(code: AvailabilityCode, message: string, detai
   });
 }
 
-/** The request field behind each exclusion reason. */
-const FIELD: Record<ExclusionReason, string> = {
-  allowed_providers: "provider.only",
-  "data_policy:training": "provider.data_collection",
-  "data_policy:zdr": "provider.zdr",
-  distillable_text: "provider.enforce_distillable_text",
-  quantization: "provider.quantizations",
-  max_price: "provider.max_price",
-  require_parameters: "provider.require_parameters",
-  context_length: "max_tokens",
-};
-
 /** Reasons that belong to the reference's `excluded_by` vocabulary. */
 const VOCABULARY = new Set<string>([
   "allowed_providers",
@@ -89,7 +77,7 @@ export function filteredError(exclusions: Exclusion[], requestedModels: string[]
     affectedProviders: exclusions.map((exclusion) => exclusion.endpoint.provider.slug),
     excludedBy: reasons.filter((reason) => VOCABULARY.has(reason)),
     fallbackModels,
-    ...(first ? { constraint: { field: FIELD[first.reason], detail: first.detail } } : {}),
+    ...(first ? { constraint: { field: first.field, detail: first.detail } } : {}),
   };
   const summary = [...new Set(exclusions.map((exclusion) => exclusion.detail))].slice(0, 5).join("; ");
   return privacy
@@ -116,14 +104,17 @@ export function isTransient(error: GatewayError): boolean {
 /**
  * Every attempt failed. All 429 → capacity exhausted; all upstream 404 → unavailable upstream; all
  * transient (5xx, timeouts, 429) → temporarily unavailable. Otherwise undefined: the caller returns the
- * last upstream error itself.
+ * last upstream error itself. `retry_after` is the smallest hint: the given one (endpoints skipped
+ * while cooling down) or any failure's own Retry-After.
  */
 export function attemptsError(
   failures: Array<{ provider: string; error: GatewayError }>,
   requestedModels: string[],
-  retryAfter: number | undefined,
+  hint: number | undefined,
 ): GatewayError | undefined {
   if (failures.length === 0) return undefined;
+  const hints = [hint, ...failures.map((failure) => failure.error.retryAfter)].filter((value): value is number => value !== undefined);
+  const retryAfter = hints.length > 0 ? Math.min(...hints) : undefined;
   const statuses = failures.map((failure) => failure.error.status);
   const previousErrors = failures.map((failure) => ({ provider: failure.provider, code: failure.error.errorType, status: failure.error.status }));
   const details: AvailabilityDetails = {

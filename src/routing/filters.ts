@@ -16,6 +16,8 @@ export type ExclusionReason =
 export interface Exclusion {
   endpoint: Endpoint;
   reason: ExclusionReason;
+  /** The request field (or workspace setting) behind the exclusion, for `availability.constraint.field`. */
+  field: string;
   detail: string;
 }
 
@@ -87,26 +89,31 @@ function exclusion(
   preferences: Preferences,
   used: string[],
   promptTokens: number,
-): { reason: ExclusionReason; detail: string } | undefined {
+): Omit<Exclusion, "endpoint"> | undefined {
   const provider = endpoint.provider;
-  if (preferences.only && !preferences.only.every((allowed) => namedIn(allowed, provider))) {
-    return { reason: "allowed_providers", detail: `${provider.slug} is not in the allowed providers` };
+  if (preferences.allowed && !namedIn(preferences.allowed, provider)) {
+    return { reason: "allowed_providers", field: "workspace.allowed_providers", detail: `${provider.slug} is not in the workspace's allowed providers` };
+  }
+  if (preferences.only && !namedIn(preferences.only, provider)) {
+    return { reason: "allowed_providers", field: "provider.only", detail: `${provider.slug} is not in provider.only` };
   }
   if (preferences.ignore.length > 0 && namedIn(preferences.ignore, provider)) {
-    return { reason: "allowed_providers", detail: `${provider.slug} is ignored` };
+    return { reason: "allowed_providers", field: "provider.ignore", detail: `${provider.slug} is ignored` };
   }
   if (preferences.order && !preferences.allowFallbacks && !namedIn(preferences.order, provider)) {
-    return { reason: "allowed_providers", detail: `${provider.slug} is not in provider.order and fallbacks are off` };
+    return { reason: "allowed_providers", field: "provider.order", detail: `${provider.slug} is not in provider.order and fallbacks are off` };
   }
   if (preferences.denyDataCollection && endpoint.collectsData) {
-    return { reason: "data_policy:training", detail: `${provider.slug} may collect data` };
+    return { reason: "data_policy:training", field: "provider.data_collection", detail: `${provider.slug} may collect data` };
   }
-  if (preferences.zdr && endpoint.retainsPrompts) return { reason: "data_policy:zdr", detail: `${provider.slug} retains prompts` };
+  if (preferences.zdr && endpoint.retainsPrompts) {
+    return { reason: "data_policy:zdr", field: "provider.zdr", detail: `${provider.slug} retains prompts` };
+  }
   if (preferences.distillable && !model.distillable) {
-    return { reason: "distillable_text", detail: `${model.id} does not allow text distillation` };
+    return { reason: "distillable_text", field: "provider.enforce_distillable_text", detail: `${model.id} does not allow text distillation` };
   }
   if (preferences.quantizations && !preferences.quantizations.includes(endpoint.quantization ?? "unknown")) {
-    return { reason: "quantization", detail: `${provider.slug} serves ${endpoint.quantization ?? "unknown"}` };
+    return { reason: "quantization", field: "provider.quantizations", detail: `${provider.slug} serves ${endpoint.quantization ?? "unknown"}` };
   }
   const max = preferences.maxPrice;
   if (max) {
@@ -115,17 +122,23 @@ function exclusion(
       (max.completion !== undefined && endpoint.pricing.completion > max.completion) ||
       (max.request !== undefined && endpoint.pricing.request > max.request) ||
       (max.image !== undefined && endpoint.pricing.image > max.image);
-    if (over) return { reason: "max_price", detail: `${provider.slug} costs more than max_price` };
+    if (over) return { reason: "max_price", field: "provider.max_price", detail: `${provider.slug} costs more than max_price` };
   }
   if (used.length > 0 && endpoint.supportedParameters) {
     const missing = used.filter((parameter) => !endpoint.supportedParameters!.includes(parameter));
-    if (missing.length > 0) return { reason: "require_parameters", detail: `${provider.slug} does not support ${missing.join(", ")}` };
+    if (missing.length > 0) {
+      return { reason: "require_parameters", field: "provider.require_parameters", detail: `${provider.slug} does not support ${missing.join(", ")}` };
+    }
   }
   if (request.maxTokens !== undefined && endpoint.maxOutput !== null && request.maxTokens > endpoint.maxOutput) {
-    return { reason: "context_length", detail: `${provider.slug} produces at most ${endpoint.maxOutput} tokens` };
+    return { reason: "context_length", field: "max_tokens", detail: `${provider.slug} produces at most ${endpoint.maxOutput} tokens` };
   }
   if (endpoint.contextLength !== null && promptTokens + (request.maxTokens ?? 0) > endpoint.contextLength) {
-    return { reason: "context_length", detail: `the prompt does not fit ${provider.slug}'s context of ${endpoint.contextLength} tokens` };
+    return {
+      reason: "context_length",
+      field: "messages",
+      detail: `the prompt does not fit ${provider.slug}'s context of ${endpoint.contextLength} tokens`,
+    };
   }
   return undefined;
 }

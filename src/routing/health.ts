@@ -109,16 +109,16 @@ export class HealthStats {
     }
   }
 
-  /** A stream the endpoint cut after it started; repeated cuts bench the endpoint. */
+  /**
+   * A stream the endpoint cut after it started. From the third consecutive cut on (a success resets
+   * the count), every cut benches the endpoint.
+   */
   recordTruncation(key: string): void {
     const health = this.#get(key);
     health.lastFailureAt = this.now();
     health.failures++;
     health.truncations++;
-    if (health.truncations >= this.#truncationLimit) {
-      health.benchedUntil = this.now() + this.#benchMs;
-      health.truncations = 0;
-    }
+    if (health.truncations >= this.#truncationLimit) health.benchedUntil = this.now() + this.#benchMs;
   }
 
   /** No failure within the last 30 seconds, not cooling down after a Retry-After, not benched. */
@@ -141,11 +141,13 @@ export class HealthStats {
     return this.#endpoints.get(key)?.lastFailureAt;
   }
 
-  /** Seconds until a cooling endpoint may be tried again. */
+  /** Seconds until a cooling (or benched) endpoint may be tried again. */
   retryAfter(key: string): number | undefined {
-    const until = this.#endpoints.get(key)?.coolUntil;
+    const health = this.#endpoints.get(key);
+    if (!health) return undefined;
+    const until = Math.max(health.coolUntil ?? 0, health.benchedUntil ?? 0);
     const now = this.now();
-    return until !== undefined && until > now ? Math.ceil((until - now) / 1000) : undefined;
+    return until > now ? Math.ceil((until - now) / 1000) : undefined;
   }
 
   latency(key: string): Percentiles | null {

@@ -14,8 +14,10 @@ export interface Thresholds {
 /** A request's `provider` object (and the deprecated `route`), with defaults and workspace lists applied. */
 export interface Preferences {
   order: string[] | undefined;
-  /** The allow-list: the workspace's allowed providers narrowed by the request's `only`. */
-  only: string[][] | undefined;
+  /** The workspace's allowed providers: a ceiling the request's `only` narrows within. */
+  allowed: string[] | undefined;
+  /** The request's `only`. */
+  only: string[] | undefined;
   /** The request's `ignore` unioned with the workspace's ignored providers. */
   ignore: string[];
   allowFallbacks: boolean;
@@ -40,6 +42,12 @@ function list(value: unknown): string[] | undefined {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : undefined;
 }
 
+/** A provider list that restricts routing: an empty list (or none) restricts nothing. */
+function restriction(value: unknown): string[] | undefined {
+  const items = list(value);
+  return items && items.length > 0 ? items : undefined;
+}
+
 function thresholds(value: unknown): Thresholds | undefined {
   if (typeof value === "number") return { p50: value };
   if (value === null || typeof value !== "object") return undefined;
@@ -61,21 +69,14 @@ export function readPreferences(request: CanonicalRequest, workspace: WorkspaceR
   const provider = (request.provider ?? {}) as Record<string, unknown>;
   const sortValue = provider.sort;
   let sort: SortBy | undefined;
-  let partition: "model" | "none" = "model";
+  // The deprecated `route` is an alias of the partition setting; an explicit `sort.partition` wins.
+  let partition: "model" | "none" = request.route === "sort" ? "none" : "model";
   if (typeof sortValue === "string") sort = sortValue as SortBy;
   else if (sortValue && typeof sortValue === "object") {
     const config = sortValue as { by?: SortBy | null; partition?: "model" | "none" | null };
     if (config.by) sort = config.by;
     if (config.partition) partition = config.partition;
   }
-  // Deprecated alias of the partition setting.
-  if (request.route === "sort") partition = "none";
-  if (request.route === "fallback") partition = "model";
-
-  const allowLists: string[][] = [];
-  if (workspace.allowedProviders && workspace.allowedProviders.length > 0) allowLists.push(workspace.allowedProviders);
-  const only = list(provider.only);
-  if (only) allowLists.push(only);
 
   const maxPriceValue = provider.max_price as Record<string, unknown> | undefined;
   let maxPrice: Preferences["maxPrice"];
@@ -87,8 +88,9 @@ export function readPreferences(request: CanonicalRequest, workspace: WorkspaceR
     }
   }
   return {
-    order: list(provider.order),
-    only: allowLists.length > 0 ? allowLists : undefined,
+    order: restriction(provider.order),
+    allowed: restriction(workspace.allowedProviders),
+    only: restriction(provider.only),
     ignore: [...(list(provider.ignore) ?? []), ...(workspace.ignoredProviders ?? [])],
     allowFallbacks: provider.allow_fallbacks !== false,
     denyDataCollection: provider.data_collection === "deny",

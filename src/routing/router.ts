@@ -86,25 +86,18 @@ export class Router {
       const { kept, excluded } = applyFilters(model, request, preferences);
       exclusions.push(...excluded);
       if (kept.length === 0) continue;
-      let ranked = this.#rank(kept, preferences);
-      ranked = this.#soft(ranked, request, preferences);
-      if (conversation) {
-        const scope = stickyScope(workspaceId, model.id, conversation);
-        stickyScopes.set(model.id, scope);
-        ranked = this.#sticky(ranked, scope);
-      }
-      if (!preferences.allowFallbacks) {
-        ranked = preferences.order ? ranked.filter((endpoint) => namedIn(preferences.order!, endpoint.provider)) : ranked.slice(0, 1);
-      }
-      perModel.push(ranked.map((endpoint) => ({ model, endpoint })));
+      if (conversation) stickyScopes.set(model.id, stickyScope(workspaceId, model.id, conversation));
+      perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
     }
     if (perModel.length === 0) {
       throw filteredError(exclusions, requested, requested.slice(1));
     }
-    let attempts = perModel.flat();
-    if (preferences.sort && preferences.partition === "none") {
-      attempts = this.#sortAcross(attempts, preferences);
-    }
+    // `partition: "none"` sorts across all models (order, when set, wins over sort); otherwise each
+    // model's endpoints stay together, the primary model's first. Soft preferences, stickiness and
+    // allow_fallbacks then apply within each partition.
+    const global = preferences.sort !== undefined && preferences.partition === "none" && !preferences.order;
+    const partitions = global ? [this.#sorted(perModel.flat(), preferences.sort!)] : perModel;
+    const attempts = partitions.flatMap((partition) => this.#arrange(partition, request, preferences, stickyScopes));
     return {
       attempts,
       requestedModels: requested,
@@ -115,6 +108,17 @@ export class Router {
     };
   }
 
+  #arrange(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences, stickyScopes: Map<string, string>): Attempt[] {
+    let arranged = this.#soft(attempts, request, preferences);
+    arranged = this.#sticky(arranged, stickyScopes);
+    if (preferences.allowFallbacks) return arranged;
+    // Only the order providers, or the request's `only` providers (already filtered), or the primary.
+    if (preferences.order) return arranged.filter((attempt) => namedIn(preferences.order!, attempt.endpoint.provider));
+    if (preferences.only) return arranged;
+    const models = new Set<CatalogModel>();
+    return arranged.filter((attempt) => !models.has(attempt.model) && models.add(attempt.model));
+  }
+
   #rank(endpoints: Endpoint[], preferences: Preferences): Endpoint[] {
     if (preferences.order) {
       const order = preferences.order;
@@ -123,11 +127,12 @@ export class Router {
       const rest = endpoints.filter((endpoint) => !unique.includes(endpoint));
       return [...unique, ...this.#balance(rest)];
     }
-    if (preferences.sort) return this.#sorted(endpoints, preferences.sort);
+    if (preferences.sort) return this.#sorted(endpoints.map((endpoint) => ({ endpoint })), preferences.sort).map((item) => item.endpoint);
     return this.#balance(endpoints);
   }
 
-  #sorted(endpoints: Endpoint[], by: NonNullable<Preferences["sort"]>): Endpoint[] {
+  /** A stable sort: price ascending, throughput descending, latency ascending; unmeasured endpoints last. */
+  #sorted<T extends { endpoint: Endpoint }>(items: T[], by: NonNullable<Preferences["sort"]>): T[] {
     const health = this.deps.health;
     const key = (endpoint: Endpoint): number => {
       switch (by) {
@@ -141,18 +146,10 @@ export class Router {
           return -health.successRate(endpoint.key);
       }
     };
-    return endpoints
-      .map((endpoint, index) => ({ endpoint, index, key: key(endpoint) }))
+    return items
+      .map((item, index) => ({ item, index, key: key(item.endpoint) }))
       .sort((a, b) => a.key - b.key || a.index - b.index)
-      .map((entry) => entry.endpoint);
-  }
-
-  #sortAcross(attempts: Attempt[], preferences: Preferences): Attempt[] {
-    const order = this.#sorted(
-      attempts.map((attempt) => attempt.endpoint),
-      preferences.sort!,
-    );
-    return order.map((endpoint) => attempts.find((attempt) => attempt.endpoint === endpoint)!);
+      .map((entry) => entry.item);
   }
 
   /**
@@ -185,13 +182,17 @@ export class Router {
     return [...ordered, ...unstable];
   }
 
-  /** Soft preferences move endpoints to the end, never out: latency and throughput thresholds, tools and response_format support. */
-  #soft(endpoints: Endpoint[], request: CanonicalRequest, preferences: Preferences): Endpoint[] {
+  /**
+   * Soft preferences move endpoints to the end, never out: latency and throughput thresholds, and
+   * support for tools, response_format and verbosity.
+   */
+  #soft(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences): Attempt[] {
     const health = this.deps.health;
     const wants = (parameter: string) => (endpoint: Endpoint) => endpoint.supportedParameters === null || endpoint.supportedParameters.includes(parameter);
     const checks: Array<(endpoint: Endpoint) => boolean> = [];
     if (request.tools?.length) checks.push(wants("tools"));
     if (request.responseFormat && request.responseFormat.type !== "text") checks.push(wants("response_format"));
+    if (request.verbosity !== undefined) checks.push(wants("verbosity"));
     if (preferences.preferredMaxLatency) {
       const wanted = preferences.preferredMaxLatency;
       checks.push((endpoint) => meets(health.latency(endpoint.key), wanted, true));
@@ -200,17 +201,23 @@ export class Router {
       const wanted = preferences.preferredMinThroughput;
       checks.push((endpoint) => meets(health.throughput(endpoint.key), wanted, false));
     }
-    if (checks.length === 0) return endpoints;
-    const good = endpoints.filter((endpoint) => checks.every((check) => check(endpoint)));
-    return [...good, ...endpoints.filter((endpoint) => !good.includes(endpoint))];
+    if (checks.length === 0) return attempts;
+    const good = attempts.filter((attempt) => checks.every((check) => check(attempt.endpoint)));
+    return [...good, ...attempts.filter((attempt) => !good.includes(attempt))];
   }
 
-  /** The conversation's endpoint goes first while it is healthy; a failing one yields to the next best. */
-  #sticky(endpoints: Endpoint[], scope: string): Endpoint[] {
-    const key = this.deps.sticky.get(scope);
-    if (!key) return endpoints;
-    const endpoint = endpoints.find((candidate) => candidate.key === key);
-    if (!endpoint || !this.deps.health.isStable(endpoint.key)) return endpoints;
-    return [endpoint, ...endpoints.filter((candidate) => candidate !== endpoint)];
+  /**
+   * The conversation's endpoint goes first while it is healthy; a failing one yields to the next best.
+   * Across models (partition none) the first requested model with a usable sticky endpoint wins.
+   */
+  #sticky(attempts: Attempt[], scopes: Map<string, string>): Attempt[] {
+    for (const [modelId, scope] of scopes) {
+      const key = this.deps.sticky.get(scope);
+      if (!key) continue;
+      const chosen = attempts.find((attempt) => attempt.model.id === modelId && attempt.endpoint.key === key);
+      if (!chosen || !this.deps.health.isStable(key)) continue;
+      return [chosen, ...attempts.filter((attempt) => attempt !== chosen)];
+    }
+    return attempts;
   }
 }

@@ -21,13 +21,13 @@ interface Rule {
 }
 
 const RULES: Rule[] = [
-  { task: "code:debugging", family: "code", patterns: [/\b(bug|debug|stack ?trace|traceback|exception|segfault|error:|doesn'?t work|fix (this|the|my))\b/i, /\b(TypeError|ValueError|NullPointer|undefined is not)\b/] },
+  { task: "code:debugging", family: "code", patterns: [/\b(bugs?|debug\w*|stack ?traces?|traceback|exceptions?|segfault|error:|doesn'?t work|fix (this|the|my))(?!\w)/i, /\b(TypeError|ValueError|NullPointer|undefined is not)\b/] },
   { task: "code:review", family: "code", patterns: [/\b(code review|review (this|my) (code|pr|pull request)|pull request)\b/i] },
   { task: "code:refactoring", family: "code", patterns: [/\b(refactor|clean up (this|the) code|simplify this (function|code))\b/i] },
   { task: "code:sql", family: "code", patterns: [/\b(sql|select .+ from|join .+ on|postgres|mysql|sqlite query)\b/i] },
   { task: "code:devops", family: "code", patterns: [/\b(docker(file)?|kubernetes|k8s|terraform|ci ?pipeline|nginx|systemd|bash script)\b/i] },
   { task: "code:explanation", family: "code", patterns: [/\b(explain (this|the) (code|function|snippet)|what does this (code|function) do)\b/i] },
-  { task: "code:generation", family: "code", patterns: [/```/, /\b(write|implement|create|generate) (a |an |the )?(function|class|script|program|api|component|module|test)s?\b/i, /\b(python|javascript|typescript|rust|golang|java|c\+\+|kotlin|swift)\b/i] },
+  { task: "code:generation", family: "code", patterns: [/```/, /\b(write|implement|create|generate) (a |an |the )?(function|class|script|program|api|component|module|test)s?\b/i, /\b(python|javascript|typescript|rust|golang|java|c\+\+|kotlin|swift)(?!\w)/i] },
   { task: "math:proof", family: "math", patterns: [/\b(prove|proof|theorem|lemma|by induction)\b/i] },
   { task: "math:calculation", family: "math", patterns: [/\b(calculate|compute|solve|integral|derivative|equation|probability)\b/i, /\d+\s*[-+*/^]\s*\d+/] },
   { task: "reasoning:logic", family: "reasoning", patterns: [/\b(puzzle|riddle|logic(al)?|deduce|step by step)\b/i] },
@@ -43,8 +43,8 @@ const RULES: Rule[] = [
   { task: "qa:research", family: "qa", patterns: [/\b(research|compare .+ (and|vs\.?|versus)|pros and cons|literature)\b/i] },
   { task: "qa:factual", family: "qa", patterns: [/^\s*(who|what|when|where|which|how many|how much)\b/i] },
   { task: "domain:legal", family: "domain", patterns: [/\b(contract|legal|lawsuit|liability|gdpr|clause|statute)\b/i] },
-  { task: "domain:finance", family: "domain", patterns: [/\b(invest|stock|portfolio|tax|accounting|revenue|budget)\b/i] },
-  { task: "domain:health", family: "domain", patterns: [/\b(symptom|diagnos|medication|dosage|clinical|patient)\b/i] },
+  { task: "domain:finance", family: "domain", patterns: [/\b(invest\w*|stocks?|portfolios?|tax(es)?|accounting|revenue|budgets?)\b/i] },
+  { task: "domain:health", family: "domain", patterns: [/\b(symptoms?|diagnos\w*|medications?|dosages?|clinical|patients?)\b/i] },
   { task: "domain:marketing", family: "domain", patterns: [/\b(marketing|seo|campaign|slogan|brand|ad copy)\b/i] },
   { task: "domain:education", family: "domain", patterns: [/\b(teach me|tutor|homework|lesson|quiz me|explain like)\b/i] },
   { task: "domain:science", family: "domain", patterns: [/\b(physics|chemistry|biology|quantum|molecule|evolution)\b/i] },

@@ -5,11 +5,14 @@
 import { validateConfig } from "../../src/config/load.ts";
 import type { CanonicalRequest, Message } from "../../src/core/canonical.ts";
 import type { GatewayError } from "../../src/core/errors.ts";
+import { createLogger } from "../../src/core/log.ts";
+import type { RequestContext } from "../../src/plugins/contract.ts";
 import { Catalog } from "../../src/routing/catalog.ts";
 import { HealthStats } from "../../src/routing/health.ts";
 import type { WorkspaceRouting } from "../../src/routing/preferences.ts";
 import { type RoutePlan, Router } from "../../src/routing/router.ts";
 import { StickySessions } from "../../src/routing/sticky.ts";
+import { RouterMemory, TrafficStats } from "../../src/routing/traffic.ts";
 
 export type Json = Record<string, any>;
 
@@ -94,4 +97,29 @@ export function harness(catalog: Catalog, seed = 1): Harness {
 /** Records `count` successes with a latency (ms) and throughput (tokens/s). */
 export function measure(health: HealthStats, key: string, latencyMs: number, throughput: number, count = 1): void {
   for (let i = 0; i < count; i++) health.recordSuccess(key, { latencyMs, throughput });
+}
+
+/** What a router plugin's selectCandidates receives, with a settable clock for its memory. */
+export function routerContext(catalog: Catalog, conversation = "conv-1"): RequestContext & { clock: { now: number }; traffic: TrafficStats } {
+  const clock = { now: 1_000_000 };
+  return {
+    catalog,
+    health: new HealthStats({ now: () => clock.now }),
+    traffic: new TrafficStats(),
+    memory: new RouterMemory(() => clock.now),
+    logger: createLogger("silent"),
+    workspaceId: "ws",
+    conversation,
+    clock,
+  };
+}
+
+/** Calls a thunk that must throw a GatewayError, and returns it. */
+export function thrown(run: () => unknown): GatewayError {
+  try {
+    run();
+  } catch (error) {
+    return error as GatewayError;
+  }
+  throw new Error("expected a throw");
 }

@@ -1,0 +1,50 @@
+import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
+import { UsageError } from "./output.ts";
+
+/** Where a command finds its configuration and state; shared by every command that opens them. */
+export const LOCATION_OPTIONS = {
+  config: { type: "string" },
+  "data-dir": { type: "string" },
+} as const satisfies ParseArgsOptionsConfig;
+
+export const LOCATION_HELP = `  --config PATH     YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
+  --data-dir DIR    state directory (default ./data; env ROUNDHOUSE_DATA_DIR)`;
+
+const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const satisfies ParseArgsOptionsConfig;
+
+/** Strict parsing of one command's flags (plus --help / -h); a parse error is a usage error. */
+export function parseCommand<const T extends ParseArgsOptionsConfig>(command: string, argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, ...HELP_OPTION }, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error), command);
+  }
+}
+
+/** Refuses positionals where a command takes none. */
+export function noPositionals(command: string, positionals: string[]): void {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`, command);
+}
+
+export function parseInteger(command: string, flag: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new UsageError(`--${flag} must be an integer from ${min} to ${max}, got '${raw}'`, command);
+  }
+  return Number(raw);
+}
+
+export function parseAmount(command: string, flag: string, raw: string): number {
+  const value = Number(raw);
+  if (raw.trim() === "" || !Number.isFinite(value) || value < 0) {
+    throw new UsageError(`--${flag} must be a non-negative number, got '${raw}'`, command);
+  }
+  return value;
+}
+
+/** An ISO 8601 timestamp in the future, normalised to UTC. */
+export function parseFutureTime(command: string, flag: string, raw: string, now = Date.now()): string {
+  const time = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(time)) throw new UsageError(`--${flag} must be an ISO 8601 timestamp such as 2030-01-31T00:00:00Z, got '${raw}'`, command);
+  if (time <= now) throw new UsageError(`--${flag} must be in the future, got '${raw}'`, command);
+  return new Date(time).toISOString();
+}

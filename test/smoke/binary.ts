@@ -1,0 +1,131 @@
+/**
+ * Smoke test of the compiled executable (`npm run build` first; `npm run smoke` runs this):
+ * copied into an empty directory and started with a PATH that holds no bun or node, it creates its
+ * data directory, serves health checks, answers a chat completion from the real openai SDK through the
+ * simulated provider and through a configured local upstream, and exits 0 on SIGTERM. Under strace it
+ * also proves zero egress: the only connections the gateway opens go to the upstream the config names.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import OpenAI from "openai";
+
+const root = join(import.meta.dir, "..", "..");
+const binary = join(root, "dist", "roundhouse");
+const results: Array<[string, boolean, string]> = [];
+
+function check(name: string, ok: boolean, detail = ""): void {
+  results.push([name, ok, detail]);
+  console.log(`${ok ? "ok  " : "FAIL"}  ${name}${detail ? `: ${detail}` : ""}`);
+}
+
+function finish(): never {
+  const failed = results.filter(([, ok]) => !ok).length;
+  console.log(`${results.length - failed} passed, ${failed} failed`);
+  process.exit(failed === 0 ? 0 : 1);
+}
+
+if (!existsSync(binary)) {
+  check("binary exists", false, `${binary} is missing; run npm run build first`);
+  finish();
+}
+
+const work = mkdtempSync(join(tmpdir(), "roundhouse-smoke-"));
+const emptyPath = join(work, "empty-path");
+mkdirSync(emptyPath);
+copyFileSync(binary, join(work, "roundhouse"));
+chmodSync(join(work, "roundhouse"), 0o755);
+
+// A local OpenAI-compatible upstream: the one address the gateway may connect to.
+const upstream = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  async fetch(request) {
+    const body = (await request.json()) as { model: string };
+    return Response.json({
+      id: "up-1",
+      object: "chat.completion",
+      created: 1,
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: "from the upstream" }, finish_reason: "stop" }],
+      usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
+    });
+  },
+});
+writeFileSync(
+  join(work, "roundhouse.yaml"),
+  `providers:
+  local: { type: openai-compatible, base_url: http://127.0.0.1:${upstream.port}/v1 }
+  sim: { type: simulated, simulation: { ttft_ms: 0, tokens_per_second: 0 } }
+models:
+  - id: acme/local
+    endpoints: [{ provider: local, model: up }]
+  - id: roundhouse/simulated
+    endpoints: [{ provider: sim }]
+`,
+);
+
+const port = 20000 + Math.floor(Math.random() * 20000);
+const strace = Bun.which("strace");
+const traceFile = join(work, "trace.txt");
+const command = [join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", String(port)];
+const child = Bun.spawn(strace ? [strace, "-f", "-qq", "-e", "trace=connect", "-o", traceFile, ...command] : command, {
+  cwd: work,
+  env: { PATH: emptyPath, HOME: work },
+  stdout: "pipe",
+  stderr: "pipe",
+});
+
+async function readUntil(stream: ReadableStream<Uint8Array>, marker: string, ms: number): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  const deadline = Date.now() + ms;
+  while (!text.includes(marker) && Date.now() < deadline) {
+    const next = await Promise.race([reader.read(), Bun.sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
+    if (!next || next.done) break;
+    text += decoder.decode(next.value);
+  }
+  reader.releaseLock();
+  return text;
+}
+
+try {
+  const output = await readUntil(child.stdout, "listening on", 15_000);
+  check("starts from an empty directory with no bun or node on PATH", output.includes("listening on"), output.trim().split("\n").at(-1));
+  check("creates its data directory", existsSync(join(work, "data", "roundhouse.db")) && existsSync(join(work, "data", "master.key")));
+  const inferenceKey = /inference key:\s+(\S+)/.exec(output)?.[1] ?? "";
+  check("prints the first keys once", inferenceKey.startsWith("sk-rh-v1-"));
+  const base = `http://127.0.0.1:${port}`;
+  check("/healthz answers", (await fetch(`${base}/healthz`)).status === 200);
+  const ready = await fetch(`${base}/readyz`);
+  check("/readyz answers", ready.status === 200 || ready.status === 404, String(ready.status));
+  const docs = await fetch(`${base}/api/v1/docs`);
+  check("serves the API reference page from the binary", docs.status === 200 && !(await docs.text()).includes("<script src="));
+  const client = new OpenAI({ apiKey: inferenceKey, baseURL: `${base}/api/v1`, maxRetries: 0 });
+  const simulated = await client.chat.completions.create({ model: "roundhouse/simulated", messages: [{ role: "user", content: "hello" }] });
+  check("a chat completion through the simulated provider with the openai SDK", (simulated.choices[0]?.message.content ?? "").includes("hello"));
+  const viaUpstream = await client.chat.completions.create({ model: "acme/local", messages: [{ role: "user", content: "hello" }] });
+  check("a chat completion through the configured upstream", viaUpstream.choices[0]?.message.content === "from the upstream");
+  // Under strace the gateway is strace's child: signal the gateway itself, as an operator would.
+  const gatewayPid = strace ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)[0]) : child.pid;
+  process.kill(gatewayPid, "SIGTERM");
+  const code = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "timeout")]);
+  check("exits 0 on SIGTERM", code === 0, String(code));
+  if (strace && existsSync(traceFile)) {
+    const connects = readFileSync(traceFile, "utf8")
+      .split("\n")
+      .filter((line) => line.includes("connect(") && /AF_INET6?/.test(line));
+    const foreign = connects.filter((line) => !line.includes(`sin_port=htons(${upstream.port})`) || !line.includes("127.0.0.1"));
+    check("opens no connection except to the configured upstream", foreign.length === 0, foreign.slice(0, 3).join(" | ") || `${connects.length} connection(s), all to 127.0.0.1:${upstream.port}`);
+  } else {
+    check("zero egress (strace not installed: skipped)", true);
+  }
+} catch (error) {
+  check("smoke run", false, error instanceof Error ? error.message : String(error));
+  child.kill("SIGKILL");
+} finally {
+  upstream.stop(true);
+  rmSync(work, { recursive: true, force: true });
+}
+finish();
