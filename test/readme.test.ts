@@ -1,6 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config/load.ts";
 import { Catalog } from "../src/routing/catalog.ts";
+import { createLogger } from "../src/core/log.ts";
+import { loadPlugins } from "../src/plugins/registry.ts";
+import { tempDir } from "./helpers/gateway.ts";
 
 const readme = await Bun.file(new URL("../README.md", import.meta.url)).text();
 const yamlBlocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
@@ -29,5 +32,19 @@ describe("README", () => {
       ["anthropic", "openai-compatible", "openai-compatible", "openai-compatible", "simulated"].sort(),
     );
     expect(catalog.model("openai/gpt-4o")!.endpoints[0]!.provider.quirks.maxTokensField).toBe("max_completion_tokens");
+  });
+
+  test("the plugin example loads as an operator plugin", async () => {
+    const example = /```ts\n(\/\/ plugins\/uppercase\.ts[\s\S]*?)```/.exec(readme)![1]!;
+    const dir = tempDir();
+    try {
+      await Bun.write(`${dir.path}/uppercase.ts`, example);
+      const plugins = loadPlugins({ directories: [dir.path], required: true, logger: createLogger("silent") });
+      const plugin = plugins.get("uppercase")!;
+      const response = await plugin.transformResponse!({ output: [{ type: "text", text: "hi" }], finishReason: "stop" }, {}, {} as never);
+      expect(response.output).toEqual([{ type: "text", text: "HI" }]);
+    } finally {
+      dir.remove();
+    }
   });
 });
