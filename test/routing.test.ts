@@ -28,10 +28,18 @@ models:
     endpoints:
       - { provider: alpha, model: chat-a, pricing: { prompt: 1, completion: 1 }, quantization: fp8, collects_data: true }
       - { provider: beta, model: chat-b, pricing: { prompt: 2, completion: 2 }, quantization: bf16, retains_prompts: true }
-      - { provider: gamma/eu, model: chat-g, pricing: { prompt: 3, completion: 3 }, max_output: 100 }
+      - { provider: gamma/eu, model: chat-g, pricing: { prompt: 3, completion: 3 }, max_output: 100, region: eu-west }
   - id: acme/backup
     endpoints:
       - { provider: beta, model: backup-b, pricing: { prompt: 5, completion: 5 } }
+  - id: acme/embed
+    output_modalities: [embeddings]
+    endpoints:
+      - { provider: alpha, model: embed-a }
+  - id: acme/chat:free
+    free_until: 2020-01-31
+    endpoints:
+      - { provider: alpha, model: chat-free }
   - id: acme/leaky
     endpoints:
       - { provider: alpha, model: leaky-a, collects_data: true }
@@ -226,6 +234,36 @@ describe("filters and availability errors", () => {
     } finally {
       await patch({ allowed_providers: null });
     }
+  });
+
+  test("wrong_endpoint, free_variant_ended and region_restricted", async () => {
+    const embed = await chat({ model: "acme/embed" });
+    expect(embed.status).toBe(400);
+    expect((await embed.json()).error.availability).toMatchObject({ code: "wrong_endpoint", retryable: false });
+    const free = await chat({ model: "acme/chat:free" });
+    expect(free.status).toBe(404);
+    expect((await free.json()).error.availability).toMatchObject({ code: "free_variant_ended", fallback_models: ["acme/chat"] });
+    const workspaceId = gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(key).digest("hex"))!.workspaceId;
+    const region = (data_region: string | null) =>
+      fetch(`${gateway.url}/api/v1/workspaces/${workspaceId}`, {
+        method: "PATCH",
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify({ data_region }),
+      });
+    await region("eu");
+    try {
+      const europe = await chat({});
+      expect((await europe.json()).provider).toBe("Gamma Europe");
+      await region("us");
+      const none = await chat({});
+      expect(none.status).toBe(403);
+      expect((await none.json()).error.availability).toMatchObject({ code: "region_restricted", excluded_by: ["data_region"] });
+      const me = await (await fetch(`${gateway.url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json();
+      expect(me.data.allowed_data_regions).toEqual(["us"]);
+    } finally {
+      await region(null);
+    }
+    expect(calls()).toEqual({ alpha: 0, beta: 0, gamma: 1 });
   });
 
   test("a base slug matches its variants", async () => {

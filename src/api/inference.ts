@@ -97,6 +97,7 @@ export function inferenceApi(services: Services) {
       presetId,
       allowedProviders: principal.workspace.allowedProviders ?? null,
       ignoredProviders: principal.workspace.ignoredProviders ?? null,
+      dataRegion: principal.workspace.dataRegion ?? null,
     };
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);

@@ -47,7 +47,7 @@ export function futureTimestamp(value: string | null | undefined): string | null
 export function keysApi(services: Services) {
   return new Elysia({ name: "keys-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
-    .get("/key", ({ principal }) => ({ data: currentKeyJson(principal.key) }))
+    .get("/key", ({ principal }) => ({ data: currentKeyJson(principal.key, principal.workspace.dataRegion) }))
     .get("/keys", ({ principal, query }) => {
       requireWorkspaceRoute(principal);
       const workspaceId = query.workspace_id;

@@ -40,7 +40,7 @@ export function apiKeyJson(row: ApiKeyRow) {
 }
 
 /** `GET /key`: the calling key. */
-export function currentKeyJson(row: ApiKeyRow) {
+export function currentKeyJson(row: ApiKeyRow, dataRegion: string | null = null) {
   const { hash, name, label, kind, limit, limitReset, includeByokInLimit, expiresAt, creatorUserId, workspaceId } = row;
   return {
     hash,
@@ -67,7 +67,7 @@ export function currentKeyJson(row: ApiKeyRow) {
     organization_id: null,
     workspace_id: workspaceId,
     intern_id: row.internId,
-    allowed_data_regions: ["global"],
+    allowed_data_regions: dataRegion === "eu" ? ["europe"] : dataRegion === "us" ? ["us"] : ["global"],
     free_model_daily_requests: { limit: 0, remaining: 0, used: 0 },
     rate_limit: { interval: "1m", note: "no request rate limit is configured for this key", requests: -1 },
   };
@@ -82,6 +82,7 @@ export function workspaceJson(row: WorkspaceRow) {
     intern_api_access: row.internApiAccess,
     allowed_providers: row.allowedProviders ?? null,
     ignored_providers: row.ignoredProviders ?? null,
+    data_region: row.dataRegion,
     default_text_model: row.defaultTextModel,
     default_image_model: row.defaultImageModel,
     default_provider_sort: row.defaultProviderSort,

@@ -145,6 +145,8 @@ export const ModelConfig = T.Object(
     distillable: T.Optional(T.Boolean()),
     /** A deprecated model answers 404 model_deprecated. */
     deprecated: T.Optional(T.Boolean()),
+    /** For a `:free` variant: the last day it is offered; afterwards it answers 404 free_variant_ended. */
+    free_until: T.Optional(T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
     input_modalities: T.Optional(T.Array(T.String())),
     output_modalities: T.Optional(T.Array(T.String())),
     endpoints: T.Array(EndpointConfig, { minItems: 1 }),

@@ -15,6 +15,7 @@ export interface Caller {
   /** The workspace's provider allow and deny lists. */
   allowedProviders?: string[] | null;
   ignoredProviders?: string[] | null;
+  dataRegion?: string | null;
 }
 
 export interface AttemptRecord {

@@ -118,6 +118,7 @@ export class Pipeline {
       plan = this.deps.router.plan(request, caller.workspaceId, {
         allowedProviders: caller.allowedProviders ?? null,
         ignoredProviders: caller.ignoredProviders ?? null,
+        dataRegion: caller.dataRegion ?? null,
       });
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));

@@ -16,6 +16,8 @@ export const workspaces = sqliteTable("workspaces", {
   /** Workspace-wide provider allow and deny lists, merged with a request's `only` and `ignore`. */
   allowedProviders: text("allowed_providers", { mode: "json" }).$type<string[] | null>(),
   ignoredProviders: text("ignored_providers", { mode: "json" }).$type<string[] | null>(),
+  /** Keep requests in one region: only endpoints whose region starts with this ("eu", "us") serve them. */
+  dataRegion: text("data_region"),
   defaultTextModel: text("default_text_model"),
   defaultImageModel: text("default_image_model"),
   defaultProviderSort: text("default_provider_sort"),

@@ -58,6 +58,7 @@ export function availabilityError(code: AvailabilityCode, message: string, detai
 
 /** Reasons that belong to the reference's `excluded_by` vocabulary. */
 const VOCABULARY = new Set<string>([
+  "data_region",
   "allowed_providers",
   "data_policy:training",
   "data_policy:zdr",
@@ -67,7 +68,10 @@ const VOCABULARY = new Set<string>([
   "context_length",
 ]);
 
-/** Every endpoint was filtered out: privacy when only data policies excluded them, otherwise a constraint. */
+/**
+ * Every endpoint was filtered out: region when only the data region excluded them, privacy when only
+ * data policies did, otherwise a constraint.
+ */
 export function filteredError(exclusions: Exclusion[], requestedModels: string[], fallbackModels: string[]): GatewayError {
   const reasons = exclusions.map((exclusion) => exclusion.reason);
   const privacy = reasons.every((reason) => reason.startsWith("data_policy:"));
@@ -80,6 +84,9 @@ export function filteredError(exclusions: Exclusion[], requestedModels: string[]
     ...(first ? { constraint: { field: first.field, detail: first.detail } } : {}),
   };
   const summary = [...new Set(exclusions.map((exclusion) => exclusion.detail))].slice(0, 5).join("; ");
+  if (reasons.length > 0 && reasons.every((reason) => reason === "data_region")) {
+    return availabilityError("region_restricted", `No endpoint of ${requestedModels.join(", ")} serves from the workspace's data region: ${summary}`, details);
+  }
   return privacy
     ? availabilityError("privacy_restricted", `No endpoint of ${requestedModels.join(", ")} meets the data policy: ${summary}`, details)
     : availabilityError("constraint_filtered", `No endpoint of ${requestedModels.join(", ")} meets the request's constraints: ${summary}`, details);

@@ -69,6 +69,8 @@ export interface CatalogModel {
   toolSuccessRate: number | null;
   distillable: boolean;
   deprecated: boolean;
+  /** Unix ms after which a free variant is no longer offered, or null. */
+  freeUntil: number | null;
   inputModalities: string[];
   outputModalities: string[];
   /** Every configured endpoint, disabled ones included (they serve nothing). */
@@ -202,6 +204,7 @@ export class Catalog {
         toolSuccessRate: model.tool_success_rate ?? known?.tool_success_rate ?? null,
         distillable: model.distillable ?? known?.distillable ?? false,
         deprecated: model.deprecated ?? false,
+        freeUntil: model.free_until ? Date.parse(`${model.free_until}T23:59:59.999Z`) : null,
         inputModalities: model.input_modalities ?? ["text", "image"],
         outputModalities: model.output_modalities ?? ["text"],
         endpoints,

@@ -4,6 +4,7 @@ import { namedIn, type Preferences } from "./preferences.ts";
 
 /** Why an endpoint was excluded, in the vocabulary of `availability.excluded_by`. */
 export type ExclusionReason =
+  | "data_region"
   | "allowed_providers"
   | "data_policy:training"
   | "data_policy:zdr"
@@ -91,6 +92,13 @@ function exclusion(
   promptTokens: number,
 ): Omit<Exclusion, "endpoint"> | undefined {
   const provider = endpoint.provider;
+  if (preferences.dataRegion && !(endpoint.region ?? "").toLowerCase().startsWith(preferences.dataRegion.toLowerCase())) {
+    return {
+      reason: "data_region",
+      field: "workspace.data_region",
+      detail: `${provider.slug} serves from ${endpoint.region ?? "an unknown region"}, outside ${preferences.dataRegion}`,
+    };
+  }
   if (preferences.allowed && !namedIn(preferences.allowed, provider)) {
     return { reason: "allowed_providers", field: "workspace.allowed_providers", detail: `${provider.slug} is not in the workspace's allowed providers` };
   }

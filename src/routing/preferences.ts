@@ -16,6 +16,8 @@ export interface Preferences {
   order: string[] | undefined;
   /** The workspace's allowed providers: a ceiling the request's `only` narrows within. */
   allowed: string[] | undefined;
+  /** Only endpoints whose region starts with this serve the request. */
+  dataRegion: string | undefined;
   /** The request's `only`. */
   only: string[] | undefined;
   /** The request's `ignore` unioned with the workspace's ignored providers. */
@@ -36,6 +38,8 @@ export interface Preferences {
 export interface WorkspaceRouting {
   allowedProviders: string[] | null;
   ignoredProviders: string[] | null;
+  /** The workspace's data region ("eu", "us"), or null for anywhere. */
+  dataRegion?: string | null;
 }
 
 function list(value: unknown): string[] | undefined {
@@ -90,6 +94,7 @@ export function readPreferences(request: CanonicalRequest, workspace: WorkspaceR
   return {
     order: restriction(provider.order),
     allowed: restriction(workspace.allowedProviders),
+    dataRegion: workspace.dataRegion ?? undefined,
     only: restriction(provider.only),
     ignore: [...(list(provider.ignore) ?? []), ...(workspace.ignoredProviders ?? [])],
     allowFallbacks: provider.allow_fallbacks !== false,

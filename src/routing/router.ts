@@ -66,7 +66,22 @@ export class Router {
     }
     const preferences = readPreferences(request, workspace);
     const models = requested.map((id) => this.deps.catalog.model(id)!);
-    const live = models.filter((model) => !model.deprecated);
+    const textModels = models.filter((model) => model.outputModalities.includes("text"));
+    if (textModels.length === 0) {
+      throw availabilityError(
+        "wrong_endpoint",
+        `${requested.join(", ")} ${requested.length > 1 ? "do" : "does"} not produce text; it cannot answer this kind of request`,
+        { requestedModels: requested },
+      );
+    }
+    const offered = textModels.filter((model) => model.freeUntil === null || model.freeUntil >= Date.now());
+    if (offered.length === 0) {
+      throw availabilityError("free_variant_ended", `The free variant${requested.length > 1 ? "s" : ""} ${requested.join(", ")} ended`, {
+        requestedModels: requested,
+        fallbackModels: requested.map((id) => id.replace(/:free$/, "")).filter((id) => id !== requested[0] && this.deps.catalog.model(id)),
+      });
+    }
+    const live = offered.filter((model) => !model.deprecated);
     if (live.length === 0) {
       throw availabilityError("model_deprecated", `${requested.join(", ")} ${requested.length > 1 ? "are" : "is"} deprecated`, {
         requestedModels: requested,
