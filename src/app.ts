@@ -20,6 +20,8 @@ import { messagesCodec } from "./api/codecs/messages/index.ts";
 import { responsesCodec } from "./api/codecs/responses/index.ts";
 import type { Services } from "./services.ts";
 
+const EMPTY_BODY = Symbol("empty body");
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Errors on an inference route are rendered in that style's shape (all of them carry the spec's envelope). */
@@ -32,6 +34,16 @@ const STYLE_ERRORS: Array<[RegExp, (error: GatewayError) => Record<string, unkno
 function renderError(path: string, error: GatewayError): Record<string, unknown> {
   const style = STYLE_ERRORS.find(([pattern]) => pattern.test(path));
   return style ? style[1](error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
+}
+
+/** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
+function hasValidPercentEncoding(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function hostName(request: Request): string {
@@ -53,7 +65,12 @@ export function createApp(services: Services) {
     .onParse({ as: "global" }, async ({ request }) => {
       // Authenticate before reading the body: a request without a valid key is a 401, whatever it sends.
       authenticate(services, request);
-      return readJsonBody(request, config.server.max_body_bytes);
+      // Returning undefined would hand the (already read) body to Elysia's own parser for its content
+      // type, which then fails: an empty body travels as a marker and becomes undefined again below.
+      return (await readJsonBody(request, config.server.max_body_bytes)) ?? EMPTY_BODY;
+    })
+    .onTransform({ as: "global" }, (context) => {
+      if (context.body === EMPTY_BODY) context.body = undefined;
     })
     .use(keysApi(services))
     .use(workspacesApi(services))
@@ -79,6 +96,9 @@ export function createApp(services: Services) {
           "misdirected_request",
           `Requests on the regional hostname ${hostName(request)} are refused; use the deployment's main hostname`,
         );
+      }
+      if (!hasValidPercentEncoding(new URL(request.url).pathname)) {
+        throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
       }
     })
     .onError(({ code, error, request, set }) => {

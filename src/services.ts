@@ -10,6 +10,7 @@ import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./security/secret-box.ts";
 import { CredentialResolver } from "./core/credentials.ts";
 import { Pipeline } from "./core/pipeline.ts";
+import { RateLimiter, SpendLedger } from "./core/limits.ts";
 import { GenerationStore } from "./db/generations.ts";
 import { ChangeWatch } from "./db/change-watch.ts";
 import { Lifecycle } from "./core/lifecycle.ts";
@@ -43,6 +44,8 @@ export interface Services {
   generations: GenerationStore;
   pipeline: Pipeline;
   metrics: GatewayMetrics;
+  rateLimits: RateLimiter;
+  spend: SpendLedger;
   /** Shutdown state and the streams in flight. */
   lifecycle: Lifecycle;
 }
@@ -80,16 +83,26 @@ export function createServices(input: {
         logger: input.logger,
       }),
   );
+  const rateLimits = new RateLimiter();
+  const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
   const pipeline = new Pipeline({
     catalog,
     transports: new Transports(input.fetch),
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
-    generations,
+    generations: {
+      record(row) {
+        generations.record(row);
+        // Tokens count against the key's per-minute token limit once they were used.
+        rateLimits.recordTokens(row.keyHash, (row.tokensPrompt ?? 0) + (row.tokensCompletion ?? 0));
+      },
+    },
+    budget: spend,
     logger: input.logger,
     router: new Router({ catalog, health, sticky: new StickySessions(), ...(input.random ? { random: input.random } : {}) }),
     health,
     plugins,
     traffic: new TrafficStats(),
+    allowPrivateUrls: input.config.security.allow_private_urls,
     memory: new RouterMemory(),
     metrics,
   });
@@ -109,6 +122,8 @@ export function createServices(input: {
     plugins,
     generations,
     pipeline,
+    rateLimits,
+    spend,
     metrics,
     lifecycle,
   };

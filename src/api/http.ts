@@ -9,6 +9,11 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return undefined;
+  // Bodies are read as they come: a declared coding would be ignored (and a real gzip body misread).
+  const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
+  if (encoding && encoding !== "identity") {
+    throw new GatewayError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 64)}' is not supported: send the body uncompressed`);
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -30,12 +35,44 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     throw new GatewayError("bad_request", "Request body is not valid UTF-8");
   }
   if (text.trim().length === 0) return undefined;
+  // Deeply nested JSON parses fine but makes schema validation and error reporting recurse out of
+  // stack (a 500) and allocate hundreds of megabytes: refuse it before parsing.
+  if (nestingDepth(text) > MAX_JSON_DEPTH) {
+    throw new GatewayError("bad_request", `Request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+  }
   try {
     return JSON.parse(text);
   } catch (error) {
     const detail = error instanceof SyntaxError ? `: ${error.message}` : "";
     throw new GatewayError("bad_request", `Request body is not valid JSON${detail}`);
   }
+}
+
+/** No legitimate request nests this deep (tool schemas included). */
+export const MAX_JSON_DEPTH = 128;
+
+/** The deepest array/object nesting of a JSON text (brackets inside strings do not count). */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 92 /* \\ */) index++;
+      else if (char === 34 /* " */) inString = false;
+    } else if (char === 34) {
+      inString = true;
+    } else if (char === 91 /* [ */ || char === 123 /* { */) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > MAX_JSON_DEPTH) return deepest;
+      }
+    } else if (char === 93 /* ] */ || char === 125 /* } */) {
+      depth--;
+    }
+  }
+  return deepest;
 }
 
 function tooLarge(maxBytes: number): GatewayError {

@@ -55,8 +55,14 @@ function context(
   };
 }
 
-function sleep(ms: number): Promise<null> {
-  return new Promise((resolve) => setTimeout(() => resolve(null), ms));
+/** `promise`, or null once `ms` passed first; the timer never outlives the race. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([promise, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -70,6 +76,10 @@ export function inferenceApi(services: Services) {
 
   const handle = (codec: Codec) => async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
     requireInference(principal);
+    services.rateLimits.admit(principal.key.hash, {
+      requestsPerMinute: principal.key.requestsPerMinute ?? config.limits.requests_per_minute,
+      tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
+    });
     const raw = body as Record<string, unknown>;
     const workspaceId = principal.workspace.id;
     let presetId: string | undefined;
@@ -98,6 +108,8 @@ export function inferenceApi(services: Services) {
       allowedProviders: principal.workspace.allowedProviders ?? null,
       ignoredProviders: principal.workspace.ignoredProviders ?? null,
       dataRegion: principal.workspace.dataRegion ?? null,
+      limit: principal.key.limit,
+      limitReset: principal.key.limitReset,
     };
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);
@@ -111,7 +123,7 @@ export function inferenceApi(services: Services) {
       (outcome) => ({ outcome: outcome as StreamOutcome }),
       (error: unknown) => ({ error }),
     );
-    const early = await Promise.race([settled, sleep(config.upstream.stream_warmup_ms)]);
+    const early = await within(settled, config.upstream.stream_warmup_ms);
     if (early && "error" in early) throw early.error;
     return sseResponse({
       ready: settled.then((result) => {

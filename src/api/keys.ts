@@ -4,12 +4,21 @@ import type { Services } from "../services.ts";
 import { authenticate, requireWorkspaceRoute } from "./auth.ts";
 import { parseBooleanParam, parseIntegerParam } from "./http.ts";
 import { apiKeyJson, currentKeyJson } from "./serialize.ts";
+import type { ApiKeyRow } from "../db/schema.ts";
 
 const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], {
   expected: '"daily", "weekly", "monthly" or null',
 });
 const IsoTimestamp = t.String({ format: "date-time", expected: "an ISO 8601 timestamp with a time zone, or null" });
 const Name = t.String({ minLength: 1, maxLength: 200 });
+
+const RateLimit = t.Object(
+  {
+    requests_per_minute: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+    tokens_per_minute: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
+  },
+  { additionalProperties: false },
+);
 
 const CreateKeyBody = t.Object({
   name: Name,
@@ -21,6 +30,7 @@ const CreateKeyBody = t.Object({
   expires_at: t.Optional(t.Union([IsoTimestamp, t.Null()])),
   creator_user_id: t.Optional(t.Union([t.String({ maxLength: 256 }), t.Null()])),
   external: t.Optional(t.Object({ user: t.String({ minLength: 1, maxLength: 256 }), api_key: t.Optional(t.String()) })),
+  rate_limit: t.Optional(RateLimit),
 });
 
 const UpdateKeyBody = t.Object({
@@ -30,6 +40,7 @@ const UpdateKeyBody = t.Object({
   limit_reset: t.Optional(LimitReset),
   include_byok_in_limit: t.Optional(t.Boolean()),
   expires_at: t.Optional(t.Union([IsoTimestamp, t.Null()])),
+  rate_limit: t.Optional(RateLimit),
 });
 
 export function futureTimestamp(value: string | null | undefined): string | null | undefined {
@@ -45,9 +56,21 @@ export function futureTimestamp(value: string | null | undefined): string | null
  * (`workspace_id`): that is how a management key provisions the first key of a new workspace.
  */
 export function keysApi(services: Services) {
+  const withUsage = (rows: ApiKeyRow[]) => {
+    const usage = services.generations.usageByKey(rows.map((row) => row.hash));
+    return rows.map((row) => apiKeyJson(row, usage.get(row.hash)));
+  };
+  const one = (row: ApiKeyRow) => withUsage([row])[0]!;
   return new Elysia({ name: "keys-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
-    .get("/key", ({ principal }) => ({ data: currentKeyJson(principal.key, principal.workspace.dataRegion) }))
+    .get("/key", ({ principal }) => ({
+      data: currentKeyJson(principal.key, {
+        dataRegion: principal.workspace.dataRegion,
+        usage: services.generations.usageByKey([principal.key.hash]).get(principal.key.hash),
+        requestsPerMinute: services.config.limits.requests_per_minute,
+        tokensPerMinute: services.config.limits.tokens_per_minute,
+      }),
+    }))
     .get("/keys", ({ principal, query }) => {
       requireWorkspaceRoute(principal);
       const workspaceId = query.workspace_id;
@@ -59,7 +82,7 @@ export function keysApi(services: Services) {
         limit: parseIntegerParam(query, "limit", 1000, 1, 1000),
         includeDisabled: parseBooleanParam(query, "include_disabled") ?? false,
       });
-      return { data: rows.map(apiKeyJson) };
+      return { data: withUsage(rows) };
     })
     .post(
       "/keys",
@@ -77,6 +100,8 @@ export function keysApi(services: Services) {
           expiresAt: futureTimestamp(body.expires_at) ?? null,
           creatorUserId: body.creator_user_id ?? null,
           externalUser: body.external?.user ?? null,
+          requestsPerMinute: body.rate_limit?.requests_per_minute ?? null,
+          tokensPerMinute: body.rate_limit?.tokens_per_minute ?? null,
         });
         set.status = 201;
         return { data: apiKeyJson(row), key: plaintext };
@@ -87,7 +112,7 @@ export function keysApi(services: Services) {
       requireWorkspaceRoute(principal);
       const row = services.keys.get(principal.workspace.id, params.hash);
       if (!row) throw new GatewayError("not_found", "API key not found");
-      return { data: apiKeyJson(row) };
+      return { data: one(row) };
     })
     .patch(
       "/keys/:hash",
@@ -100,9 +125,12 @@ export function keysApi(services: Services) {
           limitReset: body.limit_reset,
           includeByokInLimit: body.include_byok_in_limit,
           expiresAt: futureTimestamp(body.expires_at),
+          requestsPerMinute: body.rate_limit?.requests_per_minute,
+          tokensPerMinute: body.rate_limit?.tokens_per_minute,
         });
         if (!row) throw new GatewayError("not_found", "API key not found");
-        return { data: apiKeyJson(row) };
+        services.spend.forget(row.hash);
+        return { data: one(row) };
       },
       { body: UpdateKeyBody },
     )

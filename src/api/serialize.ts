@@ -7,28 +7,50 @@ import type {
   VaultSecretRow,
   WorkspaceRow,
 } from "../db/schema.ts";
+import type { KeyUsage } from "../db/generations.ts";
 
 /** Wire shapes of stored resources, in the field names and nullability real clients require. */
 
-export function apiKeyJson(row: ApiKeyRow) {
+const NO_USAGE: KeyUsage = { total: 0, daily: 0, weekly: 0, monthly: 0 };
+
+/** What the key may still spend in its current limit period, or null without a limit. */
+function remaining(row: ApiKeyRow, usage: KeyUsage): number | null {
+  if (row.limit === null) return null;
+  const spent = row.limitReset === "daily" ? usage.daily : row.limitReset === "weekly" ? usage.weekly : row.limitReset === "monthly" ? usage.monthly : usage.total;
+  return Math.max(0, Math.round((row.limit - spent) * 1e9) / 1e9);
+}
+
+function usageFields(row: ApiKeyRow, usage: KeyUsage) {
+  return {
+    limit: row.limit,
+    limit_remaining: remaining(row, usage),
+    limit_reset: row.limitReset,
+    include_byok_in_limit: row.includeByokInLimit,
+    usage: usage.total,
+    usage_daily: usage.daily,
+    usage_weekly: usage.weekly,
+    usage_monthly: usage.monthly,
+    byok_usage: 0,
+    byok_usage_daily: 0,
+    byok_usage_weekly: 0,
+    byok_usage_monthly: 0,
+  };
+}
+
+/** The key's own rate limits (null: the configured default applies). */
+function rateLimitJson(row: ApiKeyRow) {
+  return { requests_per_minute: row.requestsPerMinute, tokens_per_minute: row.tokensPerMinute };
+}
+
+export function apiKeyJson(row: ApiKeyRow, usage: KeyUsage = NO_USAGE) {
   return {
     hash: row.hash,
     name: row.name,
     label: row.label,
     kind: row.kind,
     disabled: row.disabled,
-    limit: row.limit,
-    limit_remaining: row.limit,
-    limit_reset: row.limitReset,
-    include_byok_in_limit: row.includeByokInLimit,
-    usage: 0,
-    usage_daily: 0,
-    usage_weekly: 0,
-    usage_monthly: 0,
-    byok_usage: 0,
-    byok_usage_daily: 0,
-    byok_usage_weekly: 0,
-    byok_usage_monthly: 0,
+    ...usageFields(row, usage),
+    rate_limit: rateLimitJson(row),
     created_at: row.createdAt,
     updated_at: row.updatedAt,
     expires_at: row.expiresAt,
@@ -40,36 +62,35 @@ export function apiKeyJson(row: ApiKeyRow) {
 }
 
 /** `GET /key`: the calling key. */
-export function currentKeyJson(row: ApiKeyRow, dataRegion: string | null = null) {
-  const { hash, name, label, kind, limit, limitReset, includeByokInLimit, expiresAt, creatorUserId, workspaceId } = row;
+export function currentKeyJson(
+  row: ApiKeyRow,
+  options: { dataRegion?: string | null; usage?: KeyUsage; requestsPerMinute?: number | null; tokensPerMinute?: number | null } = {},
+) {
+  const { dataRegion = null, usage = NO_USAGE } = options;
+  const requests = row.requestsPerMinute ?? options.requestsPerMinute ?? null;
+  const tokens = row.tokensPerMinute ?? options.tokensPerMinute ?? null;
   return {
-    hash,
-    name,
-    label,
-    kind,
-    is_management_key: kind === "management",
-    is_provisioning_key: kind === "management",
+    hash: row.hash,
+    name: row.name,
+    label: row.label,
+    kind: row.kind,
+    is_management_key: row.kind === "management",
+    is_provisioning_key: row.kind === "management",
     is_free_tier: false,
-    limit,
-    limit_remaining: limit,
-    limit_reset: limitReset,
-    include_byok_in_limit: includeByokInLimit,
-    usage: 0,
-    usage_daily: 0,
-    usage_weekly: 0,
-    usage_monthly: 0,
-    byok_usage: 0,
-    byok_usage_daily: 0,
-    byok_usage_weekly: 0,
-    byok_usage_monthly: 0,
-    expires_at: expiresAt,
-    creator_user_id: creatorUserId,
+    ...usageFields(row, usage),
+    expires_at: row.expiresAt,
+    creator_user_id: row.creatorUserId,
     organization_id: null,
-    workspace_id: workspaceId,
+    workspace_id: row.workspaceId,
     intern_id: row.internId,
     allowed_data_regions: dataRegion === "eu" ? ["europe"] : dataRegion === "us" ? ["us"] : ["global"],
     free_model_daily_requests: { limit: 0, remaining: 0, used: 0 },
-    rate_limit: { interval: "1m", note: "no request rate limit is configured for this key", requests: -1 },
+    rate_limit: {
+      interval: "1m",
+      requests: requests ?? -1,
+      note: requests === null && tokens === null ? "no rate limit applies to this key" : `${requests ?? "unlimited"} requests and ${tokens ?? "unlimited"} tokens per minute`,
+      tokens: tokens ?? -1,
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 import { type Gateway, startGateway } from "../server.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger } from "./args.ts";
+import { ensureUpstreamConcurrency, watchSupervisor } from "./connection-limit.ts";
 import { printLine } from "./output.ts";
 
 export const SERVE_HELP = `Usage: roundhouse serve [--config PATH] [--host HOST] [--port PORT] [--data-dir DIR]
@@ -25,6 +26,7 @@ export async function serve(argv: string[]): Promise<void> {
   if (values.help) return printLine(SERVE_HELP);
   noPositionals("serve", positionals);
   const port = values.port === undefined ? undefined : parseInteger("serve", "port", values.port, 0, 65535);
+  if (!ensureUpstreamConcurrency()) return;
   const gateway = await startGateway({
     configPath: values.config,
     overrides: { host: values.host, port, dataDir: values["data-dir"] },
@@ -37,14 +39,15 @@ export async function serve(argv: string[]): Promise<void> {
     printLine(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n`);
   }
   printLine(`Roundhouse listening on ${gateway.url}/api/v1`);
-  stopOnSignals(gateway);
+  const stop = stopOnSignals(gateway);
+  watchSupervisor(stop);
 }
 
 /**
  * The one place `serve` wires SIGTERM and SIGINT: the first signal stops the gateway gracefully
  * (server.shutdown_grace_ms), a second one cuts the grace period short; then the process exits 0.
  */
-function stopOnSignals(gateway: Gateway): void {
+function stopOnSignals(gateway: Gateway): () => void {
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     if (stopping) {
@@ -61,4 +64,5 @@ function stopOnSignals(gateway: Gateway): void {
   };
   process.on("SIGTERM", shutdown);
   process.on("SIGINT", shutdown);
+  return shutdown;
 }

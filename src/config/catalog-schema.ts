@@ -2,6 +2,8 @@ import { type Static, Type as T } from "@sinclair/typebox";
 
 const Price = T.Number({ minimum: 0 });
 const Millis = (fallback: number) => T.Integer({ minimum: 0, maximum: 3_600_000, default: fallback });
+const MaxResponseBytes = (fallback?: number) =>
+  T.Integer({ minimum: 1024, maximum: 1_073_741_824, ...(fallback === undefined ? {} : { default: fallback }) });
 
 /** Timeouts of upstream calls; each provider may override any of them. */
 export const UpstreamTimeouts = T.Object(
@@ -23,6 +25,8 @@ export const UpstreamConfig = T.Object(
     stream_warmup_ms: Millis(1_500),
     /** Interval of `: OPENROUTER PROCESSING` comments while an upstream is silent. */
     keepalive_interval_ms: T.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
+    /** Largest upstream JSON answer (and single stream event) the gateway reads; a larger one is a 502. */
+    max_response_bytes: MaxResponseBytes(64 * 1024 * 1024),
   },
   { additionalProperties: false, default: {} },
 );
@@ -75,6 +79,8 @@ export const ProviderConfig = T.Object(
           stream_usage: T.Optional(T.Boolean()),
           /** Whether to send `reasoning_effort` for reasoning models. */
           reasoning_effort: T.Optional(T.Boolean()),
+          /** The server takes images only inline: the gateway fetches image URLs and sends data URLs. */
+          inline_image_urls: T.Optional(T.Boolean()),
         },
         { additionalProperties: false },
       ),
@@ -83,6 +89,8 @@ export const ProviderConfig = T.Object(
     anthropic_version: T.Optional(T.String()),
     simulation: T.Optional(Simulation),
     timeouts: T.Optional(T.Partial(UpstreamTimeouts)),
+    /** Overrides `upstream.max_response_bytes` for this provider. */
+    max_response_bytes: T.Optional(MaxResponseBytes()),
   },
   { additionalProperties: false },
 );

@@ -79,6 +79,23 @@ export const StorageConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+export const SecurityConfig = T.Object(
+  {
+    /** Let the gateway fetch request-supplied URLs on loopback, private and link-local addresses. */
+    allow_private_urls: T.Boolean({ default: false }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export const LimitsConfig = T.Object(
+  {
+    /** Default per-key limits over a sliding minute; a key's own setting wins; null is no limit. */
+    requests_per_minute: T.Union([T.Integer({ minimum: 1 }), T.Null()], { default: null }),
+    tokens_per_minute: T.Union([T.Integer({ minimum: 1 }), T.Null()], { default: null }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const PluginsConfig = T.Object(
   {
     /** Directories of operator plugins (modules, or folders with an index module), scanned at start. */
@@ -102,6 +119,8 @@ export const Config = T.Object(
     vault: VaultConfig,
     upstream: UpstreamConfig,
     plugins: PluginsConfig,
+    security: SecurityConfig,
+    limits: LimitsConfig,
     /** Upstream providers by slug. Without any, the embedded simulated provider and model are served. */
     providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {} }),
     models: T.Array(ModelConfig, { default: [] }),

@@ -2,6 +2,7 @@ import type { GenerationRow } from "../db/schema.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { ResponseAccumulator } from "./accumulate.ts";
 import type { CanonicalRequest, RequestStyle, Usage } from "./canonical.ts";
+import { estimatePromptTokens } from "../routing/filters.ts";
 
 /** Who asked, for the generation record. */
 export interface Caller {
@@ -16,6 +17,9 @@ export interface Caller {
   allowedProviders?: string[] | null;
   ignoredProviders?: string[] | null;
   dataRegion?: string | null;
+  /** The key's spend limit (USD) and its reset period. */
+  limit?: number | null;
+  limitReset?: "daily" | "weekly" | "monthly" | null;
 }
 
 export interface AttemptRecord {
@@ -100,20 +104,6 @@ const CHARACTERS_PER_TOKEN = 4;
 
 function estimateTokens(characters: number): number {
   return Math.ceil(characters / CHARACTERS_PER_TOKEN);
-}
-
-/** About how many tokens the prompt holds: its text, tool calls and tool definitions. */
-function estimatePromptTokens(request: CanonicalRequest): number {
-  let characters = 0;
-  for (const message of request.messages) {
-    for (const part of message.content) if (part.type === "text") characters += part.text.length;
-    if (message.role === "assistant") {
-      for (const call of message.toolCalls ?? []) characters += call.name.length + call.arguments.length;
-      for (const part of message.reasoning ?? []) characters += part.text.length;
-    }
-  }
-  for (const tool of request.tools ?? []) characters += JSON.stringify(tool).length;
-  return estimateTokens(characters);
 }
 
 /**

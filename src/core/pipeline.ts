@@ -3,6 +3,7 @@ import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
 import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
 import type { UpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../providers/http.ts";
+import { checkPartUrls, inlineImageUrls } from "../providers/inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
 import { attemptsError } from "../routing/availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
@@ -13,6 +14,8 @@ import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "./canonical.ts";
 import { costOf } from "./cost.ts";
 import { GatewayError } from "./errors.ts";
+import type { LimitReset, Reservation } from "./limits.ts";
+import { estimatePromptTokens } from "../routing/filters.ts";
 import { type AttemptRecord, type Caller, countImages, generationRow, usageFields } from "./generation-record.ts";
 import type { Logger } from "./log.ts";
 import type { PipelineMetrics } from "./metrics.ts";
@@ -32,6 +35,14 @@ export interface PipelineDeps {
   plugins: PluginHost;
   traffic: TrafficStats;
   memory: RouterMemory;
+  /** Whether request-supplied URLs may point at loopback, private and link-local addresses. */
+  allowPrivateUrls?: boolean;
+  /** Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost. */
+  budget?: {
+    reserve(key: { hash: string; limit: number | null; limitReset: LimitReset }, amount: number): Reservation | undefined;
+    settle(reservation: Reservation | undefined, cost: number): void;
+    release(reservation: Reservation | undefined): void;
+  };
   /** Counts upstream attempts, tokens and cost (optional: tests may leave it out). */
   metrics?: PipelineMetrics;
 }
@@ -105,6 +116,7 @@ export class Pipeline {
     const created = Math.floor(Date.now() / 1000);
     const attempts: AttemptRecord[] = [];
     const images = countImages(input);
+    checkPartUrls(input);
     const active = plugins.resolve(input.plugins, input.model);
     const conversation = conversationKey(input);
     const request = await plugins.selectCandidates(input, active, {
@@ -134,6 +146,23 @@ export class Pipeline {
     const failures: Array<{ provider: string; error: GatewayError }> = [];
     const cooling: number[] = [];
     let lastError: GatewayError | undefined;
+    // Reserve the most this request could cost on any planned endpoint; settle with the actual cost.
+    let reservation: Reservation | undefined;
+    try {
+      reservation = this.deps.budget?.reserve(
+        { hash: caller.keyHash, limit: caller.limit ?? null, limitReset: caller.limitReset ?? null },
+        worstCaseCost(request, plan, images),
+      );
+    } catch (error) {
+      this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
+      throw error;
+    }
+    let settled = false;
+    const settle = (cost: number) => {
+      if (settled) return;
+      settled = true;
+      this.deps.budget?.settle(reservation, cost);
+    };
 
     let skipModel: CatalogModel | undefined;
     for (const { model, endpoint } of plan.attempts) {
@@ -154,7 +183,14 @@ export class Pipeline {
       };
       let upstream: UpstreamRequest | undefined;
       try {
-        const attemptRequest = await plugins.transformRequest({ ...request, model: model.id }, active, info);
+        let attemptRequest = await plugins.transformRequest({ ...request, model: model.id }, active, info);
+        if (endpoint.provider.quirks.inlineImageUrls) {
+          attemptRequest = await inlineImageUrls(attemptRequest, {
+            allowPrivate: this.deps.allowPrivateUrls ?? false,
+            fetch: this.deps.transports.network,
+            signal,
+          });
+        }
         const adapter = adapterFor(endpoint.provider);
         upstream = adapter.buildRequest(attemptRequest, endpoint, {
           stream: attemptRequest.stream,
@@ -178,6 +214,7 @@ export class Pipeline {
           const response = result.response;
           const seconds = (performance.now() - attemptStart) / 1000;
           this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
+          settle(response.usage ? cost(response.usage) : 0);
           record({
             status: 200,
             upstreamId: response.upstreamId ?? null,
@@ -196,11 +233,14 @@ export class Pipeline {
           attemptStart,
           cost,
           record,
-          onEnd: (end) => this.#streamEnded(plan, model, endpoint, end, signal),
+          onEnd: (end) => {
+            settle(end.usage ? cost(end.usage) : 0);
+            this.#streamEnded(plan, model, endpoint, end, signal);
+          },
         });
         return { ...base, kind: "stream", parts };
       } catch (caught) {
-        const error = plugins.onError(asGatewayError(caught), active, info);
+        const error = plugins.onError(redact(asGatewayError(caught), this.deps.credentialFor(caller.workspaceId, endpoint)), active, info);
         attempts.push({
           provider: endpoint.provider.slug,
           endpoint: endpoint.key,
@@ -213,6 +253,7 @@ export class Pipeline {
         lastError = error;
         if (signal.aborted) {
           record({ status: 499, cancelled: true, errorCode: "client_closed" });
+          settle(0);
           throw error;
         }
         failures.push({ provider: endpoint.provider.slug, error });
@@ -238,6 +279,7 @@ export class Pipeline {
       error = attemptsError(failures, plan.requestedModels, retryAfter) ?? withPreviousErrors(lastError!, failures);
     }
     this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
+    settle(0);
     throw error;
   }
 
@@ -266,6 +308,31 @@ export class Pipeline {
       this.deps.health.recordTruncation(endpoint.key);
     }
   }
+}
+
+/**
+ * An upper bound of what a request can cost: its estimated prompt and its output cap (the request's
+ * max_tokens, else the endpoint's max output, else 4096) at the priciest planned endpoint.
+ */
+function worstCaseCost(request: CanonicalRequest, plan: RoutePlan, images: number): number {
+  const prompt = estimatePromptTokens(request);
+  let worst = 0;
+  for (const { endpoint } of plan.attempts) {
+    const output = request.maxTokens ?? endpoint.maxOutput ?? 4096;
+    const usage = { inputTokens: prompt, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
+    worst = Math.max(worst, costOf(usage, endpoint.pricing, images));
+  }
+  return worst;
+}
+
+/** An upstream that quotes the credential it was sent never gets it past the gateway. */
+function redact(error: GatewayError, credential: string | undefined): GatewayError {
+  if (!credential || credential.length < 8 || !error.message.includes(credential)) return error;
+  return new GatewayError(error.code, error.message.split(credential).join("[redacted]"), {
+    errorType: error.errorType,
+    ...(error.metadata ? { metadata: error.metadata } : {}),
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+  });
 }
 
 /** The last upstream error, with the failures of every attempt as `previous_errors`. */

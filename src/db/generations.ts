@@ -1,8 +1,16 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, gte, inArray, sql, sum } from "drizzle-orm";
+import { periodStart } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
 import type { Db } from "./client.ts";
 import { type GenerationRow, generations } from "./schema.ts";
+
+export interface KeyUsage {
+  total: number;
+  daily: number;
+  weekly: number;
+  monthly: number;
+}
 
 export interface GenerationStoreOptions {
   /** Longest a record waits before it is written. */
@@ -76,6 +84,54 @@ export class GenerationStore {
       .from(generations)
       .where(and(eq(generations.id, id), eq(generations.workspaceId, workspaceId)))
       .get();
+  }
+
+  /**
+   * What keys spent (USD): in total, today, this week (from Monday) and this month, UTC, queued records
+   * included. One grouped query for any number of keys.
+   */
+  usageByKey(keyHashes: string[], now = new Date()): Map<string, KeyUsage> {
+    const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { total: 0, daily: 0, weekly: 0, monthly: 0 }]));
+    if (keyHashes.length === 0) return result;
+    const day = periodStart("daily", now).toISOString();
+    const week = periodStart("weekly", now).toISOString();
+    const month = periodStart("monthly", now).toISOString();
+    const rows = this.db
+      .select({
+        keyHash: generations.keyHash,
+        total: sql<number>`coalesce(sum(${generations.totalCost}), 0)`,
+        daily: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${day} then ${generations.totalCost} end), 0)`,
+        weekly: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${week} then ${generations.totalCost} end), 0)`,
+        monthly: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${month} then ${generations.totalCost} end), 0)`,
+      })
+      .from(generations)
+      .where(inArray(generations.keyHash, keyHashes))
+      .groupBy(generations.keyHash)
+      .all();
+    for (const row of rows) result.set(row.keyHash, { total: row.total, daily: row.daily, weekly: row.weekly, monthly: row.monthly });
+    for (const row of this.#pending.values()) {
+      const usage = result.get(row.keyHash);
+      if (!usage) continue;
+      usage.total += row.totalCost;
+      if (row.createdAt >= day) usage.daily += row.totalCost;
+      if (row.createdAt >= week) usage.weekly += row.totalCost;
+      if (row.createdAt >= month) usage.monthly += row.totalCost;
+    }
+    return result;
+  }
+
+  /** USD a key spent since a moment, queued records included. */
+  spentSince(keyHash: string, since: Date): number {
+    const iso = since.toISOString();
+    const stored =
+      this.db
+        .select({ total: sum(generations.totalCost) })
+        .from(generations)
+        .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso)))
+        .get()?.total ?? 0;
+    let pending = 0;
+    for (const row of this.#pending.values()) if (row.keyHash === keyHash && row.createdAt >= iso) pending += row.totalCost;
+    return Number(stored) + pending;
   }
 
   get pendingCount(): number {

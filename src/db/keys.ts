@@ -18,6 +18,8 @@ export interface NewKey {
   expiresAt?: string | null;
   creatorUserId?: string | null;
   externalUser?: string | null;
+  requestsPerMinute?: number | null;
+  tokensPerMinute?: number | null;
   /** Use this plaintext instead of generating one (bootstrap from ROUNDHOUSE_ADMIN_KEY). */
   plaintext?: string;
 }
@@ -29,6 +31,8 @@ export interface KeyPatch {
   limitReset?: ApiKeyRow["limitReset"];
   includeByokInLimit?: boolean;
   expiresAt?: string | null;
+  requestsPerMinute?: number | null;
+  tokensPerMinute?: number | null;
 }
 
 /**
@@ -59,6 +63,8 @@ export class KeyStore {
       limit: input.limit ?? null,
       limitReset: input.limitReset ?? null,
       includeByokInLimit: input.includeByokInLimit ?? false,
+      requestsPerMinute: input.requestsPerMinute ?? null,
+      tokensPerMinute: input.tokensPerMinute ?? null,
       expiresAt: input.expiresAt ?? null,
       creatorUserId: input.creatorUserId ?? null,
       externalUser: input.externalUser ?? null,

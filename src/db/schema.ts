@@ -69,6 +69,9 @@ export const apiKeys = sqliteTable(
     limit: real("limit"),
     limitReset: text("limit_reset", { enum: ["daily", "weekly", "monthly"] }),
     includeByokInLimit: integer("include_byok_in_limit", { mode: "boolean" }).notNull().default(false),
+    /** The key's own rate limits over a sliding minute; null takes the configured default. */
+    requestsPerMinute: integer("requests_per_minute"),
+    tokensPerMinute: integer("tokens_per_minute"),
     expiresAt: text("expires_at"),
     creatorUserId: text("creator_user_id"),
     externalUser: text("external_user"),
@@ -226,7 +229,10 @@ export const generations = sqliteTable(
     attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number }>>(),
     createdAt: text("created_at").notNull(),
   },
-  (table) => [index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt)],
+  (table) => [
+    index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt),
+    index("generations_key_created_idx").on(table.keyHash, table.createdAt),
+  ],
 );
 
 export type GenerationRow = typeof generations.$inferSelect;

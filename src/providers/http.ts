@@ -15,6 +15,8 @@ export interface SendOptions {
 }
 
 const MAX_ERROR_BODY = 64 * 1024;
+/** `upstream.max_response_bytes` when a provider does not say (providers built outside the catalog). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /** The runtime's own words about a failed connection, without its debugging advice. */
 function detailOf(error: unknown): string {
@@ -43,6 +45,66 @@ function timeoutError(endpoint: Endpoint, what: string, ms: number): GatewayErro
   return new GatewayError("gateway_timeout", `${endpoint.provider.name} did not answer within ${ms} ms (${what})`, {
     metadata: { provider: endpoint.provider.slug, provider_code: "timeout" },
   });
+}
+
+function tooLarge(endpoint: Endpoint, max: number): GatewayError {
+  return new GatewayError("bad_gateway", `${endpoint.provider.name} sent a response larger than ${max} bytes`, {
+    metadata: { provider: endpoint.provider.slug, provider_code: "response_too_large" },
+  });
+}
+
+/**
+ * Reads a whole body, at most `max` bytes: a longer one (declared or actual) is cancelled, which closes
+ * the connection, and is an error. The gateway never holds more of an upstream answer than the limit.
+ */
+async function readBounded(response: Response, endpoint: Endpoint, max: number): Promise<string> {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+  if (declared > max) {
+    response.body?.cancel().catch(() => {});
+    throw tooLarge(endpoint, max);
+  }
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let done = false;
+  try {
+    for (;;) {
+      const read = await reader.read();
+      if (read.done) break;
+      total += read.value.byteLength;
+      if (total > max) throw tooLarge(endpoint, max);
+      chunks.push(read.value);
+    }
+    done = true;
+  } finally {
+    if (!done) reader.cancel().catch(() => {});
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks, total));
+}
+
+/**
+ * A JSON answer's body, read within `ms` and at most the provider's `max_response_bytes`; anything else
+ * (a stall, a cut, too much, not JSON) is a GatewayError and the upstream request is aborted.
+ */
+async function readJson(response: Response, controller: AbortController, endpoint: Endpoint, options: SendOptions, ms: number): Promise<unknown> {
+  let timedOut = false;
+  const timer = ms > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), ms) : undefined;
+  let text: string;
+  try {
+    text = await readBounded(response, endpoint, endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+  } catch (error) {
+    controller.abort();
+    if (error instanceof GatewayError) throw error;
+    throw timedOut && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
+  } finally {
+    clearTimeout(timer);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw invalidUpstreamResponse(endpoint, "the body is not JSON");
+  }
 }
 
 async function readLimited(response: Response): Promise<string> {
@@ -98,8 +160,17 @@ async function send(
   }
 }
 
-async function failure(response: Response, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
-  const text = await readLimited(response).catch(() => "");
+/** An error status: its body (the first 64 KiB, within the first-byte timeout) is read for the message. */
+async function failure(response: Response, controller: AbortController, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
+  const ms = endpoint.provider.timeouts.firstByteMs;
+  const timer = ms > 0 ? setTimeout(() => controller.abort(), ms) : undefined;
+  let text = "";
+  try {
+    text = await readLimited(response).catch(() => "");
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
   return adapter.parseError(response.status, text, response.headers, endpoint);
 }
 
@@ -112,22 +183,8 @@ export async function sendJson(
 ): Promise<CanonicalResponse> {
   const ms = endpoint.provider.timeouts.firstByteMs;
   const { response, controller } = await send(upstream, endpoint, options, ms, "first byte");
-  if (!response.ok) throw await failure(response, endpoint, adapter);
-  const timer = ms > 0 ? setTimeout(() => controller.abort(), ms) : undefined;
-  let text: string;
-  try {
-    text = await response.text();
-  } catch (error) {
-    throw controller.signal.aborted && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
-  } finally {
-    clearTimeout(timer);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw invalidUpstreamResponse(endpoint, "the body is not JSON");
-  }
+  if (!response.ok) throw await failure(response, controller, endpoint, adapter);
+  const body = await readJson(response, controller, endpoint, options, ms);
   return adapter.parseResponse(body, endpoint);
 }
 
@@ -145,21 +202,20 @@ export async function openStream(
 ): Promise<AsyncGenerator<StreamPart>> {
   const timeouts = endpoint.provider.timeouts;
   const { response, controller } = await send(upstream, endpoint, options, timeouts.connectMs, "connect");
-  if (!response.ok) throw await failure(response, endpoint, adapter);
+  if (!response.ok) throw await failure(response, controller, endpoint, adapter);
   const type = response.headers.get("content-type") ?? "";
   if (type.includes("application/json")) {
     // Some servers answer a stream request with one JSON body; replay it as parts.
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw invalidUpstreamResponse(endpoint, "the body is not JSON");
-    }
+    const body = await readJson(response, controller, endpoint, options, timeouts.firstByteMs);
     const parsed = adapter.parseResponse(body, endpoint);
     return (async function* () {
       yield* responseToParts(parsed);
     })();
+  }
+  if (/^\s*text\/html\b/i.test(type)) {
+    // A proxy's error page with a 200: not a stream, and not worth reading.
+    controller.abort();
+    throw invalidUpstreamResponse(endpoint, `content type ${type.split(";")[0]!.trim()}`);
   }
   if (!response.body) throw invalidUpstreamResponse(endpoint, "the stream has no body");
   const body = response.body;
@@ -167,7 +223,12 @@ export async function openStream(
     const parser = adapter.createStreamParser(endpoint);
     let ended = false;
     try {
-      for await (const event of readSse(body, { idleMs: timeouts.idleMs, firstEventMs: timeouts.firstByteMs, signal: options.signal })) {
+      for await (const event of readSse(body, {
+        idleMs: timeouts.idleMs,
+        firstEventMs: timeouts.firstByteMs,
+        signal: options.signal,
+        maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      })) {
         for (const part of parser.parse(event)) {
           yield part;
           if (part.type === "finish" || part.type === "error") ended = true;

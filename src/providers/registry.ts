@@ -20,7 +20,7 @@ export function adapterFor(provider: Provider): ProviderAdapter {
 export class Transports {
   readonly #simulators = new Map<string, FetchLike>();
 
-  constructor(private readonly network: FetchLike = (url, init) => fetch(url, init)) {}
+  constructor(readonly network: FetchLike = (url, init) => fetch(url, init)) {}
 
   fetchFor(provider: Provider): FetchLike {
     if (provider.type !== "simulated" || !provider.simulation) return this.network;

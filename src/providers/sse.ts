@@ -3,25 +3,43 @@ import type { SseEvent } from "./adapter.ts";
 
 /**
  * Incremental server-sent-events decoder: feed it text, get complete events. Handles `\n`, `\r\n` and
- * `\r` line ends, multi-line data, `event:` names and comment lines (ignored).
+ * `\r` line ends, multi-line data, `event:` names and comment lines (ignored). Each character is
+ * scanned once however the text is split, and an event still being built (its unfinished line plus its
+ * data) may hold at most `maxEventLength` characters: an upstream that never ends a line cannot make the
+ * gateway buffer without bound.
  */
 export class SseDecoder {
   #buffer = "";
+  /** Characters at the start of #buffer known to hold no line end. */
+  #scanned = 0;
   #event: string | undefined;
   #data: string[] = [];
+  #dataLength = 0;
+
+  constructor(private readonly maxEventLength = Number.POSITIVE_INFINITY) {}
 
   push(text: string): SseEvent[] {
-    this.#buffer += text;
+    const buffer = this.#buffer + text;
     const events: SseEvent[] = [];
+    const lineEnd = /\r\n|\r|\n/g;
+    lineEnd.lastIndex = this.#scanned;
+    let start = 0;
     for (;;) {
-      const match = /\r\n|\r|\n/.exec(this.#buffer);
+      const match = lineEnd.exec(buffer);
       if (!match) break;
       // A lone \r at the end may be the first half of \r\n: wait for more.
-      if (match[0] === "\r" && match.index === this.#buffer.length - 1) break;
-      const line = this.#buffer.slice(0, match.index);
-      this.#buffer = this.#buffer.slice(match.index + match[0].length);
+      if (match[0] === "\r" && match.index === buffer.length - 1) break;
+      const line = buffer.slice(start, match.index);
+      start = match.index + match[0].length;
       const event = this.#line(line);
       if (event) events.push(event);
+    }
+    this.#buffer = start === 0 ? buffer : buffer.slice(start);
+    this.#scanned = this.#buffer.endsWith("\r") ? this.#buffer.length - 1 : this.#buffer.length;
+    if (this.#buffer.length + this.#dataLength > this.maxEventLength) {
+      throw new GatewayError("bad_gateway", `Upstream sent a stream event larger than ${this.maxEventLength} bytes`, {
+        metadata: { provider_code: "response_too_large" },
+      });
     }
     return events;
   }
@@ -34,6 +52,7 @@ export class SseDecoder {
       this.#buffer = "";
       if (event) events.push(event);
     }
+    this.#scanned = 0;
     const last = this.#line("");
     if (last) events.push(last);
     return events;
@@ -48,6 +67,7 @@ export class SseDecoder {
       const event: SseEvent = { data: this.#data.join("\n") };
       if (this.#event !== undefined) event.event = this.#event;
       this.#data = [];
+      this.#dataLength = 0;
       this.#event = undefined;
       return event;
     }
@@ -56,7 +76,10 @@ export class SseDecoder {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.#data.push(value);
+    if (field === "data") {
+      this.#data.push(value);
+      this.#dataLength += value.length + 1;
+    }
     else if (field === "event") this.#event = value;
     return undefined;
   }
@@ -64,15 +87,16 @@ export class SseDecoder {
 
 /**
  * Reads SSE events from a response body. Each read waits at most `idleMs`; a longer silence ends the
- * stream with a 504 GatewayError, and an abort of `signal` cancels the body.
+ * stream with a 504 GatewayError, and an abort of `signal` cancels the body. One event larger than
+ * `maxEventBytes` (counted in characters) ends the stream with a 502 GatewayError.
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  options: { idleMs: number; firstEventMs?: number; signal?: AbortSignal },
+  options: { idleMs: number; firstEventMs?: number; signal?: AbortSignal; maxEventBytes?: number },
 ): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const sse = new SseDecoder();
+  const sse = new SseDecoder(options.maxEventBytes);
   let first = true;
   try {
     for (;;) {

@@ -20,10 +20,17 @@ export interface Provider {
   apiKey?: string;
   apiKeySecret?: string;
   headers: Record<string, string>;
-  quirks: { maxTokensField: "max_tokens" | "max_completion_tokens"; streamUsage: boolean; reasoningEffort: boolean };
+  quirks: {
+    maxTokensField: "max_tokens" | "max_completion_tokens";
+    streamUsage: boolean;
+    reasoningEffort: boolean;
+    inlineImageUrls: boolean;
+  };
   anthropicVersion: string;
   simulation?: Required<Pick<Simulation, "ttft_ms" | "tokens_per_second">> & Simulation;
   timeouts: Timeouts;
+  /** Largest JSON answer (and single stream event) read from this provider; larger is a 502 (default 64 MiB). */
+  maxResponseBytes?: number;
 }
 
 export interface Pricing {
@@ -120,6 +127,7 @@ function buildProvider(slug: string, config: ProviderConfig, defaults: Config["u
       maxTokensField: config.quirks?.max_tokens_field ?? "max_tokens",
       streamUsage: config.quirks?.stream_usage ?? true,
       reasoningEffort: config.quirks?.reasoning_effort ?? true,
+      inlineImageUrls: config.quirks?.inline_image_urls ?? false,
     },
     anthropicVersion: config.anthropic_version ?? "2023-06-01",
     timeouts: {
@@ -127,6 +135,7 @@ function buildProvider(slug: string, config: ProviderConfig, defaults: Config["u
       firstByteMs: config.timeouts?.first_byte_timeout_ms ?? defaults.first_byte_timeout_ms,
       idleMs: config.timeouts?.idle_timeout_ms ?? defaults.idle_timeout_ms,
     },
+    maxResponseBytes: config.max_response_bytes ?? defaults.max_response_bytes,
   };
   if (config.api_key !== undefined && config.api_key !== "") provider.apiKey = config.api_key;
   if (config.api_key_secret !== undefined) provider.apiKeySecret = config.api_key_secret;

@@ -28,7 +28,7 @@ describe("parseError", () => {
       const error = parseError(status, errorBody(type, "upstream says no"));
       expect(error).toBeInstanceOf(GatewayError);
       expect<unknown[]>([status, error.code, error.status]).toEqual([status, code, gatewayStatus]);
-      expect(error.metadata).toEqual({ provider_code: type, provider: "anthropic" });
+      expect(error.metadata).toEqual({ provider_code: type, provider: "anthropic", upstream_status: status });
     }
   });
 
@@ -67,7 +67,7 @@ describe("parseError", () => {
   test("a non-JSON body yields a message with the status only", () => {
     const error = parseError(502, "<html><body>502 Bad Gateway from some-internal-lb.corp</body></html>");
     expect(error.message).toBe("Anthropic: upstream returned HTTP 502");
-    expect(error.metadata).toEqual({ provider_code: "502", provider: "anthropic" });
+    expect(error.metadata).toEqual({ provider_code: "502", provider: "anthropic", upstream_status: 502 });
   });
 
   test("long upstream messages are truncated to 500 characters", () => {

@@ -84,8 +84,9 @@ export function parseAnthropicError(status: number, bodyText: string, headers: H
   } else message = parsed?.message ?? `upstream returned HTTP ${status}`;
   const retryAfter = code === "rate_limited" || code === "unavailable" ? readRetryAfter(headers) : undefined;
   const errorType = errorTypeFor(code, parsed?.message);
+  // upstream_status tells availability an upstream 5xx (transient) from a 401 or 402 (not).
   return new GatewayError(code, compose(endpoint, message), {
-    metadata: { provider_code: parsed?.type ?? String(status), provider: endpoint.provider.slug },
+    metadata: { provider_code: parsed?.type ?? String(status), provider: endpoint.provider.slug, upstream_status: status },
     ...(retryAfter !== undefined ? { retryAfter } : {}),
     ...(errorType !== undefined ? { errorType } : {}),
   });

@@ -11,7 +11,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     type: "anthropic",
     baseUrl: "https://api.anthropic.test",
     headers: { "anthropic-beta": "prompt-caching-2024-07-31" },
-    quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true },
+    quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
     anthropicVersion: "2023-06-01",
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000 },
     ...providerOverrides,

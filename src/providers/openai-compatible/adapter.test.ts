@@ -28,7 +28,7 @@ describe("buildRequest: basics", () => {
 
   test("max_tokens by default; max_completion_tokens when the provider's quirk says so (OpenAI)", () => {
     expect(build({ maxTokens: 256 }).body).toMatchObject({ max_tokens: 256 });
-    const openai = makeEndpoint({}, { quirks: { maxTokensField: "max_completion_tokens", streamUsage: true, reasoningEffort: true } });
+    const openai = makeEndpoint({}, { quirks: { maxTokensField: "max_completion_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false } });
     const body = build({ maxTokens: 256 }, openai).body;
     expect(body.max_completion_tokens).toBe(256);
     expect(body.max_tokens).toBeUndefined();
@@ -36,7 +36,7 @@ describe("buildRequest: basics", () => {
 
   test("a stream asks for usage unless the stream_usage quirk is off", () => {
     expect(build({}, makeEndpoint(), { stream: true, apiKey: undefined }).body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-    const noUsage = makeEndpoint({}, { quirks: { maxTokensField: "max_tokens", streamUsage: false, reasoningEffort: true } });
+    const noUsage = makeEndpoint({}, { quirks: { maxTokensField: "max_tokens", streamUsage: false, reasoningEffort: true, inlineImageUrls: false } });
     const body = build({}, noUsage, { stream: true, apiKey: undefined }).body;
     expect(body.stream).toBe(true);
     expect(body.stream_options).toBeUndefined();
@@ -67,7 +67,7 @@ describe("buildRequest: parameters gated by supported_parameters", () => {
     const reasoning = { reasoning: { effort: "high" as const } };
     expect(build(reasoning, makeEndpoint({ supportedParameters: ["reasoning"] })).body.reasoning_effort).toBe("high");
     expect(build(reasoning, makeEndpoint({ supportedParameters: ["temperature"] })).body.reasoning_effort).toBeUndefined();
-    const off = makeEndpoint({ supportedParameters: ["reasoning"] }, { quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: false } });
+    const off = makeEndpoint({ supportedParameters: ["reasoning"] }, { quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: false, inlineImageUrls: false } });
     expect(build(reasoning, off).body.reasoning_effort).toBeUndefined();
   });
 

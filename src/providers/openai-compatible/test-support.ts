@@ -11,7 +11,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     type: "openai-compatible",
     baseUrl: "http://gpu-1.internal:8000/v1",
     headers: {},
-    quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true },
+    quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
     anthropicVersion: "2023-06-01",
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000 },
     ...providerOverrides,

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { periodStart, RateLimiter, SpendLedger } from "../src/core/limits.ts";
+import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
+
+describe("limits in memory", () => {
+  test("the request window slides: 429 with the seconds until a slot frees", () => {
+    let now = 1_000_000;
+    const limiter = new RateLimiter(() => now);
+    const limits = { requestsPerMinute: 2, tokensPerMinute: null };
+    limiter.admit("k", limits);
+    now += 10_000;
+    limiter.admit("k", limits);
+    const refused = (() => {
+      try {
+        limiter.admit("k", limits);
+      } catch (error) {
+        return error as { status: number; retryAfter: number };
+      }
+    })();
+    expect(refused?.status).toBe(429);
+    expect(refused?.retryAfter).toBe(50);
+    now += 50_000;
+    expect(() => limiter.admit("k", limits)).not.toThrow();
+    expect(() => limiter.admit("other", limits)).not.toThrow();
+  });
+
+  test("tokens used in the last minute count against the token limit", () => {
+    let now = 2_000_000;
+    const limiter = new RateLimiter(() => now);
+    const limits = { requestsPerMinute: null, tokensPerMinute: 100 };
+    limiter.admit("k", limits);
+    limiter.recordTokens("k", 120);
+    expect(() => limiter.admit("k", limits)).toThrow("100 tokens per minute");
+    now += 61_000;
+    expect(() => limiter.admit("k", limits)).not.toThrow();
+  });
+
+  test("limit periods reset at midnight UTC, on Mondays and on the 1st", () => {
+    const now = new Date("2026-11-21T15:30:00Z"); // a Saturday
+    expect(periodStart("daily", now).toISOString()).toBe("2026-11-21T00:00:00.000Z");
+    expect(periodStart("weekly", now).toISOString()).toBe("2026-11-16T00:00:00.000Z");
+    expect(periodStart("monthly", now).toISOString()).toBe("2026-11-01T00:00:00.000Z");
+    expect(periodStart(null, now).getTime()).toBe(0);
+  });
+
+  test("reserve then settle: concurrent reservations never exceed the limit", () => {
+    const ledger = new SpendLedger(() => 0.5);
+    const key = { hash: "k", limit: 1, limitReset: "daily" as const };
+    const first = ledger.reserve(key, 0.3);
+    const second = ledger.reserve(key, 0.15);
+    expect(() => ledger.reserve(key, 0.1)).toThrow("spend limit");
+    ledger.settle(first, 0.05);
+    ledger.settle(second, 0.05);
+    expect(() => ledger.reserve(key, 0.35)).not.toThrow();
+    expect(ledger.reserve({ hash: "free", limit: null, limitReset: null }, 1000)).toBeUndefined();
+  });
+});
+
+describe("limits through the gateway", () => {
+  let upstream: Upstream;
+  let gateway: Awaited<ReturnType<typeof listening>>;
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${gateway.url}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  const chat = (key: string, body: Record<string, unknown> = {}) =>
+    fetch(`${gateway.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/priced", messages: [{ role: "user", content: "hi" }], ...body }),
+    });
+
+  beforeAll(async () => {
+    upstream = startOpenAiUpstream();
+    gateway = await listening({
+      configText: `limits:
+  requests_per_minute: 1000
+providers:
+  up: { type: openai-compatible, base_url: ${upstream.url}/v1 }
+models:
+  - id: acme/priced
+    endpoints: [{ provider: up, model: m, pricing: { prompt: 1000, completion: 1000 }, max_output: 100 }]
+`,
+    });
+  });
+  afterAll(async () => {
+    await gateway.stop();
+    await upstream.stop();
+  });
+
+  test("a key's own request rate limit answers 429 with Retry-After; GET /key reports it", async () => {
+    const { key } = await (await admin("POST", "/keys", { name: "slow", rate_limit: { requests_per_minute: 2 } })).json();
+    expect((await chat(key)).status).toBe(200);
+    expect((await chat(key)).status).toBe(200);
+    const refused = await chat(key);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await refused.json()).error.message).toContain("2 requests per minute");
+    const me = (await (await fetch(`${gateway.url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()).data;
+    expect(me.rate_limit).toMatchObject({ interval: "1m", requests: 2 });
+  });
+
+  test("a burst of concurrent requests never overshoots the spend limit by more than one reservation", async () => {
+    // Each request may cost up to (prompt + 100 output tokens) × $1000/M ≈ $0.1; each actually costs
+    // 17 tokens × $0.001 = $0.017. With a $0.25 limit, reservations admit two at a time.
+    const { key, data } = await (await admin("POST", "/keys", { name: "budget", limit: 0.25, limit_reset: "daily" })).json();
+    upstream.behave({ delayMs: 30 });
+    const statuses = (await Promise.all(Array.from({ length: 20 }, () => chat(key)))).map((response) => response.status);
+    upstream.behave({});
+    const admitted = statuses.filter((status) => status === 200).length;
+    expect(statuses.every((status) => status === 200 || status === 402)).toBe(true);
+    expect(admitted).toBeGreaterThan(0);
+    await Bun.sleep(100);
+    const listed = (await (await admin("GET", `/keys/${data.hash}`)).json()).data;
+    // What was actually spent stays under the limit; the reservation bound held under concurrency.
+    expect(listed.usage_daily).toBeLessThanOrEqual(0.25);
+    expect(listed.usage_daily).toBeCloseTo(admitted * 0.017, 9);
+    expect(listed.limit_remaining).toBeCloseTo(0.25 - admitted * 0.017, 9);
+    const refused = await chat(key);
+    if (refused.status === 402) expect((await refused.json()).error.message).toContain("spend limit");
+  });
+});
