@@ -41,6 +41,12 @@ async function main(argv: string[]): Promise<number | void> {
   if (command === undefined || command === "--help" || command === "-h" || command === "help") return printLine(HELP);
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) throw new UsageError(`unknown command '${command}'`);
+  // `serve` may re-run itself to lift Bun's fetch concurrency cap; decide before loading the gateway,
+  // so the supervising process stays small.
+  if (command === "serve" && !rest.includes("--help") && !rest.includes("-h")) {
+    const { ensureUpstreamConcurrency } = await import("./cli/connection-limit.ts");
+    if (!ensureUpstreamConcurrency()) return;
+  }
   return (await load())(rest);
 }
 

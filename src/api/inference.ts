@@ -14,8 +14,13 @@ import { applyPreset } from "./presets-apply.ts";
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
 
-/** Inference is for inference keys; management keys and interns' keys get 403. */
+/**
+ * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
+ * inference acts on the workspace (its presets, its generation records), so it answers 404 as every
+ * workspace route does.
+ */
 function requireInference(principal: Principal): void {
+  if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
   if (principal.kind !== "inference") {
     throw new GatewayError("forbidden", "Only inference keys can call inference endpoints; create one with POST /api/v1/keys");
   }

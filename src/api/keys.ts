@@ -90,6 +90,10 @@ export function keysApi(services: Services) {
         requireWorkspaceRoute(principal);
         const workspace = body.workspace_id ? services.workspaces.find(body.workspace_id) : principal.workspace;
         if (!workspace) throw new GatewayError("not_found", "Workspace not found");
+        // Another workspace only gets its first key this way; once it has keys, it manages its own.
+        if (workspace.id !== principal.workspace.id && services.keys.countInWorkspace(workspace.id) > 0) {
+          throw new GatewayError("forbidden", "workspace_id: another workspace's keys are created with that workspace's management key; only its first key can be issued from here");
+        }
         const { row, plaintext } = services.keys.create({
           kind: body.kind ?? "inference",
           name: body.name,

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { WorkspaceInput } from "../db/workspaces.ts";
+import type { WorkspaceRow } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 import { authenticate, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
@@ -55,6 +56,12 @@ function toInput(body: WorkspaceBody): WorkspaceInput {
   };
 }
 
+/** Which key created a workspace is told only inside that workspace. */
+function visible(row: WorkspaceRow, callerWorkspaceId: string) {
+  const json = workspaceJson(row);
+  return row.id === callerWorkspaceId ? json : { ...json, created_by: null };
+}
+
 /**
  * `/workspaces` is the deployment's list of workspaces, managed with management keys. Every other
  * route acts on the caller's active workspace only.
@@ -71,10 +78,10 @@ export function workspacesApi(services: Services) {
       requireWorkspaceRoute(principal);
       return { principal };
     })
-    .get("/", ({ query }) => {
+    .get("/", ({ query, principal }) => {
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
       const { rows, total } = services.workspaces.list(page.offset, page.limit);
-      return { data: rows.map(workspaceJson), total_count: total };
+      return { data: rows.map((row) => visible(row, principal.workspace.id)), total_count: total };
     })
     .post(
       "/",
@@ -86,13 +93,13 @@ export function workspacesApi(services: Services) {
       },
       { body: CreateWorkspaceBody },
     )
-    .get("/:id", ({ params }) => ({ data: workspaceJson(find(params.id)) }))
+    .get("/:id", ({ params, principal }) => ({ data: visible(find(params.id), principal.workspace.id) }))
     .patch(
       "/:id",
-      ({ params, body }) => {
+      ({ params, body, principal }) => {
         const row = services.workspaces.update(find(params.id).id, toInput(body));
         if (!row) throw new GatewayError("not_found", "Workspace not found");
-        return { data: workspaceJson(row) };
+        return { data: visible(row, principal.workspace.id) };
       },
       { body: UpdateWorkspaceBody },
     )

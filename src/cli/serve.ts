@@ -1,6 +1,6 @@
 import { type Gateway, startGateway } from "../server.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger } from "./args.ts";
-import { ensureUpstreamConcurrency, watchSupervisor } from "./connection-limit.ts";
+import { watchSupervisor } from "./connection-limit.ts";
 import { printLine } from "./output.ts";
 
 export const SERVE_HELP = `Usage: roundhouse serve [--config PATH] [--host HOST] [--port PORT] [--data-dir DIR]
@@ -26,7 +26,6 @@ export async function serve(argv: string[]): Promise<void> {
   if (values.help) return printLine(SERVE_HELP);
   noPositionals("serve", positionals);
   const port = values.port === undefined ? undefined : parseInteger("serve", "port", values.port, 0, 65535);
-  if (!ensureUpstreamConcurrency()) return;
   const gateway = await startGateway({
     configPath: values.config,
     overrides: { host: values.host, port, dataDir: values["data-dir"] },

@@ -2,7 +2,7 @@
  * The long fuzz run (`npm run fuzz`): the properties of test/fuzz.test.ts with many more cases per
  * route and a random seed, printed so that a failure can be replayed.
  *
- *   npm run fuzz                                   # 1,000 cases per route and property, random seed
+ *   npm run fuzz                                   # 500 cases per route and property, random seed
  *   FUZZ_SEED=123 FUZZ_RUNS=5000 npm run fuzz      # replay or go longer
  *   FUZZ_PROPERTIES=bodies,headers npm run fuzz    # a subset
  */
@@ -10,7 +10,7 @@ import { LONG } from "../helpers/fuzz-arbitraries.ts";
 import { fuzzFixture, type PropertyName, routesOf, runProperty, STATUS_TALLY } from "../helpers/fuzz.ts";
 
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
-const numRuns = Number(process.env.FUZZ_RUNS ?? 1_000);
+const numRuns = Number(process.env.FUZZ_RUNS ?? 500);
 const names = (process.env.FUZZ_PROPERTIES ?? "bodies,paths,queries,headers").split(",") as PropertyName[];
 
 console.log(`fuzz: seed ${seed}, ${numRuns} cases per route and property (replay with FUZZ_SEED=${seed})`);

@@ -15,7 +15,7 @@ export interface Scale {
   depth: number;
 }
 
-export const BOUNDED: Scale = { huge: 200_000, hugeText: 20_000, depth: 3_000 };
+export const BOUNDED: Scale = { huge: 200_000, hugeText: 20_000, depth: 20_000 };
 export const LONG: Scale = { huge: 11_000_000, hugeText: 300_000, depth: 200_000 };
 
 const huge = (scale: Scale, min = 1_000) => fc.integer({ min, max: Math.max(min, scale.huge) });

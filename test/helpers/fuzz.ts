@@ -2,6 +2,7 @@
  * The fuzz suite's fixture, route table, oracle and properties. `test/fuzz.test.ts` runs the properties
  * bounded with a fixed seed; `test/fuzz/long.ts` (`npm run fuzz`) runs the same ones much longer.
  */
+import { connect } from "node:net";
 import fc from "fast-check";
 import { OptionalKind, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
@@ -322,7 +323,7 @@ export function property(name: PropertyName, fixture: Fixture, route: Route, opt
   }
 }
 
-/** Runs one property over every route; returns the failures (fast-check's report, shrunk). */
+/** Runs one property over every route; returns the failures (first counterexample, unshrunk: replay it with its seed and path). */
 export async function runProperty(name: PropertyName, fixture: Fixture, routes: Route[], options: RunOptions): Promise<string[]> {
   const failures: string[] = [];
   for (const [index, route] of routes.entries()) {
@@ -338,4 +339,25 @@ export async function runProperty(name: PropertyName, fixture: Fixture, routes: 
   }
   await stillServing(fixture);
   return failures;
+}
+
+/** Writes raw bytes to a listening gateway and collects what comes back until it closes (or `waitMs`). */
+export function rawExchange(port: number, data: string | Uint8Array, waitMs = 1_000): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(Buffer.concat(chunks).toString("latin1"));
+    };
+    const socket = connect(port, "127.0.0.1", () => socket.write(data));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("end", finish);
+    socket.on("close", finish);
+    socket.on("error", finish);
+    const timer = setTimeout(finish, waitMs);
+  });
 }

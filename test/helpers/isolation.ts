@@ -1,0 +1,185 @@
+/**
+ * Fixture of the isolation matrix: workspaces seeded through the API with every kind of key and
+ * resource, each named with the workspace's own marker token, so that a response carrying another
+ * scope's data is found by searching for that scope's token and identifiers.
+ */
+import { ADMIN_KEY, type InProcess, inProcess } from "./gateway.ts";
+import { FUZZ_CONFIG, MODEL } from "./fuzz.ts";
+
+export type CallerKind = "management" | "inference" | "intern" | "none" | "invalid" | "disabled" | "expired";
+export const CALLERS: CallerKind[] = ["management", "inference", "intern", "none", "invalid", "disabled", "expired"];
+
+/** One seeded workspace. Every name it holds contains `token`. */
+export interface Side {
+  token: string;
+  workspaceId: string;
+  keys: Record<Exclude<CallerKind, "none" | "invalid">, string>;
+  /** Hashes of this workspace's keys (identifiers another scope must never see). */
+  hashes: string[];
+  inferenceHash: string;
+  /** The intern whose own key is `keys.intern`, and a second intern of the same workspace. */
+  internId: string;
+  siblingId: string;
+  presetSlug: string;
+  secretName: string;
+  internSecretName: string;
+  connectionKey: string;
+  generationId: string;
+}
+
+export interface World {
+  gateway: InProcess;
+  alpha: Side;
+  bravo: Side;
+  /** Seeded like the others, then taken out of the Intern API programme. */
+  charlie: Side;
+}
+
+export interface Sent {
+  method: string;
+  path: string;
+  body?: unknown;
+}
+
+export interface Received {
+  status: number;
+  text: string;
+}
+
+export async function send(gateway: InProcess, request: Sent, key: string | null): Promise<Received> {
+  const headers: Record<string, string> = key === null ? {} : { authorization: `Bearer ${key}` };
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(request.body);
+  }
+  const response = await gateway.app.handle(new Request(`http://localhost${request.path}`, { method: request.method, headers, body }));
+  return { status: response.status, text: await response.text() };
+}
+
+async function must(gateway: InProcess, key: string, method: string, path: string, body?: unknown): Promise<any> {
+  const answer = await send(gateway, { method, path: `/api/v1${path}`, body }, key);
+  if (answer.status >= 300) throw new Error(`seeding ${method} ${path}: ${answer.status} ${answer.text}`);
+  return answer.text === "" ? undefined : JSON.parse(answer.text);
+}
+
+async function seedSide(gateway: InProcess, admin: string, token: string): Promise<Side> {
+  const call = (method: string, path: string, body?: unknown) => must(gateway, admin, method, path, body);
+  const me = (await call("GET", "/key")).data;
+  const workspaceId = me.workspace_id as string;
+  await call("PATCH", `/workspaces/${workspaceId}`, { name: `Workspace ${token}`, slug: `ws-${token}`, intern_api_access: true });
+  const key = async (name: string, body: Record<string, unknown> = {}) => (await call("POST", "/keys", { name: `key-${token}-${name}`, ...body }));
+  const inference = await key("inference");
+  const disabled = await key("disabled", { kind: "management" });
+  await call("PATCH", `/keys/${disabled.data.hash}`, { disabled: true });
+  const expired = await key("expired", { kind: "management", expires_at: new Date(Date.now() + 60_000).toISOString() });
+  // The API refuses a past expiry: age the key in the store.
+  gateway.services.keys.update(workspaceId, expired.data.hash, { expiresAt: new Date(Date.now() - 60_000).toISOString() });
+  const intern = await call("POST", "/interns", { name: `intern-${token}-one`, description: `intern of ${token}` });
+  const sibling = await call("POST", "/interns", { name: `intern-${token}-two` });
+  const internKey = await call("POST", `/interns/${intern.id}/keys`, { name: `key-${token}-intern` });
+  const presetSlug = `preset-${token}`;
+  await call("POST", `/presets/${presetSlug}/responses`, { model: MODEL, instructions: `system prompt of ${token}` });
+  const secretName = `secret_${token}`;
+  await call("PUT", `/vault/secrets/${secretName}`, { hosts: [`${token}.example.com`], value: `value-${token}` });
+  const internSecretName = `isecret_${token}`;
+  await call("PUT", `/vault/interns/${intern.id}/secrets/${internSecretName}`, { hosts: [`${token}.example.com`], value: `ivalue-${token}` });
+  const connectionKey = `mcp:${token}.example.com`;
+  await call("PUT", `/vault/connections/${connectionKey}`, { credentials: { token: `cred-${token}` } });
+  await call("PUT", `/vault/interns/${intern.id}/connections/${connectionKey}`, { hidden: false });
+  const generation = await must(gateway, inference.key, "POST", "/chat/completions", {
+    model: MODEL,
+    messages: [{ role: "user", content: `hello from ${token}` }],
+  });
+  gateway.services.generations.flush();
+  return {
+    token,
+    workspaceId,
+    keys: { management: admin, inference: inference.key, intern: internKey.key, disabled: disabled.key, expired: expired.key },
+    hashes: [me.hash, inference.data.hash, disabled.data.hash, expired.data.hash, internKey.data.hash],
+    inferenceHash: inference.data.hash,
+    internId: intern.id,
+    siblingId: sibling.id,
+    presetSlug,
+    secretName,
+    internSecretName,
+    connectionKey,
+    generationId: generation.id,
+  };
+}
+
+export async function seedWorld(): Promise<World> {
+  const gateway = inProcess(FUZZ_CONFIG);
+  const alpha = await seedSide(gateway, ADMIN_KEY, "alphamark");
+  const firstKey = async (token: string) => {
+    const workspace = (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: `new ${token}`, slug: `new-${token}` })).data;
+    // The one case where a key names another workspace: the first key of a new workspace.
+    return (await must(gateway, ADMIN_KEY, "POST", "/keys", { name: `key-${token}-management`, kind: "management", workspace_id: workspace.id })).key as string;
+  };
+  const bravo = await seedSide(gateway, await firstKey("bravomark"), "bravomark");
+  const charlie = await seedSide(gateway, await firstKey("charliemark"), "charliemark");
+  await must(gateway, charlie.keys.management, "PATCH", `/workspaces/${charlie.workspaceId}`, { intern_api_access: false });
+  return { gateway, alpha, bravo, charlie };
+}
+
+let victims = 0;
+
+/** Throwaway resources for the requests that succeed destructively (a DELETE must not eat the fixture). */
+export function victimsOf(gateway: InProcess, side: Side) {
+  const call = (method: string, path: string, body?: unknown) => must(gateway, side.keys.management, method, path, body);
+  const name = () => `victim_${side.token}_${++victims}`;
+  return {
+    key: async () => (await call("POST", "/keys", { name: name() })).data.hash as string,
+    intern: async () => (await call("POST", "/interns", { name: name() })).id as string,
+    secret: async () => {
+      const secret = name();
+      await call("PUT", `/vault/secrets/${secret}`, { hosts: ["victim.example.com"], value: "v" });
+      return secret;
+    },
+    internSecret: async (internId: string) => {
+      const secret = name();
+      await call("PUT", `/vault/interns/${internId}/secrets/${secret}`, { hosts: ["victim.example.com"], value: "v" });
+      return secret;
+    },
+    connection: async () => {
+      const key = `mcp:victim-${++victims}.${side.token}.example.com`;
+      await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
+      return key;
+    },
+  };
+}
+
+/** Everything a side holds, read through its own management key: compared before and after the matrix. */
+export async function snapshot(gateway: InProcess, side: Side): Promise<unknown> {
+  const read = (path: string) => must(gateway, side.keys.management, "GET", path);
+  const keys = (await read("/keys?include_disabled=true")).data.map((k: any) => [k.hash, k.name, k.disabled, k.expires_at]);
+  const presets = (await read("/presets")).data.map((p: any) => [p.slug, p.designated_version_id]);
+  const interns = (await read("/interns")).data.map((i: any) => [i.id, i.name, i.description]);
+  const secrets = (await read("/vault/secrets")).data;
+  const internSecrets = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/secrets`)).data));
+  const connections = (await read("/vault/connections")).data;
+  const usable = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/connections`)).data));
+  return { keys, presets, interns, secrets, internSecrets, connections, usable };
+}
+
+/** Strings of a side another scope must never receive: its token (in every name) and its identifiers. */
+export function markersOf(side: Side): string[] {
+  return [side.token, side.workspaceId, side.internId, side.siblingId, side.generationId, ...side.hashes];
+}
+
+/** Every string a request carried (path segments, query values, body strings): an error may echo them. */
+export function carried(request: Sent): string[] {
+  const found: string[] = [];
+  const url = new URL(request.path, "http://localhost");
+  for (const segment of url.pathname.split("/")) found.push(decodeURIComponent(segment));
+  for (const value of url.searchParams.values()) found.push(value);
+  const walk = (value: unknown): void => {
+    if (typeof value === "string") found.push(value);
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (value && typeof value === "object") Object.values(value).forEach(walk);
+  };
+  walk(request.body);
+  // A model such as "@preset/slug" is echoed as the slug alone.
+  for (const value of [...found]) found.push(...value.split(/[/@]/));
+  return found.filter((value) => value.length >= 3).sort((a, b) => b.length - a.length);
+}

@@ -1,0 +1,198 @@
+/**
+ * The isolation matrix: for every route, the request it gets against the caller's own workspace, a
+ * foreign workspace and (intern routes) a sibling intern, and the status each valid key kind must get.
+ * Missing, malformed, unknown, disabled and expired keys get 401 on every route that is not public.
+ * `test/isolation.test.ts` fails when a route of the app is not listed here.
+ */
+import { MODEL } from "./helpers/fuzz.ts";
+import type { Sent, Side } from "./helpers/isolation.ts";
+
+/** own: the caller's workspace (its own intern for an intern key); sibling: another intern of it; foreign: another workspace. */
+export type Target = "own" | "sibling" | "foreign";
+export type Expect = number | Partial<Record<Target, number>>;
+
+export interface TargetContext {
+  side: Side;
+  /** The intern addressed: the side's intern (own, foreign) or its second intern (sibling). */
+  internId: string;
+  /** True when the request is expected to succeed destructively: use a throwaway resource. */
+  victim: boolean;
+  victims: {
+    key(): Promise<string>;
+    intern(): Promise<string>;
+    secret(): Promise<string>;
+    internSecret(internId: string): Promise<string>;
+    connection(): Promise<string>;
+  };
+}
+
+export interface Entry {
+  targets: Target[];
+  /** 404 for every key unless the workspace is in the Intern API programme. */
+  programme?: boolean;
+  /** Answers without any key (operations endpoints, the API description). */
+  public?: boolean;
+  request(context: TargetContext): Sent | Promise<Sent>;
+  management: Expect;
+  inference: Expect;
+  intern: Expect;
+  /** Why a foreign target is not a 404 (only where README says so). */
+  note?: string;
+}
+
+const V1 = "/api/v1";
+const OWN = ["own"] as Target[];
+const OWN_FOREIGN = ["own", "foreign"] as Target[];
+const INTERN_TARGETS = ["own", "sibling", "foreign"] as Target[];
+const chat = (model: string) => ({ model, messages: [{ role: "user", content: "hi" }], max_tokens: 8 });
+const pub = (path: string): Entry => ({ targets: OWN, public: true, request: () => ({ method: "GET", path }), management: 200, inference: 200, intern: 200 });
+
+/** Management-only workspace routes: inference keys 403, intern keys 404. */
+const managed = (management: Expect, request: Entry["request"], targets = OWN_FOREIGN, programme = false): Entry => ({
+  targets, programme, request, management, inference: 403, intern: 404,
+});
+/** Intern routes an intern's own key may not use. */
+const internOnly = (management: Expect, request: Entry["request"]): Entry => ({
+  targets: INTERN_TARGETS, programme: true, request, management, inference: 403, intern: 404,
+});
+const mgmtOnIntern = (ok: number) => ({ own: ok, sibling: ok, foreign: 404 });
+const inference = (path: string, body: (model: string) => unknown): Entry => ({
+  targets: OWN_FOREIGN,
+  request: ({ side }) => ({ method: "POST", path: `${V1}${path}`, body: body(`@preset/${side.presetSlug}`) }),
+  management: 403,
+  inference: { own: 200, foreign: 404 },
+  intern: 404,
+});
+const catalog = (path: string): Entry => ({ targets: OWN, request: () => ({ method: "GET", path: `${V1}${path}` }), management: 200, inference: 200, intern: 404 });
+
+let slugs = 0;
+
+export const MATRIX: Record<string, Entry> = {
+  "GET /healthz": pub("/healthz"),
+  "GET /readyz": pub("/readyz"),
+  "GET /metrics": pub("/metrics"),
+  "GET /api/v1/openapi.json": pub(`${V1}/openapi.json`),
+  "GET /api/v1/docs": pub(`${V1}/docs`),
+
+  "GET /api/v1/key": { targets: OWN, request: () => ({ method: "GET", path: `${V1}/key` }), management: 200, inference: 200, intern: 200 },
+  "GET /api/v1/keys": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
+  "POST /api/v1/keys": {
+    ...managed({ own: 201, foreign: 403 }, ({ side }) => ({ method: "POST", path: `${V1}/keys`, body: { name: `made-${side.token}`, workspace_id: side.workspaceId } })),
+    note: "workspace_id may name another workspace only for its first key (README); one with keys is refused",
+  },
+  "GET /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })),
+  "PATCH /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "PATCH",
+    path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
+    body: { disabled: true },
+  })),
+  "DELETE /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
+  })),
+
+  // Organisation-level by design (README "Keys, workspaces and scope"): a management key lists and
+  // manages every workspace of the deployment, so a foreign workspace id is not a 404 here.
+  "GET /api/v1/workspaces/": managed(200, () => ({ method: "GET", path: `${V1}/workspaces` }), OWN),
+  "POST /api/v1/workspaces/": managed(201, () => ({ method: "POST", path: `${V1}/workspaces`, body: { name: "made", slug: `made-${++slugs}` } }), OWN),
+  "GET /api/v1/workspaces/:id": {
+    ...managed({ own: 200, foreign: 200 }, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}` })),
+    note: "organisation-level: any management key reads any workspace",
+  },
+  "PATCH /api/v1/workspaces/:id": {
+    ...managed({ own: 200, foreign: 200 }, ({ side }) => ({ method: "PATCH", path: `${V1}/workspaces/${side.workspaceId}`, body: {} })),
+    note: "organisation-level: any management key manages any workspace",
+  },
+  "DELETE /api/v1/workspaces/:id": {
+    ...managed({ own: 400, foreign: 400 }, ({ side }) => ({ method: "DELETE", path: `${V1}/workspaces/${side.workspaceId}` })),
+    note: "organisation-level; refused while the workspace has keys, which both have",
+  },
+
+  "GET /api/v1/interns/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/interns?workspace_id=${side.workspaceId}` }), OWN_FOREIGN, true),
+  "POST /api/v1/interns/": managed({ own: 201, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/interns`, body: { name: "made", workspace_id: side.workspaceId } }), OWN_FOREIGN, true),
+  "GET /api/v1/interns/:internId": internOnly(mgmtOnIntern(200), ({ internId }) => ({ method: "GET", path: `${V1}/interns/${internId}` })),
+  "PATCH /api/v1/interns/:internId": internOnly(mgmtOnIntern(200), ({ internId }) => ({ method: "PATCH", path: `${V1}/interns/${internId}`, body: {} })),
+  "DELETE /api/v1/interns/:internId": internOnly(mgmtOnIntern(202), async ({ internId, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/interns/${victim ? await victims.intern() : internId}`,
+  })),
+  "POST /api/v1/interns/:internId/keys": internOnly(mgmtOnIntern(201), ({ internId }) => ({ method: "POST", path: `${V1}/interns/${internId}/keys`, body: {} })),
+
+  // Preset writes name a slug of the caller's own workspace (a foreign slug would simply create an own preset).
+  "POST /api/v1/presets/:slug/responses": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/responses`, body: { model: MODEL } }), OWN),
+  "POST /api/v1/presets/:slug/chat/completions": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/chat/completions`, body: chat(MODEL) }), OWN),
+  "POST /api/v1/presets/:slug/messages": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/messages`, body: chat(MODEL) }), OWN),
+  "GET /api/v1/presets/": managed(200, () => ({ method: "GET", path: `${V1}/presets` }), OWN),
+  "GET /api/v1/presets/:slug": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}` })),
+  "GET /api/v1/presets/:slug/versions": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}/versions` })),
+  "GET /api/v1/presets/:slug/versions/:version": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}/versions/1` })),
+
+  "GET /api/v1/vault/secrets": managed(200, () => ({ method: "GET", path: `${V1}/vault/secrets` }), OWN, true),
+  "PUT /api/v1/vault/secrets/:name": managed(200, ({ side }) => ({ method: "PUT", path: `${V1}/vault/secrets/${side.secretName}`, body: { hosts: [`${side.token}.example.com`], value: "v2" } }), OWN, true),
+  "DELETE /api/v1/vault/secrets/:name": managed({ own: 204, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/vault/secrets/${victim ? await victims.secret() : side.secretName}`,
+  }), OWN_FOREIGN, true),
+  "GET /api/v1/vault/interns/:internId/secrets": {
+    targets: INTERN_TARGETS, programme: true,
+    request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets` }),
+    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+  },
+  "GET /api/v1/vault/interns/:internId/secrets/effective": {
+    targets: INTERN_TARGETS, programme: true,
+    request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets/effective` }),
+    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+  },
+  "PUT /api/v1/vault/interns/:internId/secrets/:name": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
+    method: "PUT",
+    path: `${V1}/vault/interns/${internId}/secrets/${side.internSecretName}`,
+    body: { hosts: [`${side.token}.example.com`], value: "v2" },
+  })),
+  "DELETE /api/v1/vault/interns/:internId/secrets/:name": internOnly(mgmtOnIntern(204), async ({ side, internId, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/vault/interns/${internId}/secrets/${victim ? await victims.internSecret(internId) : side.internSecretName}`,
+  })),
+  "POST /api/v1/vault/interns/:internId/secrets/copy": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
+    method: "POST",
+    path: `${V1}/vault/interns/${internId}/secrets/copy`,
+    body: { names: [side.secretName] },
+  })),
+  "GET /api/v1/vault/interns/:internId/connections": internOnly(mgmtOnIntern(200), ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/connections` })),
+  "PUT /api/v1/vault/interns/:internId/connections/:key": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
+    method: "PUT",
+    path: `${V1}/vault/interns/${internId}/connections/${side.connectionKey}`,
+    body: { hidden: false },
+  })),
+  "GET /api/v1/vault/connections": managed(200, () => ({ method: "GET", path: `${V1}/vault/connections` }), OWN, true),
+  "PUT /api/v1/vault/connections/:key": managed(200, ({ side }) => ({ method: "PUT", path: `${V1}/vault/connections/${side.connectionKey}`, body: { credentials: "rotated" } }), OWN, true),
+  "GET /api/v1/vault/connections/:key": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/vault/connections/${side.connectionKey}` }), OWN_FOREIGN, true),
+  "PATCH /api/v1/vault/connections/:key": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "PATCH", path: `${V1}/vault/connections/${side.connectionKey}`, body: { enabled: true } }), OWN_FOREIGN, true),
+  "POST /api/v1/vault/connections/:key/test-result": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/vault/connections/${side.connectionKey}/test-result`,
+    body: { ok: true },
+  }), OWN_FOREIGN, true),
+  "DELETE /api/v1/vault/connections/:key": managed({ own: 204, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/vault/connections/${victim ? await victims.connection() : side.connectionKey}`,
+  }), OWN_FOREIGN, true),
+
+  // The catalog is the deployment's, the same for every workspace; an intern's key gets 404 as on any workspace route.
+  "GET /api/v1/models": catalog("/models"),
+  "GET /api/v1/models/count": catalog("/models/count"),
+  "GET /api/v1/providers": catalog("/providers"),
+  "GET /api/v1/models/*": catalog(`/models/${MODEL}/endpoints`),
+
+  // Inference through a preset: the caller's preset applies, a foreign one is not found.
+  "POST /api/v1/chat/completions": inference("/chat/completions", chat),
+  "POST /api/v1/responses": inference("/responses", (model) => ({ model, input: "hi", max_output_tokens: 8 })),
+  "POST /api/v1/messages": inference("/messages", chat),
+  "POST /api/v1/v1/messages": inference("/v1/messages", chat),
+  "GET /api/v1/generation": {
+    targets: OWN_FOREIGN,
+    request: ({ side }) => ({ method: "GET", path: `${V1}/generation?id=${side.generationId}` }),
+    management: { own: 200, foreign: 404 },
+    inference: { own: 200, foreign: 404 },
+    intern: 404,
+  },
+};

@@ -1,0 +1,147 @@
+/**
+ * Isolation: every route × every key kind × own and foreign workspace (and own, sibling and foreign
+ * intern) answers the right 401, 403 or 404 (README "Keys, workspaces and scope", the spec's
+ * Authentication), and no response ever carries another scope's data. The matrix itself is in
+ * test/isolation-matrix.ts; a route missing from it fails the first test.
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { routesOf } from "./helpers/fuzz.ts";
+import {
+  CALLERS, type CallerKind, carried, markersOf, type Received, type Sent, type Side, seedWorld, send, snapshot, victimsOf, type World,
+} from "./helpers/isolation.ts";
+import { type Entry, type Expect, MATRIX, type Target } from "./isolation-matrix.ts";
+
+const INVALID_KEY = `sk-rh-v1-${"0".repeat(64)}`;
+const WORKSPACE_FIELDS = new Set(["id", "name", "slug", "description", "intern_api_access", "allowed_providers", "ignored_providers",
+  "data_region", "default_text_model", "default_image_model", "default_provider_sort", "disabled_server_tools", "io_logging_api_key_ids",
+  "io_logging_sampling_rate", "is_data_discount_logging_enabled", "is_observability_broadcast_enabled", "is_observability_io_logging_enabled",
+  "include_byok_in_budgets", "default_guardrail_id", "created_by", "created_at", "updated_at"]);
+
+let world: World;
+
+beforeAll(async () => {
+  world = await seedWorld();
+});
+
+function expected(entry: Entry, caller: CallerKind, target: Target): number {
+  if (entry.public) return 200;
+  if (caller !== "management" && caller !== "inference" && caller !== "intern") return 401;
+  const rule: Expect = entry[caller];
+  if (typeof rule === "number") return rule;
+  const status = rule[target];
+  if (status === undefined) throw new Error(`matrix: no ${caller} expectation for target ${target}`);
+  return status;
+}
+
+function keyOf(side: Side, caller: CallerKind): string | null {
+  if (caller === "none") return null;
+  if (caller === "invalid") return INVALID_KEY;
+  return side.keys[caller];
+}
+
+/**
+ * The body must not carry any marker of `other` once what the request itself carried is taken out.
+ * `/workspaces` is the one organisation-level resource: its answers may hold workspace records of
+ * any workspace (and only those), which are taken out before searching.
+ */
+function leaks(route: string, request: Sent, answer: Received, other: Side): string[] {
+  let text = answer.text;
+  if (route.startsWith("/api/v1/workspaces") && answer.status < 300) {
+    const body = JSON.parse(text);
+    const records = Array.isArray(body.data) ? body.data : [body.data];
+    for (const record of records) {
+      const extra = Object.keys(record).filter((field) => !WORKSPACE_FIELDS.has(field));
+      if (extra.length > 0) return [`a workspace record with unexpected fields ${extra.join(", ")}`];
+    }
+    text = JSON.stringify({ ...body, data: null });
+  }
+  for (const echo of carried(request)) text = text.split(echo).join("");
+  return markersOf(other).filter((marker) => text.includes(marker));
+}
+
+async function runMatrix(self: Side, other: Side, options: { programmeOff?: boolean } = {}): Promise<string[]> {
+  const { gateway } = world;
+  const problems: string[] = [];
+  for (const route of routesOf(gateway)) {
+    const name = `${route.method} ${route.path}`;
+    const entry = MATRIX[name];
+    if (!entry) continue;
+    if (options.programmeOff && !entry.programme) continue;
+    const targets: Target[] = options.programmeOff ? ["own"] : entry.targets;
+    for (const caller of CALLERS) {
+      for (const target of targets) {
+        const status = options.programmeOff && ["management", "inference", "intern"].includes(caller) ? 404 : expected(entry, caller, target);
+        const side = target === "foreign" ? other : self;
+        const request = await entry.request({
+          side,
+          internId: target === "sibling" ? self.siblingId : side.internId,
+          victim: status < 300 && route.method !== "GET",
+          victims: victimsOf(gateway, side),
+        });
+        const answer = await send(gateway, request, keyOf(self, caller));
+        const where = `${self.token} ${caller} → ${target} ${request.method} ${request.path}`;
+        if (answer.status !== status) problems.push(`${where}: expected ${status}, got ${answer.status} ${answer.text.slice(0, 160)}`);
+        if (answer.status >= 400) {
+          const error = JSON.parse(answer.text).error;
+          if (error?.code !== answer.status || typeof error.message !== "string") problems.push(`${where}: not the error envelope: ${answer.text.slice(0, 160)}`);
+        }
+        for (const marker of leaks(route.path, request, answer, other)) problems.push(`${where}: the answer carries ${other.token}'s ${marker}`);
+      }
+    }
+  }
+  return problems;
+}
+
+describe("isolation matrix", () => {
+  test("every route of the app is classified in the matrix (new routes must be added)", () => {
+    const routes = routesOf(world.gateway).map((route) => `${route.method} ${route.path}`);
+    expect(routes.filter((route) => !(route in MATRIX))).toEqual([]);
+    expect(Object.keys(MATRIX).filter((route) => !routes.includes(route))).toEqual([]);
+    // Only the organisation-level workspace routes answer a foreign target with a success, and they say why.
+    const foreignSuccess = Object.entries(MATRIX).filter(([, entry]) =>
+      (["management", "inference", "intern"] as const).some((kind) => {
+        const rule = entry[kind];
+        return typeof rule === "object" && (rule.foreign ?? 404) < 300;
+      }),
+    );
+    expect(foreignSuccess.map(([route]) => route)).toEqual(["GET /api/v1/workspaces/:id", "PATCH /api/v1/workspaces/:id"]);
+    for (const [, entry] of foreignSuccess) expect(entry.note).toContain("organisation-level");
+  });
+
+  test("alpha's keys against alpha and bravo: the right status, no bravo data, bravo unchanged", async () => {
+    const before = await snapshot(world.gateway, world.bravo);
+    expect(await runMatrix(world.alpha, world.bravo)).toEqual([]);
+    expect(await snapshot(world.gateway, world.bravo)).toEqual(before);
+  });
+
+  test("bravo's keys against bravo and alpha: the right status, no alpha data, alpha unchanged", async () => {
+    const before = await snapshot(world.gateway, world.alpha);
+    expect(await runMatrix(world.bravo, world.alpha)).toEqual([]);
+    expect(await snapshot(world.gateway, world.alpha)).toEqual(before);
+  });
+
+  test("outside the Intern API programme every intern and vault route is 404, for every key kind", async () => {
+    expect(await runMatrix(world.charlie, world.alpha, { programmeOff: true })).toEqual([]);
+  });
+
+  test("the one exception, explicitly: /workspaces lists every workspace by name, and nothing else does", async () => {
+    const listed = await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.management);
+    expect(listed.status).toBe(200);
+    const names = JSON.parse(listed.text).data.map((workspace: { name: string }) => workspace.name);
+    expect(names).toEqual(expect.arrayContaining(["Workspace alphamark", "Workspace bravomark", "Workspace charliemark"]));
+    // Readable by any management key, not by the other kinds.
+    expect((await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.inference)).status).toBe(403);
+    expect((await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.intern)).status).toBe(404);
+  });
+
+  test("control: the markers are in what each scope's own answers return, so their absence elsewhere means something", async () => {
+    const { gateway, bravo } = world;
+    const reads = ["/keys", "/presets/preset-bravomark", "/interns", "/vault/secrets", "/vault/connections", `/generation?id=${bravo.generationId}`];
+    for (const path of reads) {
+      const answer = await send(gateway, { method: "GET", path: `/api/v1${path}` }, bravo.keys.management);
+      expect({ path, found: markersOf(bravo).some((marker) => answer.text.includes(marker)) }).toEqual({ path, found: true });
+    }
+    const own = await send(gateway, { method: "GET", path: `/api/v1/vault/interns/${bravo.internId}/secrets` }, bravo.keys.intern);
+    expect(own.text).toContain(bravo.internSecretName);
+  });
+});
