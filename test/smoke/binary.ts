@@ -35,6 +35,21 @@ const emptyPath = join(work, "empty-path");
 mkdirSync(emptyPath);
 copyFileSync(binary, join(work, "roundhouse"));
 chmodSync(join(work, "roundhouse"), 0o755);
+// An operator's plugin dropped next to the binary, importing the API the binary provides.
+mkdirSync(join(work, "plugins"));
+writeFileSync(
+  join(work, "plugins", "shout.ts"),
+  `import { Type, definePlugin } from "roundhouse/plugin";
+export default definePlugin({
+  apiVersion: 1,
+  id: "shout",
+  configSchema: Type.Object({}),
+  transformResponse(response) {
+    return { ...response, output: response.output.map((block) => (block.type === "text" ? { ...block, text: block.text.toUpperCase() } : block)) };
+  },
+});
+`,
+);
 
 // A local OpenAI-compatible upstream: the one address the gateway may connect to.
 const upstream = Bun.serve({
@@ -107,6 +122,13 @@ try {
   check("a chat completion through the simulated provider with the openai SDK", (simulated.choices[0]?.message.content ?? "").includes("hello"));
   const viaUpstream = await client.chat.completions.create({ model: "acme/local", messages: [{ role: "user", content: "hello" }] });
   check("a chat completion through the configured upstream", viaUpstream.choices[0]?.message.content === "from the upstream");
+  const shouted = await client.chat.completions.create({
+    model: "acme/local",
+    messages: [{ role: "user", content: "hello" }],
+    // @ts-expect-error: plugins is an OpenRouter extension of the body
+    plugins: [{ id: "shout" }],
+  });
+  check("an operator plugin next to the binary is loaded and used", shouted.choices[0]?.message.content === "FROM THE UPSTREAM");
   // Under strace the gateway is strace's child: signal the gateway itself, as an operator would.
   const gatewayPid = strace ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)[0]) : child.pid;
   process.kill(gatewayPid, "SIGTERM");

@@ -1,0 +1,120 @@
+/**
+ * What the raw measurements mean: added latency over direct, ratios to the floor, and the issue's
+ * targets with a pass or fail each (null when the run did not measure it).
+ */
+import type { Curves, SoakResult } from "./curves.ts";
+import type { LoadPoint, TargetResult } from "./measure.ts";
+import { round } from "./proc.ts";
+
+export interface Derived {
+  /** Target p50 − direct p50 at 1 connection, µs, by target name. */
+  addedP50Us: Record<string, number>;
+  /** Target first-byte p50 − direct first-byte p50, ms, by target name. */
+  addedFirstByteMs: Record<string, number>;
+  /** Requests/s with the 20 ms upstream at 64 connections as a percentage of direct's, by target name. */
+  delayedPctOfDirect: Record<string, number>;
+  /** The gateway over the floor. */
+  ratios: { cpuPerRequest: number; addedP50: number; throughput: number } | null;
+}
+
+export interface Check {
+  name: string;
+  target: string;
+  value: string;
+  pass: boolean | null;
+}
+
+/** The concurrency at which CPU per request is compared: the largest (the target saturated). */
+export function cpuPoint(target: TargetResult): LoadPoint | undefined {
+  return target.points.at(-1);
+}
+
+export function pointAt(target: TargetResult | undefined, connections: number): LoadPoint | undefined {
+  return target?.points.find((point) => point.connections === connections);
+}
+
+export function derive(targets: TargetResult[]): Derived {
+  const byName = new Map(targets.map((target) => [target.name, target]));
+  const direct = byName.get("direct");
+  const directP50 = pointAt(direct, 1)?.p50Us;
+  const directFirstByte = direct?.ttfb?.firstByteP50Ms;
+  const derived: Derived = { addedP50Us: {}, addedFirstByteMs: {}, delayedPctOfDirect: {}, ratios: null };
+  for (const target of targets) {
+    if (target.name === "direct") continue;
+    const p50 = pointAt(target, 1)?.p50Us;
+    if (p50 !== undefined && directP50 !== undefined) derived.addedP50Us[target.name] = p50 - directP50;
+    if (target.ttfb && directFirstByte !== undefined) derived.addedFirstByteMs[target.name] = round(target.ttfb.firstByteP50Ms - directFirstByte, 3);
+    if (target.delayed && direct?.delayed) derived.delayedPctOfDirect[target.name] = round((100 * target.delayed.rps) / direct.delayed.rps, 1);
+  }
+  const floor = byName.get("floor");
+  const gateway = byName.get("gateway");
+  if (floor && gateway) {
+    const floorCpu = cpuPoint(floor)?.cpuUsPerRequest ?? Number.NaN;
+    const gatewayCpu = cpuPoint(gateway)?.cpuUsPerRequest ?? Number.NaN;
+    derived.ratios = {
+      cpuPerRequest: round(gatewayCpu / floorCpu, 2),
+      addedP50: round((derived.addedP50Us.gateway ?? Number.NaN) / Math.max(1, derived.addedP50Us.floor ?? Number.NaN), 2),
+      throughput: round(gateway.maxRps / floor.maxRps, 2),
+    };
+  }
+  return derived;
+}
+
+/** Largest over smallest CPU per request across a curve; flat when at most this. */
+export const FLAT_LIMIT = 1.25;
+
+function spread(values: number[]): number {
+  return round(Math.max(...values) / Math.max(0.001, Math.min(...values)), 2);
+}
+
+export function checks(targets: TargetResult[], derived: Derived, curves?: Curves, soak?: SoakResult): Check[] {
+  const gateway = targets.find((target) => target.name === "gateway");
+  const floor = targets.find((target) => target.name === "floor");
+  const list: Check[] = [];
+  const gatewayCpu = gateway && cpuPoint(gateway);
+  const floorCpu = floor && cpuPoint(floor);
+  list.push({
+    name: "CPU per request",
+    target: "≤ 2× the floor's",
+    value: gatewayCpu && floorCpu ? `${gatewayCpu.cpuUsPerRequest} µs vs ${floorCpu.cpuUsPerRequest} µs (×${derived.ratios?.cpuPerRequest}) at ${gatewayCpu.connections} concurrent` : "not measured",
+    pass: derived.ratios ? derived.ratios.cpuPerRequest <= 2 : null,
+  });
+  const added = derived.addedP50Us.gateway;
+  list.push({ name: "Added p50 latency, 1 concurrent", target: "≤ 150 µs", value: added === undefined ? "not measured" : `${added} µs`, pass: added === undefined ? null : added <= 150 });
+  const firstByte = derived.addedFirstByteMs.gateway;
+  list.push({
+    name: "Stream first byte, added",
+    target: "≤ 0.5 ms",
+    value: firstByte === undefined ? "not measured" : `${firstByte} ms`,
+    pass: firstByte === undefined ? null : firstByte <= 0.5,
+  });
+  const rss = pointAt(gateway, 64)?.rssMaxMb;
+  list.push({ name: "RSS at 64 concurrent", target: "≤ 120 MB", value: rss === undefined ? "not measured" : `${rss} MB`, pass: rss === undefined ? null : rss <= 120 });
+  const delayed = derived.delayedPctOfDirect.gateway;
+  list.push({
+    name: "Throughput, 20 ms upstream, 64 concurrent",
+    target: "≥ 97% of direct",
+    value: delayed === undefined ? "not measured" : `${delayed}%`,
+    pass: delayed === undefined ? null : delayed >= 97,
+  });
+  for (const [name, points] of [
+    ["catalog", curves?.catalog],
+    ["API keys", curves?.keys],
+  ] as const) {
+    const values = points?.map((point) => point.cpuUsPerRequest) ?? [];
+    const sizes = points?.map((point) => point.size) ?? [];
+    list.push({
+      name: `Flat cost per request across ${name} sizes`,
+      target: `largest / smallest CPU per request ≤ ${FLAT_LIMIT}`,
+      value: values.length > 1 ? `×${spread(values)} over ${sizes[0]} → ${sizes.at(-1)}` : "not run (--curves)",
+      pass: values.length > 1 ? spread(values) <= FLAT_LIMIT : null,
+    });
+  }
+  list.push({
+    name: "Soak: memory does not grow",
+    target: "last third's RSS ≤ middle third's × 1.05 + 2 MB",
+    value: soak ? `${soak.middleMb} MB → ${soak.lastMb} MB over ${soak.seconds} s` : "not run (--soak)",
+    pass: soak ? soak.flat : null,
+  });
+  return list;
+}

@@ -1,0 +1,128 @@
+/**
+ * The load generator: wrk from Debian's packages (installed on first use), driven by a Lua script that
+ * sets the POST body and headers (rotating API keys or alternating bodies when asked) and prints its
+ * summary as one JSON line from `done()`, with latency percentiles in microseconds.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Core, onCleanup, pinned, runTracked } from "./proc.ts";
+
+export interface WrkResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  p50Us: number;
+  p90Us: number;
+  p99Us: number;
+  maxUs: number;
+  /** Connect, read, write and timeout errors plus non-2xx answers. */
+  errors: number;
+  non2xx: number;
+}
+
+export interface LoadSpec {
+  url: string;
+  /** Request bodies; more than one alternates between them. */
+  bodies: string[];
+  headers: Record<string, string>;
+  /** Bearer keys to rotate through (one per request); empty: the headers as given. */
+  keys?: string[];
+}
+
+const work = mkdtempSync(join(tmpdir(), "roundhouse-bench-wrk-"));
+onCleanup(() => rmSync(work, { recursive: true, force: true }));
+let scripts = 0;
+
+/** Finds wrk, or installs it from Debian's packages (apt-get update first); fails with a clear message. */
+export async function ensureWrk(): Promise<string> {
+  const found = Bun.which("wrk");
+  if (found) return found;
+  if (!Bun.which("apt-get")) throw new Error("wrk is not installed and apt-get is not available: install wrk (Debian package `wrk`) and run again");
+  console.log("wrk not found: installing it with apt-get (apt-get update && apt-get install -y wrk) ...");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  for (const command of [["apt-get", "update"], ["apt-get", "install", "-y", "wrk"]]) {
+    const child = Bun.spawn(command, { env, stdout: "ignore", stderr: "pipe" });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
+    const code = await child.exited;
+    clearTimeout(timer);
+    if (code !== 0) {
+      const detail = (await new Response(child.stderr).text()).trim().split("\n").slice(-3).join(" | ");
+      throw new Error(`could not install wrk (${command.join(" ")} exited ${code}: ${detail}); install the Debian package wrk by hand and run again`);
+    }
+  }
+  const installed = Bun.which("wrk");
+  if (!installed) throw new Error("apt-get installed wrk but it is not on PATH; install it by hand and run again");
+  return installed;
+}
+
+function luaString(value: string): string {
+  return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`;
+}
+
+/** Writes the Lua script for a load: bodies and keys live in files next to it. */
+function writeScript(spec: LoadSpec): string {
+  const id = (scripts += 1);
+  const bodyFiles = spec.bodies.map((body, index) => {
+    const file = join(work, `body-${id}-${index}.json`);
+    writeFileSync(file, body);
+    return file;
+  });
+  const keysFile = join(work, `keys-${id}.txt`);
+  if (spec.keys?.length) writeFileSync(keysFile, `${spec.keys.join("\n")}\n`);
+  const headerLines = Object.entries(spec.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`);
+  const lua = [
+    'wrk.method = "POST"',
+    ...headerLines,
+    "local bodies = {}",
+    ...bodyFiles.map((file) => `do local f = assert(io.open(${luaString(file)}, "rb")); bodies[#bodies + 1] = f:read("*a"); f:close() end`),
+    "wrk.body = bodies[1]",
+    "local keys = {}",
+    spec.keys?.length ? `for line in io.lines(${luaString(keysFile)}) do if #line > 0 then keys[#keys + 1] = line end end` : "",
+    "local n = 0",
+    "if #keys > 0 or #bodies > 1 then",
+    "  request = function()",
+    "    n = n + 1",
+    "    local headers = nil",
+    "    if #keys > 0 then",
+    "      headers = {}",
+    "      for name, value in pairs(wrk.headers) do headers[name] = value end",
+    '      headers["Authorization"] = "Bearer " .. keys[(n % #keys) + 1]',
+    "    end",
+    "    return wrk.format(nil, nil, headers, bodies[(n % #bodies) + 1])",
+    "  end",
+    "end",
+    "done = function(summary, latency, requests)",
+    "  local e = summary.errors",
+    '  io.write(string.format("WRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50\\":%d,\\"p90\\":%d,\\"p99\\":%d,\\"max\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d}\\n",',
+    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,",
+    "    e.connect, e.read, e.write, e.status, e.timeout))",
+    "end",
+  ];
+  const file = join(work, `script-${id}.lua`);
+  writeFileSync(file, lua.join("\n"));
+  return file;
+}
+
+/** Runs wrk for `seconds` at `connections`, on `core`; killed if it outlives its run by 20 s. */
+export async function runWrk(wrk: string, spec: LoadSpec, connections: number, seconds: number, core: Core): Promise<WrkResult> {
+  const script = writeScript(spec);
+  const command = [wrk, "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s", "-s", script, spec.url];
+  const { stdout, stderr, code } = await runTracked(pinned(command, core), {}, (seconds + 20) * 1000);
+  const line = /WRK_JSON (\{.*\})/.exec(stdout);
+  if (!line) throw new Error(`wrk gave no summary (exit ${code}): ${(stdout + stderr).trim().slice(-1000)}`);
+  const raw = JSON.parse(line[1]!) as Record<string, number>;
+  const secondsRun = raw.duration_us! / 1_000_000;
+  const non2xx = raw.status!;
+  return {
+    requests: raw.requests!,
+    seconds: secondsRun,
+    rps: Math.round(raw.requests! / secondsRun),
+    p50Us: raw.p50!,
+    p90Us: raw.p90!,
+    p99Us: raw.p99!,
+    maxUs: raw.max!,
+    errors: raw.connect! + raw.read! + raw.write! + raw.timeout! + non2xx,
+    non2xx,
+  };
+}

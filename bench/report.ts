@@ -1,0 +1,182 @@
+/**
+ * Renders a results file as markdown tables and rewrites README.md's Performance section (between
+ * `<!-- bench:start -->` and `<!-- bench:end -->`). `npm run bench` calls it at the end of every run;
+ * `bun bench/report.ts [results.json]` re-renders the newest results file (or the one given).
+ */
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Curves, SoakResult } from "./lib/curves.ts";
+import { type Check, cpuPoint, type Derived, pointAt } from "./lib/derive.ts";
+import type { TargetResult } from "./lib/measure.ts";
+
+export interface Results {
+  version: 1;
+  startedAt: string;
+  finishedAt: string;
+  mode: "quick" | "full";
+  machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverage: number[]; bun: string; wrk: string };
+  git: { commit: string; dirty: boolean };
+  settings: { seconds: number; warmupSeconds: number; connections: number[]; ttfbCount: number };
+  targets: TargetResult[];
+  derived: Derived;
+  checks: Check[];
+  curves?: Curves;
+  soak?: SoakResult;
+}
+
+export const RESULTS_DIR = join(import.meta.dir, "results");
+const README = join(import.meta.dir, "..", "README.md");
+const START = "<!-- bench:start -->";
+const README_INTRO = `\`npm run bench\` (not part of \`npm test\`) measures the built gateway beside the floor, a 30-line
+Bun.serve + fetch passthrough, and beside direct calls to a local upstream; \`-- --curves\` adds the
+scaling curves, \`-- --soak [S]\` a memory soak, \`-- --quick\` shortens everything; \`bun bench/profile.ts\`
+profiles the gateway's hot path. Generated from bench/results/ by bench/report.ts:
+
+`;
+const END = "<!-- bench:end -->";
+
+const ms = (us: number) => (us / 1000).toFixed(2);
+const num = (value: number) => value.toLocaleString("en-US");
+const mark = (pass: boolean | null) => (pass === null ? "—" : pass ? "✅ pass" : "❌ fail");
+const signed = (value: number | undefined, unit: string) => (value === undefined ? "0" : `${value >= 0 ? "+" : ""}${value} ${unit}`);
+
+function mainTable(results: Results): string[] {
+  const { derived } = results;
+  const columns = results.settings.connections;
+  const lines = [
+    `| target | added p50 @1 | ${columns.map((c) => `p50 / p99 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | stream first byte p50 / p99 | RSS idle / peak | 20 ms upstream @64 |`,
+    `|---|---:|${columns.map(() => "---:").join("|")}|---:|---:|---:|---:|---:|`,
+  ];
+  for (const target of results.targets) {
+    const added = target.name === "direct" ? `0 (p50 ${pointAt(target, 1)?.p50Us ?? "?"} µs)` : signed(derived.addedP50Us[target.name], "µs");
+    const latencies = columns.map((c) => {
+      const point = pointAt(target, c);
+      return point ? `${ms(point.p50Us)} / ${ms(point.p99Us)}${point.errors ? ` (${point.errors} err)` : ""}` : "—";
+    });
+    const cpu = cpuPoint(target);
+    const ttfb = target.ttfb ? `${target.ttfb.firstByteP50Ms} / ${target.ttfb.firstByteP99Ms} ms` : "—";
+    const delayed = target.delayed
+      ? `${num(target.delayed.rps)} req/s${target.name === "direct" ? "" : ` (${derived.delayedPctOfDirect[target.name]}%)`}`
+      : "—";
+    lines.push(
+      `| ${target.label} | ${added} | ${latencies.join(" | ")} | ${num(target.maxRps)} | ${cpu ? `${cpu.cpuUsPerRequest} µs` : "—"} | ${ttfb} | ${target.idleRssMb} / ${target.peakRssMb} MB | ${delayed} |`,
+    );
+  }
+  return lines;
+}
+
+function curveTables(curves: Curves): string[] {
+  const lines: string[] = [];
+  const row = (size: string, point: { cpuUsPerRequest: number; p50Us: number; p99Us: number; rps: number; errors: number }, extra = "") =>
+    `| ${size} | ${point.cpuUsPerRequest} µs | ${ms(point.p50Us)} / ${ms(point.p99Us)} ms | ${num(point.rps)} |${extra} ${point.errors} |`;
+  if (curves.catalog?.length) {
+    lines.push("", `Catalog size (gateway, ${curves.connections} concurrent):`, "", "| endpoints | CPU/request | p50 / p99 | req/s | start | idle RSS | errors |", "|---:|---:|---:|---:|---:|---:|---:|");
+    for (const point of curves.catalog) lines.push(row(num(point.size), point, ` ${point.startMs} ms | ${point.idleRssMb} MB |`));
+  }
+  if (curves.keys?.length) {
+    lines.push("", `API keys in the database (gateway, ${curves.connections} concurrent, requests rotating over up to 1,000 of them):`, "", "| keys | CPU/request | p50 / p99 | req/s | errors |", "|---:|---:|---:|---:|---:|");
+    for (const point of curves.keys) lines.push(row(num(point.size), point));
+  }
+  if (curves.body?.length) {
+    lines.push("", `Request body size (${curves.connections} concurrent):`, "", "| body | gateway CPU/request | floor CPU/request | ratio | gateway p50 / p99 | floor p50 / p99 | gateway req/s | errors |", "|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const { bytes, gateway, floor } of curves.body) {
+      lines.push(
+        `| ${bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MB` : `${bytes / 1024} KB`} | ${gateway.cpuUsPerRequest} µs | ${floor.cpuUsPerRequest} µs | ×${(gateway.cpuUsPerRequest / floor.cpuUsPerRequest).toFixed(2)} | ` +
+          `${ms(gateway.p50Us)} / ${ms(gateway.p99Us)} ms | ${ms(floor.p50Us)} / ${ms(floor.p99Us)} ms | ${num(gateway.rps)} | ${gateway.errors + floor.errors} |`,
+      );
+    }
+  }
+  if (curves.streams?.length) {
+    lines.push(
+      "",
+      "Concurrent streams held open, the upstream dripping its chunks (the gateway starts its answer at the first token, by design; " +
+        "the floor passes the upstream's first chunk on; CPU is counted in 10 ms ticks, coarse for a few streams):",
+      "", "| streams | target | completed | errors | RSS idle → max | CPU/stream | first byte p50 / p99 | all open after |", "|---:|---|---:|---:|---:|---:|---:|---:|");
+    for (const point of curves.streams) {
+      lines.push(
+        `| ${num(point.streams)} | ${point.target} | ${num(point.completed)} | ${point.errors} | ${point.idleRssMb} → ${point.rssMaxMb} MB | ${point.cpuUsPerStream} µs | ${point.firstByteP50Ms} / ${point.firstByteP99Ms} ms | ${point.allOpenMs} ms |`,
+      );
+    }
+  }
+  return lines;
+}
+
+function soakTable(soak: SoakResult): string[] {
+  const samples = soak.samples;
+  const step = Math.max(1, Math.ceil(samples.length / 12));
+  const shown = samples.filter((_, index) => index % step === 0 || index === samples.length - 1);
+  return [
+    "",
+    `Soak (${soak.seconds} s, JSON and streaming requests alternating, ${num(soak.requests)} requests, ${soak.errors} errors, ${soak.cpuUsPerRequest} µs CPU/request): RSS by time`,
+    "",
+    `| ${shown.map((sample) => `${sample.t} s`).join(" | ")} |`,
+    `|${shown.map(() => "---:").join("|")}|`,
+    `| ${shown.map((sample) => `${sample.rssMb}`).join(" | ")} |`,
+  ];
+}
+
+export function renderMarkdown(results: Results): string {
+  const { machine, derived } = results;
+  const lines = [
+    `Run ${results.startedAt} (${results.mode} mode: ${results.settings.seconds} s per run after a ${results.settings.warmupSeconds} s warm-up) on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}; ` +
+      `${machine.cpus} × ${machine.cpuModel}, load average ${machine.loadAverage.join(" ")} at start; bun ${machine.bun}, ${machine.wrk}; ` +
+      (machine.pinned ? "system under test pinned to core 0, load generator and upstream to core 1." : "no pinning (taskset or a second core missing)."),
+    ...(results.mode === "quick" ? ["", "**Preliminary**: a quick run, on a shared machine; the figures are noisy."] : []),
+    "",
+    ...mainTable(results),
+    "",
+  ];
+  for (const target of results.targets) {
+    if (target.processes.length > 1 && target.name === "gateway") {
+      lines.push(
+        `The gateway runs as ${target.processes.length} processes (${target.processes.map((item) => `${item.name} ${item.rssMb} MB`).join(" + ")} at idle: ` +
+          "serve re-runs itself with BUN_CONFIG_MAX_HTTP_REQUESTS set); its CPU and RSS figures are their sums.",
+        "",
+      );
+    }
+  }
+  if (derived.ratios) {
+    lines.push(
+      `Gateway over the floor: CPU per request ×${derived.ratios.cpuPerRequest}, added p50 at 1 concurrent ×${derived.ratios.addedP50}, max throughput ×${derived.ratios.throughput}.`,
+      "",
+    );
+  }
+  lines.push("| target (issue 6) | goal | measured | |", "|---|---|---|---|");
+  for (const check of results.checks) lines.push(`| ${check.name} | ${check.target} | ${check.value} | ${mark(check.pass)} |`);
+  if (results.curves) lines.push(...curveTables(results.curves));
+  if (results.soak) lines.push(...soakTable(results.soak));
+  return `${lines.join("\n")}\n`;
+}
+
+/** Rewrites the README's section between the markers; false when the markers are missing. */
+export function updateReadme(markdown: string, readme = README): boolean {
+  const text = readFileSync(readme, "utf8");
+  const start = text.indexOf(START);
+  const end = text.indexOf(END);
+  if (start < 0 || end < start) return false;
+  writeFileSync(readme, `${text.slice(0, start + START.length)}\n${markdown}${text.slice(end)}`);
+  return true;
+}
+
+export function newestResults(): string | undefined {
+  if (!existsSync(RESULTS_DIR)) return undefined;
+  const files = readdirSync(RESULTS_DIR).filter((name) => name.endsWith(".json")).sort();
+  return files.length ? join(RESULTS_DIR, files.at(-1)!) : undefined;
+}
+
+/** Writes bench/results/latest.md and the README section. */
+export function publish(results: Results): string {
+  const markdown = renderMarkdown(results);
+  writeFileSync(join(RESULTS_DIR, "latest.md"), markdown);
+  if (!updateReadme(README_INTRO + markdown)) console.warn(`README.md has no ${START} … ${END} markers; its Performance section was not updated`);
+  return markdown;
+}
+
+if (import.meta.main) {
+  const file = process.argv[2] ?? newestResults();
+  if (!file) {
+    console.error("no results in bench/results/; run npm run bench first");
+    process.exit(1);
+  }
+  process.stdout.write(publish(JSON.parse(readFileSync(file, "utf8")) as Results));
+}

@@ -1,0 +1,247 @@
+/**
+ * The benchmark harness (`npm run bench`; not part of `npm test`). Starts the bench upstream, measures
+ * it directly, then the floor passthrough and the built gateway (dist/roundhouse, rebuilt when older
+ * than src/) with wrk at 1, 16 and 64 connections; optionally the scaling curves and a soak. Every
+ * process it starts is stopped at the end, on Ctrl-C, on an error, or when the run outlives its bound.
+ * Results: bench/results/<timestamp>.json, bench/results/latest.md, and README.md's Performance section.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { type Curves, type CurveSizes, bodyCurve, catalogCurve, keysCurve, type SoakResult, soak, streamsCurve } from "./lib/curves.ts";
+import { checks, derive } from "./lib/derive.ts";
+import { measureTarget, type RunSettings, type TargetResult } from "./lib/measure.ts";
+import { canPin, installGuards, isStopping, pin, stopAll } from "./lib/proc.ts";
+import {
+  ANTHROPIC_HEADERS,
+  chatBody,
+  ensureBinary,
+  GATEWAY_HEADERS,
+  JSON_HEADERS,
+  MODELS,
+  messagesBody,
+  ROOT,
+  SLOW_PREFIX,
+  startFloor,
+  startGateway,
+  startUpstream,
+} from "./lib/targets.ts";
+import { ensureWrk } from "./lib/wrk.ts";
+import { publish, RESULTS_DIR, type Results } from "./report.ts";
+
+const HELP = `Usage: npm run bench -- [options]
+
+  --quick            short runs (2 s each, 1 s warm-up, smaller curves): a preliminary check
+  --duration S       seconds per measured run (default 5; quick 2)
+  --warmup S         seconds of warm-up per target (default 2; quick 1)
+  --curves           also the scaling curves: catalog 10 → 10,000 endpoints, API keys 10 → 100,000,
+                     body 1 KB → 1 MB, concurrent streams 10 → 2,000
+  --only-curves      the curves without the main comparison (the report then has no main table)
+  --soak [S]         also a soak of S seconds (default 300) sampling the gateway's RSS every 5 s
+  --rebuild          run npm run build even when dist/roundhouse looks current
+  -h, --help         this help`;
+
+interface Options {
+  quick: boolean;
+  seconds: number;
+  warmupSeconds: number;
+  curves: boolean;
+  main: boolean;
+  soakSeconds: number | undefined;
+  rebuild: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false };
+  const numberAfter = (index: number, name: string): number => {
+    const value = Number(argv[index + 1]);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number of seconds`);
+    return value;
+  };
+  for (let index = 0; index < argv.length; index += 1) {
+    const arg = argv[index]!;
+    if (arg === "-h" || arg === "--help") {
+      console.log(HELP);
+      process.exit(0);
+    } else if (arg === "--quick") options.quick = true;
+    else if (arg === "--curves") options.curves = true;
+    else if (arg === "--only-curves") (options.curves = true), (options.main = false);
+    else if (arg === "--rebuild") options.rebuild = true;
+    else if (arg === "--duration") options.seconds = numberAfter(index++, arg);
+    else if (arg === "--warmup") options.warmupSeconds = numberAfter(index++, arg);
+    else if (arg === "--soak") {
+      const next = Number(argv[index + 1]);
+      options.soakSeconds = Number.isFinite(next) && next > 0 ? (index++, next) : 300;
+    } else throw new Error(`unknown option ${arg}\n\n${HELP}`);
+  }
+  if (Number.isNaN(options.seconds)) options.seconds = options.quick ? 2 : 5;
+  if (Number.isNaN(options.warmupSeconds)) options.warmupSeconds = options.quick ? 1 : 2;
+  return options;
+}
+
+function sizes(quick: boolean): CurveSizes {
+  return quick
+    ? { catalog: [10, 1000, 10_000], keys: [10, 1000, 100_000], bodyBytes: [1024, 100 * 1024, 1024 * 1024], streams: [10, 200, 2000], drip: { chunkMs: 50, chunks: 20 } }
+    : {
+        catalog: [10, 100, 1000, 10_000],
+        keys: [10, 1000, 10_000, 100_000],
+        bodyBytes: [1024, 10 * 1024, 100 * 1024, 1024 * 1024],
+        streams: [10, 100, 500, 1000, 2000],
+        drip: { chunkMs: 100, chunks: 20 },
+      };
+}
+
+/** A generous bound on the whole run, from what it will do. */
+function timeBound(options: Options, settings: RunSettings, curve: CurveSizes): number {
+  const perTarget = settings.warmupSeconds + settings.connections.length * (settings.seconds + 1) + 20;
+  const main = options.main ? 4 * perTarget + 60 : 0;
+  const curves = options.curves
+    ? (curve.catalog.length + curve.keys.length) * (settings.warmupSeconds + settings.seconds + 30) + curve.bodyBytes.length * 2 * (settings.seconds + 5) + curve.streams.length * 2 * 60
+    : 0;
+  const soakTime = options.soakSeconds ? options.soakSeconds + 60 : 0;
+  return (600 + 2 * (main + curves + soakTime)) * 1000;
+}
+
+function git(args: string[]): string {
+  return Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
+}
+
+async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }): Promise<TargetResult[]> {
+  const results: TargetResult[] = [];
+  const chat = chatBody(MODELS.fast);
+  const chatStream = chatBody(MODELS.fast, { stream: true });
+
+  // Direct: the upstream is the system under test, so it moves to core 0 for this part.
+  pin(upstream.pid, 0);
+  try {
+    results.push(
+      await measureTarget(settings, {
+        name: "direct",
+        label: "direct to the Bun upstream",
+        pid: upstream.pid,
+        load: { url: `${upstream.url}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
+        stream: { url: `${upstream.url}/v1/chat/completions`, body: chatStream, headers: JSON_HEADERS, endMarker: "[DONE]" },
+        delayed: { url: `${upstream.url}${SLOW_PREFIX}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
+      }),
+    );
+  } finally {
+    pin(upstream.pid, 1);
+  }
+
+  const floor = await startFloor(upstream.url);
+  try {
+    results.push(
+      await measureTarget(settings, {
+        name: "floor",
+        label: "floor: Bun.serve + fetch passthrough",
+        pid: floor.pid,
+        load: { url: `${floor.url}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
+        stream: { url: `${floor.url}/v1/chat/completions`, body: chatStream, headers: JSON_HEADERS, endMarker: "[DONE]" },
+        delayed: { url: `${floor.url}${SLOW_PREFIX}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
+      }),
+    );
+  } finally {
+    await floor.stop();
+  }
+
+  const gateway = await startGateway({ upstreamUrl: upstream.url });
+  try {
+    const url = `${gateway.url}/api/v1/chat/completions`;
+    results.push(
+      await measureTarget(settings, {
+        name: "gateway",
+        label: "Roundhouse: chat → openai-compatible",
+        pid: gateway.pid,
+        startMs: gateway.startMs,
+        load: { url, bodies: [chat], headers: GATEWAY_HEADERS },
+        stream: { url, body: chatStream, headers: GATEWAY_HEADERS, endMarker: "[DONE]" },
+        delayed: { url, bodies: [chatBody(MODELS.slow)], headers: GATEWAY_HEADERS },
+      }),
+    );
+    const messages = `${gateway.url}/api/v1/messages`;
+    results.push(
+      await measureTarget(settings, {
+        name: "gateway-anthropic",
+        label: "Roundhouse: messages → anthropic (same process, after the row above)",
+        pid: gateway.pid,
+        load: { url: messages, bodies: [messagesBody(MODELS.claude)], headers: ANTHROPIC_HEADERS },
+        stream: { url: messages, body: messagesBody(MODELS.claude, { stream: true }), headers: ANTHROPIC_HEADERS, endMarker: "message_stop" },
+      }),
+    );
+  } finally {
+    await gateway.stop();
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const settings: RunSettings = {
+    wrk: "",
+    seconds: options.seconds,
+    warmupSeconds: options.warmupSeconds,
+    connections: [1, 16, 64],
+    ttfbCount: options.quick ? 200 : 1000,
+  };
+  const curveSizes = sizes(options.quick);
+  installGuards(timeBound(options, settings, curveSizes));
+  // The harness itself (and the stream client it spawns) stays off the system under test's core.
+  pin(process.pid, 1);
+  const startedAt = new Date().toISOString();
+  settings.wrk = await ensureWrk();
+  const wrkVersion = Bun.spawnSync([settings.wrk, "-v"]).stdout.toString().split("\n")[0]!.replace(/\s*\[.*$/, "").trim();
+  await ensureBinary(options.rebuild);
+  console.log(`bench: ${options.quick ? "quick" : "full"} mode, ${settings.seconds} s per run, pinning ${canPin ? "on" : "off"}`);
+
+  const upstream = await startUpstream();
+  const targets = options.main ? await mainComparison(settings, upstream) : [];
+  let curves: Curves | undefined;
+  if (options.curves) {
+    curves = { connections: 16 };
+    curves.catalog = await catalogCurve(settings, upstream.url, curveSizes.catalog);
+    curves.keys = await keysCurve(settings, upstream.url, curveSizes.keys);
+    curves.body = await bodyCurve(settings, upstream.url, curveSizes.bodyBytes);
+    curves.streams = await streamsCurve(upstream.url, curveSizes.streams, curveSizes.drip);
+  }
+  let soakResult: SoakResult | undefined;
+  if (options.soakSeconds) soakResult = await soak(settings, upstream.url, options.soakSeconds);
+  await stopAll();
+
+  const derived = derive(targets);
+  const results: Results = {
+    version: 1,
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    mode: options.quick ? "quick" : "full",
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
+      pinned: canPin,
+      loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
+      bun: Bun.version,
+      wrk: wrkVersion,
+    },
+    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
+    settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount },
+    targets,
+    derived,
+    checks: checks(targets, derived, curves, soakResult),
+    ...(curves ? { curves } : {}),
+    ...(soakResult ? { soak: soakResult } : {}),
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const file = join(RESULTS_DIR, `${startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
+  const markdown = publish(results);
+  console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/latest.md and README.md's Performance section`);
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  if (isStopping()) await new Promise(() => {}); // an interrupt is under way; it exits the process
+  console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+  await stopAll();
+  process.exit(1);
+}

@@ -1,0 +1,169 @@
+/**
+ * A fast local upstream for the benchmarks: OpenAI Chat Completions (`POST …/chat/completions`) and
+ * Anthropic Messages (`POST …/messages`), JSON or SSE (`"stream": true` in the body). Answers are
+ * precomputed so the upstream costs as little as possible per request.
+ *
+ * Delays, each from (strongest first) the query, a path prefix, argv, then the environment:
+ *   per-request delay before the answer:  ?delay_ms=20    /_d/20/…   --delay-ms 20      BENCH_UPSTREAM_DELAY_MS
+ *   per-chunk delay between SSE events:   ?chunk_ms=5     /_c/5/…    --chunk-ms 5       BENCH_UPSTREAM_CHUNK_MS
+ *   number of content chunks in a stream: ?chunks=50      /_n/50/…   --chunks 50        BENCH_UPSTREAM_CHUNKS
+ * The path prefix lets a gateway's provider `base_url` carry the delays: `http://127.0.0.1:P/_d/20/v1`.
+ *
+ * Usage: bun bench/upstream.ts [--port 0] [--delay-ms N] [--chunk-ms N] [--chunks N]
+ * Prints `upstream listening on <port>` once it accepts connections.
+ */
+import { parseArgs } from "node:util";
+
+export interface UpstreamShape {
+  delayMs: number;
+  chunkMs: number;
+  chunks: number;
+}
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    port: { type: "string", default: process.env.BENCH_UPSTREAM_PORT ?? "0" },
+    "delay-ms": { type: "string", default: process.env.BENCH_UPSTREAM_DELAY_MS ?? "0" },
+    "chunk-ms": { type: "string", default: process.env.BENCH_UPSTREAM_CHUNK_MS ?? "0" },
+    chunks: { type: "string", default: process.env.BENCH_UPSTREAM_CHUNKS ?? "8" },
+  },
+});
+
+const defaults: UpstreamShape = {
+  delayMs: Number(values["delay-ms"]),
+  chunkMs: Number(values["chunk-ms"]),
+  chunks: Number(values.chunks),
+};
+
+const encoder = new TextEncoder();
+const WORD = "lorem ";
+const JSON_HEADERS = { "content-type": "application/json" };
+const SSE_HEADERS = { "content-type": "text/event-stream", "cache-control": "no-cache" };
+
+const chatJson = JSON.stringify({
+  id: "chatcmpl-bench",
+  object: "chat.completion",
+  created: 1700000000,
+  model: "bench",
+  choices: [{ index: 0, message: { role: "assistant", content: "Hello from the bench upstream." }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 8, completion_tokens: 7, total_tokens: 15 },
+});
+
+const messagesJson = JSON.stringify({
+  id: "msg_bench",
+  type: "message",
+  role: "assistant",
+  model: "bench",
+  content: [{ type: "text", text: "Hello from the bench upstream." }],
+  stop_reason: "end_turn",
+  stop_sequence: null,
+  usage: { input_tokens: 8, output_tokens: 7 },
+});
+
+function chatChunk(delta: Record<string, unknown>, finish: string | null, usage?: Record<string, number>): string {
+  const chunk = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1700000000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] };
+  return `data: ${JSON.stringify(usage ? { ...chunk, usage } : chunk)}\n\n`;
+}
+
+/** The SSE events of one streamed answer, as separate strings so they can be spaced out. */
+function chatEvents(chunks: number): string[] {
+  const events = [chatChunk({ role: "assistant", content: "" }, null)];
+  for (let index = 0; index < chunks; index += 1) events.push(chatChunk({ content: WORD }, null));
+  events.push(chatChunk({}, "stop", { prompt_tokens: 8, completion_tokens: chunks, total_tokens: 8 + chunks }));
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+function anthropicEvent(type: string, data: Record<string, unknown>): string {
+  return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+}
+
+function messagesEvents(chunks: number): string[] {
+  const events = [
+    anthropicEvent("message_start", {
+      message: { id: "msg_bench", type: "message", role: "assistant", model: "bench", content: [], stop_reason: null, usage: { input_tokens: 8, output_tokens: 1 } },
+    }),
+    anthropicEvent("content_block_start", { index: 0, content_block: { type: "text", text: "" } }),
+  ];
+  for (let index = 0; index < chunks; index += 1) events.push(anthropicEvent("content_block_delta", { index: 0, delta: { type: "text_delta", text: WORD } }));
+  events.push(anthropicEvent("content_block_stop", { index: 0 }));
+  events.push(anthropicEvent("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: chunks } }));
+  events.push(anthropicEvent("message_stop", {}));
+  return events;
+}
+
+/** Precomputed streams by wire format and chunk count. */
+const streams = new Map<string, { events: Uint8Array[]; whole: Uint8Array }>();
+function streamFor(wire: "chat" | "messages", chunks: number) {
+  const key = `${wire}:${chunks}`;
+  let found = streams.get(key);
+  if (!found) {
+    const events = (wire === "chat" ? chatEvents(chunks) : messagesEvents(chunks)).map((event) => encoder.encode(event));
+    found = { events, whole: Buffer.concat(events) };
+    streams.set(key, found);
+  }
+  return found;
+}
+
+/** Reads `/_d/<ms>`, `/_c/<ms>` and `/_n/<count>` segments off the front of the path. */
+function shapeOf(url: URL): { shape: UpstreamShape; path: string } {
+  const shape = { ...defaults };
+  let path = url.pathname;
+  for (let match = /^\/_(d|c|n)\/(\d+)/.exec(path); match; match = /^\/_(d|c|n)\/(\d+)/.exec(path)) {
+    const value = Number(match[2]);
+    if (match[1] === "d") shape.delayMs = value;
+    else if (match[1] === "c") shape.chunkMs = value;
+    else shape.chunks = value;
+    path = path.slice(match[0].length);
+  }
+  const query = url.searchParams;
+  if (query.has("delay_ms")) shape.delayMs = Number(query.get("delay_ms"));
+  if (query.has("chunk_ms")) shape.chunkMs = Number(query.get("chunk_ms"));
+  if (query.has("chunks")) shape.chunks = Number(query.get("chunks"));
+  return { shape, path };
+}
+
+function spaced(events: Uint8Array[], chunkMs: number, signal: AbortSignal): ReadableStream<Uint8Array> {
+  let index = 0;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (index > 0) await Bun.sleep(chunkMs);
+      if (signal.aborted) return controller.close();
+      controller.enqueue(events[index]!);
+      index += 1;
+      if (index === events.length) controller.close();
+    },
+  });
+}
+
+const STREAM_FLAG = /"stream"\s*:\s*true/;
+
+const server = Bun.serve({
+  hostname: "127.0.0.1",
+  port: Number(values.port),
+  idleTimeout: 255,
+  async fetch(request) {
+    const url = new URL(request.url);
+    const { shape, path } = shapeOf(url);
+    if (request.method === "GET") return new Response("ok");
+    const wire = path.endsWith("/chat/completions") ? "chat" : path.endsWith("/messages") ? "messages" : undefined;
+    if (!wire) return Response.json({ error: { message: `no route ${path}` } }, { status: 404 });
+    // The body is read whole (as a real server would) but only searched, not parsed, to stay cheap.
+    const text = await request.text();
+    const stream = STREAM_FLAG.test(text);
+    if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
+    if (!stream) return new Response(wire === "chat" ? chatJson : messagesJson, { headers: JSON_HEADERS });
+    const { events, whole } = streamFor(wire, shape.chunks);
+    if (shape.chunkMs <= 0) return new Response(whole, { headers: SSE_HEADERS });
+    return new Response(spaced(events, shape.chunkMs, request.signal), { headers: SSE_HEADERS });
+  },
+});
+
+console.log(`upstream listening on ${server.port}`);
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.on(signal, () => {
+    server.stop(true);
+    process.exit(0);
+  });
+}
