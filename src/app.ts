@@ -97,7 +97,8 @@ export function createApp(services: Services) {
           `Requests on the regional hostname ${hostName(request)} are refused; use the deployment's main hostname`,
         );
       }
-      if (!hasValidPercentEncoding(new URL(request.url).pathname)) {
+      // A URL without '%' has nothing to decode (the URL parser only adds valid escapes): no parse needed.
+      if (request.url.includes("%") && !hasValidPercentEncoding(new URL(request.url).pathname)) {
         throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
       }
     })

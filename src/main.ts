@@ -41,12 +41,14 @@ async function main(argv: string[]): Promise<number | void> {
   if (command === undefined || command === "--help" || command === "-h" || command === "help") return printLine(HELP);
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!load) throw new UsageError(`unknown command '${command}'`);
-  // `serve` may re-run itself to lift Bun's fetch concurrency cap; decide before loading the gateway,
-  // so the supervising process stays small.
+  // `serve` may start itself again to lift Bun's fetch concurrency cap (in place, with execve): decide
+  // before loading anything else.
   if (command === "serve" && !rest.includes("--help") && !rest.includes("-h")) {
     const { ensureUpstreamConcurrency } = await import("./cli/connection-limit.ts");
     if (!ensureUpstreamConcurrency()) return;
   }
+  // A compiled binary's embedded migrations and built-in plugins (build.ts), loaded only now.
+  await (globalThis as { __roundhouseLoadEmbedded?: () => Promise<unknown> }).__roundhouseLoadEmbedded?.();
   return (await load())(rest);
 }
 

@@ -11,7 +11,9 @@ export interface RequestNote {
 const notes = new WeakMap<Request, RequestNote>();
 
 export function noteRequest(request: Request, note: RequestNote): void {
-  notes.set(request, { ...notes.get(request), ...note });
+  const noted = notes.get(request);
+  if (noted) Object.assign(noted, note);
+  else notes.set(request, { ...note });
 }
 
 /** The status of a finished request: the returned Response's, else the one set on the context. */
@@ -42,6 +44,7 @@ export function requestObserver(services: Pick<Services, "logger" | "metrics">) 
       const seconds = (performance.now() - begin) / 1000;
       const route = input.route || "unmatched";
       services.metrics.httpRequest(route, request.method, input.status, seconds);
+      if (services.logger.enabled?.("info") === false) return;
       const principal = principalOf(request);
       const note = notes.get(request);
       services.logger.info("request", {

@@ -6,31 +6,22 @@ import { GatewayError } from "../core/errors.ts";
  * a body is required.
  */
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+  const declared = Number(request.headers.get("content-length") ?? Number.NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return undefined;
   // Bodies are read as they come: a declared coding would be ignored (and a real gzip body misread).
   const encoding = request.headers.get("content-encoding")?.trim().toLowerCase();
   if (encoding && encoding !== "identity") {
     throw new GatewayError("unsupported_media_type", `Content-Encoding '${encoding.slice(0, 64)}' is not supported: send the body uncompressed`);
   }
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  if (total === 0) return undefined;
+  // A declared length within the limit is read in one go (the server frames the body by it); an
+  // undeclared one (chunked) is read chunk by chunk and cut off at the limit.
+  const bytes = Number.isSafeInteger(declared) && declared >= 0 ? await request.bytes() : await readChunked(request.body, maxBytes);
+  if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
+  if (bytes.byteLength === 0) return undefined;
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks, total));
+    text = UTF8.decode(bytes);
   } catch {
     throw new GatewayError("bad_request", "Request body is not valid UTF-8");
   }
@@ -46,6 +37,25 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
     const detail = error instanceof SyntaxError ? `: ${error.message}` : "";
     throw new GatewayError("bad_request", `Request body is not valid JSON${detail}`);
   }
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+async function readChunked(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, total);
 }
 
 /** No legitimate request nests this deep (tool schemas included). */

@@ -101,8 +101,11 @@ export function inferenceApi(services: Services) {
       canonical.sessionId = headerSession;
     }
     const withMetadata = request.headers.get("x-openrouter-metadata")?.toLowerCase() === "enabled";
-    const abort = new AbortController();
-    request.signal.addEventListener("abort", () => abort.abort(), { once: true });
+    // A JSON answer is cancelled only by the client leaving: its request's own signal does. A stream
+    // may also be stopped by the gateway (the client cancels the body, a shutdown): it gets its own.
+    const abort = canonical.stream ? new AbortController() : undefined;
+    if (abort) request.signal.addEventListener("abort", () => abort.abort(), { once: true });
+    const signal = abort ? abort.signal : request.signal;
     const caller = {
       workspaceId,
       keyHash: principal.key.hash,
@@ -117,7 +120,7 @@ export function inferenceApi(services: Services) {
       limitReset: principal.key.limitReset,
     };
     const generationId = newGenerationId();
-    const execution = pipeline.execute(canonical, codec.style, caller, abort.signal, generationId);
+    const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
     noteRequest(request, { model: canonical.model });
     execution.then((outcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug }), () => {});
     if (!canonical.stream) {
@@ -153,7 +156,7 @@ export function inferenceApi(services: Services) {
         return codec.createStreamEncoder(fallback).error(error);
       },
       keepaliveMs: config.upstream.keepalive_interval_ms,
-      abort: () => abort.abort(),
+      abort: () => abort!.abort(),
       tracker: services.lifecycle,
       onError: (error) => logger.error("stream failed", { error: describeError(error) }),
     });

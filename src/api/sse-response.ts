@@ -33,7 +33,7 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
   const encoder = new TextEncoder();
   let closed = false;
   let lastWrite = Date.now();
-  let keepalive: ReturnType<typeof setInterval> | undefined;
+  let keepalive: ReturnType<typeof setTimeout> | undefined;
 
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
@@ -48,9 +48,15 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
         controller.enqueue(encoder.encode(frames.join("")));
         lastWrite = Date.now();
       };
-      keepalive = setInterval(() => {
+      // One timer per stream, not reset by writes: when it fires it writes a keep-alive if the stream
+      // has been silent long enough, and is armed again for when the silence would be long enough
+      // (checks at least 50 ms apart).
+      const check = () => {
+        if (closed) return;
         if (Date.now() - lastWrite >= source.keepaliveMs) write([SSE_KEEPALIVE]);
-      }, Math.max(50, Math.floor(source.keepaliveMs / 2)));
+        keepalive = setTimeout(check, Math.max(50, source.keepaliveMs - (Date.now() - lastWrite)));
+      };
+      keepalive = setTimeout(check, Math.max(50, source.keepaliveMs));
       write([SSE_KEEPALIVE]);
       let styleEncoder: StreamEncoder | undefined;
       try {
@@ -79,7 +85,7 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
         if (failure.status >= 500) source.onError(error);
         write(styleEncoder ? styleEncoder.error(failure) : source.failEarly(failure));
       } finally {
-        clearInterval(keepalive);
+        clearTimeout(keepalive);
         if (!closed) {
           closed = true;
           controller.close();
@@ -89,7 +95,7 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
     },
     cancel() {
       closed = true;
-      clearInterval(keepalive);
+      clearTimeout(keepalive);
       source.abort();
     },
   });

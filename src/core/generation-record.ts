@@ -46,7 +46,7 @@ export function generationRow(
   fields: Partial<GenerationRow>,
 ): GenerationRow {
   const { id, request, style, caller, endpoint, started, attempts, images } = input;
-  return {
+  const row: GenerationRow = {
     id,
     workspaceId: caller.workspaceId,
     keyHash: caller.keyHash,
@@ -80,8 +80,8 @@ export function generationRow(
     serviceTier: request.serviceTier ?? null,
     attempts,
     createdAt: new Date().toISOString(),
-    ...fields,
   };
+  return Object.assign(row, fields);
 }
 
 export function countImages(request: CanonicalRequest): number {

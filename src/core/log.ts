@@ -8,6 +8,8 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
+  /** Whether a line at this level is written: callers skip building the fields of one that is not. */
+  enabled?(level: Exclude<LogLevel, "silent">): boolean;
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
@@ -21,6 +23,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     info: (message, fields) => emit("info", message, fields),
     warn: (message, fields) => emit("warn", message, fields),
     error: (message, fields) => emit("error", message, fields),
+    enabled: (at) => RANK[at] >= threshold,
   };
 }
 

@@ -52,7 +52,11 @@ abstract class Metric<Series> {
   protected abstract sampleLines(values: string[], data: Series): string[];
 
   protected entry(labels: Labels): Series {
-    const values = this.labelNames.map((name) => labels[name] ?? "");
+    return this.child(this.labelNames.map((name) => labels[name] ?? ""));
+  }
+
+  /** The series of these label values (in labelNames order), created on first use: callers may keep it. */
+  child(values: string[]): Series {
     const key = values.join("\u0000");
     let found = this.series.get(key);
     if (!found) {
@@ -78,6 +82,11 @@ export class Counter extends Metric<{ value: number }> {
   inc(labels: Labels = {}, amount = 1): void {
     if (!(amount >= 0) || !Number.isFinite(amount)) return;
     this.entry(labels).value += amount;
+  }
+  /** `inc` on a series the caller keeps (from `child`). */
+  static add(series: { value: number }, amount = 1): void {
+    if (!(amount >= 0) || !Number.isFinite(amount)) return;
+    series.value += amount;
   }
   get(labels: Labels = {}): number {
     return this.series.get(this.labelNames.map((name) => labels[name] ?? "").join("\u0000"))?.data.value ?? 0;
@@ -133,11 +142,16 @@ export class Histogram extends Metric<HistogramSeries> {
   }
   observe(labels: Labels, value: number): void {
     if (!Number.isFinite(value)) return;
-    const series = this.entry(labels);
+    this.record(this.entry(labels), value);
+  }
+  /** `observe` on a series the caller keeps (from `child`). */
+  record(series: HistogramSeries, value: number): void {
+    if (!Number.isFinite(value)) return;
     // Counts per bucket are kept cumulative, as they are exposed.
-    this.buckets.forEach((bound, index) => {
-      if (value <= bound) series.counts[index]! += 1;
-    });
+    const { buckets } = this;
+    const { counts } = series;
+    // The buckets are sorted: the value falls in a suffix of them.
+    for (let index = buckets.length - 1; index >= 0 && value <= buckets[index]!; index--) counts[index]! += 1;
     series.sum += value;
     series.count += 1;
   }
@@ -214,24 +228,47 @@ export class GatewayMetrics implements PipelineMetrics {
     );
   }
 
+  // The series each hot-path call updates, by their label values: label sets are bounded (see above).
+  readonly #requestSeries = new Map<string, { count: { value: number }; duration: HistogramSeries }>();
+  readonly #attemptSeries = new Map<string, { value: number }>();
+  readonly #modelSeries = new Map<string, Array<{ value: number }>>();
+
   httpRequest(route: string, method: string, status: number, seconds: number): void {
     const verb = METHODS.has(method) ? method : "other";
-    this.httpRequests.inc({ route, method: verb, status: String(status) });
-    this.httpDuration.observe({ route }, seconds);
+    const key = `${route}\u0000${verb}\u0000${status}`;
+    let series = this.#requestSeries.get(key);
+    if (!series) {
+      series = { count: this.httpRequests.child([route, verb, String(status)]), duration: this.httpDuration.child([route]) };
+      this.#requestSeries.set(key, series);
+    }
+    Counter.add(series.count);
+    this.httpDuration.record(series.duration, seconds);
   }
 
   attempt(provider: string, status: number, code?: string): void {
-    this.upstreamAttempts.inc({ provider, status: String(status) });
+    const key = `${provider}\u0000${status}`;
+    let series = this.#attemptSeries.get(key);
+    if (!series) {
+      series = this.upstreamAttempts.child([provider, String(status)]);
+      this.#attemptSeries.set(key, series);
+    }
+    Counter.add(series);
     if (status !== 200) this.upstreamFailures.inc({ provider, code: code ?? "unknown" });
   }
 
   generation(row: Parameters<PipelineMetrics["generation"]>[0]): void {
     const { model } = row;
-    this.tokens.inc({ model, type: "prompt" }, row.tokensPrompt ?? 0);
-    this.tokens.inc({ model, type: "completion" }, row.tokensCompletion ?? 0);
-    this.tokens.inc({ model, type: "cached" }, row.tokensCached ?? 0);
-    this.tokens.inc({ model, type: "reasoning" }, row.tokensReasoning ?? 0);
-    this.cost.inc({ model }, row.totalCost);
+    let series = this.#modelSeries.get(model);
+    if (!series) {
+      series = [...["prompt", "completion", "cached", "reasoning"].map((type) => this.tokens.child([model, type])), this.cost.child([model])];
+      this.#modelSeries.set(model, series);
+    }
+    const [prompt, completion, cached, reasoning, cost] = series as [{ value: number }, { value: number }, { value: number }, { value: number }, { value: number }];
+    Counter.add(prompt, row.tokensPrompt ?? 0);
+    Counter.add(completion, row.tokensCompletion ?? 0);
+    Counter.add(cached, row.tokensCached ?? 0);
+    Counter.add(reasoning, row.tokensReasoning ?? 0);
+    Counter.add(cost, row.totalCost);
   }
 
   render(): string {

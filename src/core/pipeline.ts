@@ -9,7 +9,7 @@ import { attemptsError } from "../routing/availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan, Router } from "../routing/router.ts";
-import { conversationKey } from "../routing/sticky.ts";
+import { lazyConversationKey } from "../routing/sticky.ts";
 import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "./canonical.ts";
 import { costOf } from "./cost.ts";
@@ -78,9 +78,19 @@ export interface StreamOutcome extends Base {
   parts: AsyncGenerator<StreamPart>;
 }
 
+/** Random parts of generation ids: 15 random bytes (20 base64url characters) each, made 256 at a time. */
+const ID_RANDOMS = 256;
+let idRandoms = "";
+let idRandomAt = ID_RANDOMS;
+
 export function newGenerationId(): string {
-  const random = crypto.getRandomValues(new Uint8Array(15));
-  return `gen-${Math.floor(Date.now() / 1000)}-${Buffer.from(random).toString("base64url")}`;
+  if (idRandomAt === ID_RANDOMS) {
+    // 15 bytes are a whole number of base64 groups: each 20-character slice encodes its own 15 bytes.
+    idRandoms = Buffer.from(crypto.getRandomValues(new Uint8Array(15 * ID_RANDOMS))).toString("base64url");
+    idRandomAt = 0;
+  }
+  const random = idRandoms.slice(idRandomAt * 20, ++idRandomAt * 20);
+  return `gen-${Math.floor(Date.now() / 1000)}-${random}`;
 }
 
 /** A failure an attempt may hand to the next endpoint: nothing reached the client yet and it may pass. */
@@ -118,12 +128,9 @@ export class Pipeline {
     const images = countImages(input);
     checkPartUrls(input);
     const active = plugins.resolve(input.plugins, input.model);
-    const conversation = conversationKey(input);
-    const request = await plugins.selectCandidates(input, active, {
-      ...this.#pluginServices(),
-      workspaceId: caller.workspaceId,
-      conversation,
-    });
+    // Hashed at most once, and only when a plugin or the router's stickiness asks for it.
+    const conversation = lazyConversationKey(input);
+    const request = active.length === 0 ? input : await plugins.selectCandidates(input, active, this.#pluginContext(caller.workspaceId, conversation));
     const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
     let plan: RoutePlan;
     try {
@@ -131,7 +138,7 @@ export class Pipeline {
         allowedProviders: caller.allowedProviders ?? null,
         ignoredProviders: caller.ignoredProviders ?? null,
         dataRegion: caller.dataRegion ?? null,
-      });
+      }, conversation);
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
       throw error;
@@ -183,7 +190,9 @@ export class Pipeline {
       };
       let upstream: UpstreamRequest | undefined;
       try {
-        let attemptRequest = await plugins.transformRequest({ ...request, model: model.id }, active, info);
+        // Each attempt names its model; plugins get their own copy (one may change it in place).
+        const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
+        let attemptRequest = await plugins.transformRequest(attemptInput, active, info);
         if (endpoint.provider.quirks.inlineImageUrls) {
           attemptRequest = await inlineImageUrls(attemptRequest, {
             allowPrivate: this.deps.allowPrivateUrls ?? false,
@@ -283,9 +292,19 @@ export class Pipeline {
     throw error;
   }
 
-  #pluginServices() {
+  #pluginContext(workspaceId: string, conversation: () => string) {
     const { catalog, health, traffic, memory, logger } = this.deps;
-    return { catalog, health, traffic, memory, logger };
+    return {
+      catalog,
+      health,
+      traffic,
+      memory,
+      logger,
+      workspaceId,
+      get conversation() {
+        return conversation();
+      },
+    };
   }
 
   #succeeded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, usage: Usage | undefined, latencyMs: number, seconds: number): void {
@@ -348,6 +367,11 @@ function withPreviousErrors(error: GatewayError, failures: Array<{ provider: str
   });
 }
 
-async function* toGenerator(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
+/** The parts as an async generator: already one when no plugin transformed the stream. */
+function toGenerator(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
+  return Object.prototype.toString.call(parts) === "[object AsyncGenerator]" ? (parts as AsyncGenerator<StreamPart>) : wrap(parts);
+}
+
+async function* wrap(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
   yield* parts;
 }

@@ -65,4 +65,23 @@ describe("GenerationStore", () => {
     store.record(row("gen-late"));
     expect(store.pendingCount).toBe(0);
   });
+
+  test("a full batch is written at the next turn of the event loop, not inside record(); values round-trip", async () => {
+    const db = openDatabase({ dataDir: ":memory:" });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000, batchSize: 3 });
+    const first = { ...row("gen-1"), streamed: true, cancelled: true, totalCost: 0.25, attempts: [{ provider: "p", endpoint: "p/x", status: 200, latency_ms: 3 }] };
+    store.record(first);
+    store.record(row("gen-2"));
+    store.record(row("gen-3"));
+    expect(store.pendingCount).toBe(3);
+    await Bun.sleep(0);
+    expect(store.pendingCount).toBe(0);
+    expect(db.select().from(generations).all()).toHaveLength(3);
+    expect(store.get("ws", "gen-1")).toEqual(first);
+    // A record with an id already written is ignored, as before.
+    store.record({ ...row("gen-1"), status: 500 });
+    store.flush();
+    expect(store.get("ws", "gen-1")?.status).toBe(200);
+    store.close();
+  });
 });

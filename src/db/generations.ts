@@ -1,4 +1,5 @@
-import { and, eq, gte, inArray, sql, sum } from "drizzle-orm";
+import type { Statement } from "bun:sqlite";
+import { and, type Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
@@ -19,16 +20,41 @@ export interface GenerationStoreOptions {
   batchSize?: number;
 }
 
+/** One column of the INSERT: the row's field, the SQL name and the value as the driver stores it. */
+interface InsertColumn {
+  field: keyof GenerationRow;
+  name: string;
+  encode: (value: unknown) => unknown;
+}
+
+/** The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and defaults. */
+const INSERT_COLUMNS: InsertColumn[] = Object.entries(getTableColumns(generations)).map(([field, column]) => {
+  const mapped = column as Column;
+  const fallback = mapped.default === undefined ? null : mapped.mapToDriverValue(mapped.default);
+  return {
+    field: field as keyof GenerationRow,
+    name: mapped.name,
+    encode: (value) => (value === undefined ? fallback : value === null ? null : mapped.mapToDriverValue(value)),
+  };
+});
+
+const INSERT_SQL = `INSERT INTO generations (${INSERT_COLUMNS.map((column) => `"${column.name}"`).join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
+
 /**
  * Generation records, written behind the response: records queue in memory and are inserted in one
- * transaction per batch. Reads see queued records too, so a client can fetch its generation at once.
+ * transaction per batch, through one prepared statement, on a timer (or at the next turn of the event
+ * loop once a batch is full), never inside the request that queued them. Reads see queued records
+ * too, so a client can fetch its generation at once.
  */
 export class GenerationStore {
   readonly #pending = new Map<string, GenerationRow>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #immediate: ReturnType<typeof setImmediate> | undefined;
   readonly #delay: number;
   readonly #batchSize: number;
   #closed = false;
+  #insert: Statement | undefined;
+  #write: ((batch: GenerationRow[]) => void) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -45,22 +71,39 @@ export class GenerationStore {
       return;
     }
     this.#pending.set(row.id, row);
-    if (this.#pending.size >= this.#batchSize) this.flush();
+    if (this.#pending.size >= this.#batchSize) this.#immediate ??= setImmediate(() => this.flush());
     else this.#timer ??= setTimeout(() => this.flush(), this.#delay);
+  }
+
+  /** Inserts a batch in one transaction (prepared once, on the first write). */
+  #writeBatch(batch: GenerationRow[]): void {
+    if (!this.#write) {
+      const client = this.db.$client;
+      const insert = (this.#insert = client.prepare(INSERT_SQL));
+      const values = new Array<unknown>(INSERT_COLUMNS.length);
+      this.#write = client.transaction((rows: GenerationRow[]) => {
+        for (const row of rows) {
+          for (let index = 0; index < INSERT_COLUMNS.length; index++) {
+            const column = INSERT_COLUMNS[index]!;
+            values[index] = column.encode(row[column.field]);
+          }
+          insert.run(...(values as never[]));
+        }
+      });
+    }
+    this.#write(batch);
   }
 
   /** Writes every queued record now. A failed batch stays queued and is retried on the next flush. */
   flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    clearImmediate(this.#immediate);
+    this.#immediate = undefined;
     if (this.#pending.size === 0) return;
     const batch = [...this.#pending.values()];
     try {
-      this.db.transaction((tx) => {
-        for (let start = 0; start < batch.length; start += 100) {
-          tx.insert(generations).values(batch.slice(start, start + 100)).onConflictDoNothing().run();
-        }
-      });
+      this.#writeBatch(batch);
       for (const row of batch) this.#pending.delete(row.id);
     } catch (error) {
       this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
@@ -74,6 +117,9 @@ export class GenerationStore {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#closed = true;
+    this.#insert?.finalize();
+    this.#insert = undefined;
+    this.#write = undefined;
   }
 
   get(workspaceId: string, id: string): GenerationRow | undefined {

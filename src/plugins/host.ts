@@ -39,6 +39,7 @@ export class PluginHost {
    */
   resolve(plugins: Array<Record<string, unknown>> | undefined, model?: string): ActivePlugin[] {
     const active: ActivePlugin[] = [];
+    if (plugins === undefined && this.#aliases.size === 0) return active;
     // The total length of model patterns, which a JSON schema cannot express.
     const limits = checkPluginLimits(plugins);
     if (limits) throw new GatewayError("bad_request", limits);
@@ -85,6 +86,7 @@ export class PluginHost {
   }
 
   async transformRequest(request: CanonicalRequest, active: ActivePlugin[], attempt: AttemptInfo): Promise<CanonicalRequest> {
+    if (active.length === 0) return request;
     let current = request;
     for (const plugin of active) {
       if (plugin.definition.transformRequest) current = await plugin.definition.transformRequest(current, plugin.config, attempt);
@@ -94,6 +96,7 @@ export class PluginHost {
 
   /** Wraps an attempt: the first plugin outermost; post-hooks applied in reverse order. */
   async execute(run: () => Promise<AttemptResult>, active: ActivePlugin[], attempt: AttemptInfo): Promise<AttemptResult> {
+    if (active.length === 0) return run();
     let wrapped = run;
     for (const plugin of [...active].reverse()) {
       const wrap = plugin.definition.wrapExecute;
@@ -122,6 +125,7 @@ export class PluginHost {
   }
 
   onError(error: GatewayError, active: ActivePlugin[], attempt: AttemptInfo): GatewayError {
+    if (active.length === 0) return error;
     let current = error;
     for (const plugin of [...active].reverse()) {
       current = plugin.definition.onError?.(current, plugin.config, attempt) ?? current;

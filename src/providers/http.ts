@@ -64,6 +64,14 @@ async function readBounded(response: Response, endpoint: Endpoint, max: number):
     throw tooLarge(endpoint, max);
   }
   if (!response.body) return "";
+  // A declared length within the limit of a body sent as is: the client reads exactly that many
+  // bytes, in one go. (A compressed body is decoded by fetch and may grow: it is read bounded.)
+  const coding = response.headers.get("content-encoding");
+  if (Number.isSafeInteger(declared) && declared >= 0 && (coding === null || coding.trim().toLowerCase() === "identity")) {
+    const bytes = await response.bytes();
+    if (bytes.byteLength > max) throw tooLarge(endpoint, max);
+    return UTF8.decode(bytes);
+  }
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -80,25 +88,35 @@ async function readBounded(response: Response, endpoint: Endpoint, max: number):
   } finally {
     if (!done) reader.cancel().catch(() => {});
   }
-  return new TextDecoder().decode(Buffer.concat(chunks, total));
+  return UTF8.decode(Buffer.concat(chunks, total));
 }
+
+const UTF8 = new TextDecoder();
 
 /**
  * A JSON answer's body, read within `ms` and at most the provider's `max_response_bytes`; anything else
  * (a stall, a cut, too much, not JSON) is a GatewayError and the upstream request is aborted.
  */
-async function readJson(response: Response, controller: AbortController, endpoint: Endpoint, options: SendOptions, ms: number): Promise<unknown> {
-  let timedOut = false;
-  const timer = ms > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), ms) : undefined;
+async function readJson(
+  response: Response,
+  controller: AbortController,
+  endpoint: Endpoint,
+  options: SendOptions,
+  ms: number,
+  /** The timer that watched the headers, re-armed for the body (else a new one). */
+  deadline?: Deadline,
+): Promise<unknown> {
+  const timer = deadline ?? new Deadline(controller, ms);
+  if (deadline) deadline.restart();
   let text: string;
   try {
     text = await readBounded(response, endpoint, endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
   } catch (error) {
     controller.abort();
     if (error instanceof GatewayError) throw error;
-    throw timedOut && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
+    throw timer.timedOut && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
   } finally {
-    clearTimeout(timer);
+    timer.clear();
   }
   try {
     return JSON.parse(text);
@@ -125,9 +143,35 @@ async function readLimited(response: Response): Promise<string> {
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, MAX_ERROR_BODY));
 }
 
+/** An attempt's one timer: when it fires the upstream request is aborted; it can be re-armed for the next wait. */
+class Deadline {
+  timedOut = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(controller: AbortController, ms: number) {
+    if (ms > 0) {
+      this.#timer = setTimeout(() => {
+        this.timedOut = true;
+        controller.abort();
+      }, ms);
+    }
+  }
+
+  /** The same wait again, from now. */
+  restart(): void {
+    this.#timer?.refresh();
+  }
+
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
 /**
  * Sends a request and waits for the response headers at most `ms`. The returned controller stays in
- * charge of the upstream request: aborting it (or the client's signal) cancels the body too.
+ * charge of the upstream request: aborting it (or the client's signal) cancels the body too. With
+ * `keepDeadline`, the timer is handed back (still armed) for the caller to re-arm for the body.
  */
 async function send(
   upstream: UpstreamRequest,
@@ -135,13 +179,13 @@ async function send(
   options: SendOptions,
   ms: number,
   what: string,
-): Promise<{ response: Response; controller: AbortController }> {
+  keepDeadline = false,
+): Promise<{ response: Response; controller: AbortController; deadline: Deadline }> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) onAbort();
   else options.signal.addEventListener("abort", onAbort, { once: true });
-  let timedOut = false;
-  const timer = ms > 0 ? setTimeout(() => ((timedOut = true), controller.abort()), ms) : undefined;
+  const deadline = new Deadline(controller, ms);
   try {
     const response = await options.fetch(upstream.url, {
       method: "POST",
@@ -149,14 +193,14 @@ async function send(
       body: JSON.stringify(upstream.body),
       signal: controller.signal,
     });
-    return { response, controller };
+    if (!keepDeadline) deadline.clear();
+    return { response, controller, deadline };
   } catch (error) {
+    deadline.clear();
     options.signal.removeEventListener("abort", onAbort);
-    if (timedOut) throw timeoutError(endpoint, what, ms);
+    if (deadline.timedOut) throw timeoutError(endpoint, what, ms);
     if (options.signal.aborted) throw new GatewayError("timeout", "The client closed the request", { cause: error });
     throw connectionError(endpoint, error);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -182,9 +226,12 @@ export async function sendJson(
   options: SendOptions,
 ): Promise<CanonicalResponse> {
   const ms = endpoint.provider.timeouts.firstByteMs;
-  const { response, controller } = await send(upstream, endpoint, options, ms, "first byte");
-  if (!response.ok) throw await failure(response, controller, endpoint, adapter);
-  const body = await readJson(response, controller, endpoint, options, ms);
+  const { response, controller, deadline } = await send(upstream, endpoint, options, ms, "first byte", true);
+  if (!response.ok) {
+    deadline.clear();
+    throw await failure(response, controller, endpoint, adapter);
+  }
+  const body = await readJson(response, controller, endpoint, options, ms, deadline);
   return adapter.parseResponse(body, endpoint);
 }
 

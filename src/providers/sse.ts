@@ -97,11 +97,21 @@ export async function* readSse(
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const sse = new SseDecoder(options.maxEventBytes);
+  const watch = new ReadWatch(reader);
   let first = true;
   try {
     for (;;) {
       const wait = first && options.firstEventMs !== undefined ? options.firstEventMs : options.idleMs;
-      const { done, value } = await readWithTimeout(reader as Reader, wait, first);
+      watch.begin(wait);
+      const { done, value } = await reader.read();
+      watch.end();
+      if (watch.timedOut) {
+        throw new GatewayError(
+          "gateway_timeout",
+          first ? `Upstream sent no data for ${wait} ms before its first event` : `Upstream stream stalled for ${wait} ms`,
+          { metadata: { provider_code: first ? "first_byte_timeout" : "idle_timeout" } },
+        );
+      }
       if (done) break;
       const events = sse.push(decoder.decode(value, { stream: true }));
       if (events.length > 0) first = false;
@@ -110,25 +120,62 @@ export async function* readSse(
     yield* sse.push(decoder.decode());
     yield* sse.finish();
   } finally {
+    watch.stop();
     reader.cancel().catch(() => {});
   }
 }
 
-type Reader = { read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }> };
+/**
+ * The timeout of a stream's reads, with one timer per stream rather than one per read: a read only
+ * notes when it began, and the timer, when it fires, checks how long the read in progress has waited:
+ * past its limit it cancels the reader (which ends that read), otherwise it is re-armed for the rest.
+ * Time spent outside a read (the consumer busy) does not count, as with a timer per read.
+ */
+class ReadWatch {
+  timedOut = false;
+  #reading = false;
+  #since = 0;
+  #wait = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the armed timer fires (performance.now() time). */
+  #due = 0;
 
-function readWithTimeout(reader: Reader, ms: number, first: boolean): ReturnType<Reader["read"]> {
-  if (ms <= 0) return reader.read();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new GatewayError(
-          "gateway_timeout",
-          first ? `Upstream sent no data for ${ms} ms before its first event` : `Upstream stream stalled for ${ms} ms`,
-          { metadata: { provider_code: first ? "first_byte_timeout" : "idle_timeout" } },
-        ),
-      );
-    }, ms);
-  });
-  return Promise.race([reader.read(), timeout]).finally(() => clearTimeout(timer));
+  constructor(private readonly reader: { cancel(): Promise<void> }) {}
+
+  begin(wait: number): void {
+    if (wait <= 0) return;
+    this.#reading = true;
+    this.#since = performance.now();
+    this.#wait = wait;
+    // A timer armed for a longer wait (the first read's) would fire late for this one.
+    if (this.#timer === undefined || this.#due > this.#since + wait) this.#arm(wait);
+  }
+
+  end(): void {
+    this.#reading = false;
+  }
+
+  stop(): void {
+    this.#reading = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #arm(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#due = performance.now() + ms;
+    this.#timer = setTimeout(this.#fire, ms);
+  }
+
+  #fire = (): void => {
+    this.#timer = undefined;
+    if (!this.#reading) return;
+    const left = this.#since + this.#wait - performance.now();
+    if (left > 0) {
+      this.#arm(Math.max(1, Math.ceil(left)));
+      return;
+    }
+    this.timedOut = true;
+    this.reader.cancel().catch(() => {});
+  };
 }

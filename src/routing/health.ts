@@ -18,7 +18,9 @@ interface Sample {
 }
 
 interface EndpointHealth {
+  /** The window's samples are samples[first…]: dropping old ones moves `first`, compacted now and then. */
   samples: Sample[];
+  first: number;
   lastFailureAt: number | undefined;
   coolUntil: number | undefined;
   truncations: number;
@@ -70,7 +72,7 @@ export class HealthStats {
   #get(key: string): EndpointHealth {
     let health = this.#endpoints.get(key);
     if (!health) {
-      health = { samples: [], lastFailureAt: undefined, coolUntil: undefined, truncations: 0, benchedUntil: undefined, successes: 0, failures: 0 };
+      health = { samples: [], first: 0, lastFailureAt: undefined, coolUntil: undefined, truncations: 0, benchedUntil: undefined, successes: 0, failures: 0 };
       this.#endpoints.set(key, health);
     }
     return health;
@@ -78,10 +80,21 @@ export class HealthStats {
 
   #prune(health: EndpointHealth): void {
     const oldest = this.now() - this.#windowMs;
-    let drop = 0;
-    while (drop < health.samples.length && health.samples[drop]!.at < oldest) drop++;
-    if (drop > 0) health.samples.splice(0, drop);
-    if (health.samples.length > this.#maxSamples) health.samples.splice(0, health.samples.length - this.#maxSamples);
+    const { samples } = health;
+    let first = health.first;
+    while (first < samples.length && samples[first]!.at < oldest) first++;
+    if (samples.length - first > this.#maxSamples) first = samples.length - this.#maxSamples;
+    // Compacting only once the dropped part is as large as the kept one keeps each call O(1) amortised.
+    if (first > 0 && first * 2 >= samples.length) {
+      health.samples = samples.slice(first);
+      first = 0;
+    }
+    health.first = first;
+  }
+
+  #window(health: EndpointHealth): Sample[] {
+    this.#prune(health);
+    return health.first === 0 ? health.samples : health.samples.slice(health.first);
   }
 
   /** Forgets everything (an operator's reset, and tests). */
@@ -153,15 +166,13 @@ export class HealthStats {
   latency(key: string): Percentiles | null {
     const health = this.#endpoints.get(key);
     if (!health) return null;
-    this.#prune(health);
-    return percentiles(health.samples.map((sample) => sample.latencyMs / 1000));
+    return percentiles(this.#window(health).map((sample) => sample.latencyMs / 1000));
   }
 
   throughput(key: string): Percentiles | null {
     const health = this.#endpoints.get(key);
     if (!health) return null;
-    this.#prune(health);
-    return percentiles(health.samples.flatMap((sample) => (sample.throughput === undefined ? [] : [sample.throughput])));
+    return percentiles(this.#window(health).flatMap((sample) => (sample.throughput === undefined ? [] : [sample.throughput])));
   }
 
   /** Share of attempts that succeeded (1 for an endpoint never tried). */

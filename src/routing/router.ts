@@ -54,7 +54,8 @@ export class Router {
     this.deps.sticky.set(scope, endpointKey);
   }
 
-  plan(request: CanonicalRequest, workspaceId: string, workspace: WorkspaceRouting): RoutePlan {
+  /** `conversation` gives the request's conversation key when the caller already has it (computed once). */
+  plan(request: CanonicalRequest, workspaceId: string, workspace: WorkspaceRouting, conversation?: () => string): RoutePlan {
     const requested = [...new Set([request.model, ...(request.models ?? [])].filter((id) => id))];
     const unknown = requested.filter((id) => !this.deps.catalog.model(id));
     if (requested.length === 0 || unknown.length > 0) {
@@ -94,14 +95,15 @@ export class Router {
 
     const explicitSession = request.sessionId !== undefined;
     const stickyScopes = new Map<string, string>();
-    const conversation = preferences.order ? undefined : conversationKey(request);
+    // Stickiness applies only without `provider.order`: only then is the conversation key needed.
+    const conversationId = preferences.order ? undefined : (conversation?.() ?? conversationKey(request));
     const exclusions: Exclusion[] = [];
     const perModel: Attempt[][] = [];
     for (const model of serving) {
       const { kept, excluded } = applyFilters(model, request, preferences);
       exclusions.push(...excluded);
       if (kept.length === 0) continue;
-      if (conversation) stickyScopes.set(model.id, stickyScope(workspaceId, model.id, conversation));
+      if (conversationId) stickyScopes.set(model.id, stickyScope(workspaceId, model.id, conversationId));
       perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
     }
     if (perModel.length === 0) {
@@ -173,6 +175,11 @@ export class Router {
    */
   #balance(endpoints: Endpoint[]): Endpoint[] {
     const health = this.deps.health;
+    if (endpoints.length === 1) {
+      // The general case below with one endpoint, without its arrays (one random draw if it is stable).
+      if (health.isStable(endpoints[0]!.key)) this.#random();
+      return [endpoints[0]!];
+    }
     const stable = endpoints.filter((endpoint) => health.isStable(endpoint.key));
     const unstable = endpoints
       .filter((endpoint) => !health.isStable(endpoint.key))

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import type { CanonicalRequest, ContentPart } from "../core/canonical.ts";
 
 /**
@@ -41,24 +40,38 @@ export class StickySessions {
 }
 
 function text(parts: ContentPart[]): string {
+  if (parts.length === 1 && parts[0]!.type === "text") return parts[0]!.text;
   return parts.map((part) => (part.type === "text" ? part.text : part.type === "image" ? `[image:${part.url.slice(0, 64)}]` : "")).join("");
 }
 
 /**
+ * Characters of each opening message that are hashed: enough to tell conversations apart. A longer
+ * message is hashed as its first characters and its length, so the cost of the key is bounded.
+ */
+export const HASHED_PREFIX = 32 * 1024;
+
+function bounded(value: string): string {
+  return value.length <= HASHED_PREFIX ? value : `${value.slice(0, HASHED_PREFIX)}\u0000${value.length}`;
+}
+
+/**
  * The conversation a request belongs to: its `session_id` (body, else `x-session-id`), else its
- * `prompt_cache_key`, else a hash of its first system message and first non-system message.
+ * `prompt_cache_key`, else a hash of its first system message and first non-system message (at most
+ * HASHED_PREFIX characters of each, with the length of a longer one).
  */
 export function conversationKey(request: CanonicalRequest): string {
   if (request.sessionId) return `session:${request.sessionId}`;
   if (request.promptCacheKey) return `cache:${request.promptCacheKey}`;
   const system = request.messages.find((message) => message.role === "system");
   const first = request.messages.find((message) => message.role !== "system");
-  const digest = createHash("sha256")
-    .update(system ? text(system.content) : "")
-    .update("\u0000")
-    .update(first ? `${first.role}:${text(first.content)}` : "")
-    .digest("base64url");
-  return `hash:${digest}`;
+  const opening = `${system ? bounded(text(system.content)) : ""}\u0000${first ? `${first.role}:${bounded(text(first.content))}` : ""}`;
+  return `hash:${Bun.SHA256.hash(opening, "base64url")}`;
+}
+
+/** Computes a request's conversation key at most once, and only when something asks for it. */
+export function lazyConversationKey(request: CanonicalRequest): () => string {
+  let key: string | undefined;
+  return () => (key ??= conversationKey(request));
 }
 
 export function stickyScope(workspaceId: string, modelId: string, conversation: string): string {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
 
 export type KeyKind = "management" | "inference" | "intern";
 
@@ -15,8 +15,9 @@ export function generateApiKey(kind: KeyKind): string {
   return PREFIX[kind] + randomBytes(32).toString("hex");
 }
 
+/** SHA-256 of the key's UTF-8 bytes, lowercase hex (Bun's one-shot hasher: no hash object per call). */
 export function hashApiKey(plaintext: string): string {
-  return createHash("sha256").update(plaintext, "utf8").digest("hex");
+  return Bun.SHA256.hash(plaintext, "hex");
 }
 
 /** What a listing shows of a key: its prefix and last characters, never enough to use it. */
@@ -26,8 +27,17 @@ export function keyLabel(plaintext: string): string {
   return `${head}${plaintext.slice(dash + 1, dash + 4)}...${plaintext.slice(-3)}`;
 }
 
-/** Constant-time equality of two hex digests of equal length. */
+/**
+ * Constant-time equality of two hex digests of equal length. Identical strings (the case after a
+ * lookup by hash) are compared character by character without decoding; anything else is compared as
+ * the bytes the hex decodes to, as before.
+ */
 export function hashesEqual(a: string, b: string): boolean {
+  if (a.length === b.length) {
+    let difference = 0;
+    for (let index = 0; index < a.length; index++) difference |= a.charCodeAt(index) ^ b.charCodeAt(index);
+    if (difference === 0) return true;
+  }
   const left = Buffer.from(a, "hex");
   const right = Buffer.from(b, "hex");
   return left.length === right.length && timingSafeEqual(left, right);

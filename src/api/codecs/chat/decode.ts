@@ -120,6 +120,38 @@ function responseFormat(format: Json | undefined): ResponseFormat | undefined {
   refuse("response_format.type", `"${format.type}" is not supported by this gateway`);
 }
 
+/** The optional fields, in the order they are set: a body field's name, or how to read it. */
+const OPTIONAL: Array<[keyof CanonicalRequest, string | ((body: Json) => unknown)]> = [
+  ["models", "models"],
+  ["maxTokens", (body) => body.max_tokens ?? body.max_completion_tokens],
+  ["temperature", "temperature"],
+  ["topP", "top_p"],
+  ["topK", "top_k"],
+  ["minP", "min_p"],
+  ["topA", "top_a"],
+  ["frequencyPenalty", "frequency_penalty"],
+  ["presencePenalty", "presence_penalty"],
+  ["repetitionPenalty", "repetition_penalty"],
+  ["seed", "seed"],
+  ["stop", (body) => (typeof body.stop === "string" ? [body.stop] : body.stop)],
+  ["logitBias", "logit_bias"],
+  ["logprobs", "logprobs"],
+  ["topLogprobs", "top_logprobs"],
+  ["responseFormat", (body) => responseFormat(body.response_format)],
+  ["parallelToolCalls", "parallel_tool_calls"],
+  ["verbosity", "verbosity"],
+  ["cacheControl", "cache_control"],
+  ["serviceTier", "service_tier"],
+  ["provider", "provider"],
+  ["plugins", "plugins"],
+  ["route", "route"],
+  ["sessionId", "session_id"],
+  ["promptCacheKey", "prompt_cache_key"],
+  ["user", "user"],
+  ["metadata", "metadata"],
+  ["preset", "preset"],
+];
+
 /** A validated Chat Completions body → the canonical request. */
 export function decodeChat(body: Json): CanonicalRequest {
   const request: CanonicalRequest = {
@@ -129,37 +161,11 @@ export function decodeChat(body: Json): CanonicalRequest {
     // OpenRouter's `usage: {include: true}` asks for the same as `stream_options.include_usage`.
     streamUsage: body.stream_options?.include_usage === true || body.usage?.include === true,
   };
-  const optional: Array<[keyof CanonicalRequest, unknown]> = [
-    ["models", body.models],
-    ["maxTokens", body.max_tokens ?? body.max_completion_tokens],
-    ["temperature", body.temperature],
-    ["topP", body.top_p],
-    ["topK", body.top_k],
-    ["minP", body.min_p],
-    ["topA", body.top_a],
-    ["frequencyPenalty", body.frequency_penalty],
-    ["presencePenalty", body.presence_penalty],
-    ["repetitionPenalty", body.repetition_penalty],
-    ["seed", body.seed],
-    ["stop", typeof body.stop === "string" ? [body.stop] : body.stop],
-    ["logitBias", body.logit_bias],
-    ["logprobs", body.logprobs],
-    ["topLogprobs", body.top_logprobs],
-    ["responseFormat", responseFormat(body.response_format)],
-    ["parallelToolCalls", body.parallel_tool_calls],
-    ["verbosity", body.verbosity],
-    ["cacheControl", body.cache_control],
-    ["serviceTier", body.service_tier],
-    ["provider", body.provider],
-    ["plugins", body.plugins],
-    ["route", body.route],
-    ["sessionId", body.session_id],
-    ["promptCacheKey", body.prompt_cache_key],
-    ["user", body.user],
-    ["metadata", body.metadata],
-    ["preset", body.preset],
-  ];
-  for (const [key, value] of optional) if (value !== undefined && value !== null) (request as unknown as Json)[key] = value;
+  const target = request as unknown as Json;
+  for (const [key, read] of OPTIONAL) {
+    const value = typeof read === "string" ? body[read] : read(body);
+    if (value !== undefined && value !== null) target[key] = value;
+  }
   if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = tools(body.tools);
   const choice = toolChoice(body.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;
