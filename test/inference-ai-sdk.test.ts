@@ -17,10 +17,7 @@ afterAll(async () => {
   await setup.stop();
 });
 
-beforeEach(() => {
-  setup.openai.behave({});
-  setup.anthropic.behave({});
-});
+beforeEach(() => setup.reset());
 
 describe("AI SDK generateText", () => {
   test("text from the OpenAI-compatible upstream, with usage numbers", async () => {

@@ -41,10 +41,7 @@ afterAll(async () => {
   await setup.stop();
 });
 
-beforeEach(() => {
-  setup.openai.behave({});
-  setup.anthropic.behave({});
-});
+beforeEach(() => setup.reset());
 
 describe("@anthropic-ai/sdk: authentication and paths", () => {
   test("messages.create answers with Authorization: Bearer (the 1.x default) on /api/v1/messages", async () => {

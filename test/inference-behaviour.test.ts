@@ -12,10 +12,7 @@ afterAll(async () => {
   await setup.stop();
 });
 
-beforeEach(() => {
-  setup.openai.behave({});
-  setup.anthropic.behave({});
-});
+beforeEach(() => setup.reset());
 
 const tool = (name: string, description: string) => ({
   type: "function",
@@ -227,8 +224,6 @@ describe("upstream errors before the first token are ordinary HTTP errors", () =
       availability: { code: "capacity_exhausted", retryable: true, retry_after: 7 },
       metadata: { previous_errors: [{ provider: "local-openai", code: "rate_limit_exceeded", status: 429 }] },
     });
-    // The endpoint now cools down for 7 seconds; later tests must not inherit that.
-    setup.gateway.services.health.reset();
   });
 
   test("responses: the status and the Responses envelope", async () => {

@@ -9,6 +9,8 @@ export interface InferenceSetup {
   gateway: Awaited<ReturnType<typeof listening>>;
   openai: Upstream;
   anthropic: Upstream;
+  /** Back to a clean slate between tests: both upstreams behave normally, and no failure or Retry-After cool-down of one test steers the next. */
+  reset(): void;
   /** Plaintext of an inference key of the default workspace. */
   key: string;
   /** `${gateway.url}/api/v1`. */
@@ -46,6 +48,11 @@ export async function startInference(
     anthropic,
     key,
     api,
+    reset() {
+      openai.behave({});
+      anthropic.behave({});
+      gateway.services.health.reset();
+    },
     post: (path, body, withKey = key, signal) => request("POST", path, withKey, body, signal),
     admin: (method, path, body) => request(method, path, ADMIN_KEY, body),
     async generation(id) {
