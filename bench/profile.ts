@@ -1,7 +1,7 @@
 /**
  * Profiles the gateway's hot path: runs src/main.ts under Bun's CPU profiler (one process, the binary's
  * re-run skipped), drives it with wrk at 64 connections, stops it and prints the heaviest functions.
- * Usage: bun bench/profile.ts [--seconds 10] [--stream] — the profiles (.cpuprofile for Chrome
+ * Usage: bun bench/profile.ts [--seconds 10] [--stream] [--out DIR] — the profiles (.cpuprofile for Chrome
  * DevTools or speedscope, .md for reading) stay in bench/results/profile/ (not committed).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -13,10 +13,10 @@ import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { seconds: { type: "string", default: "10" }, stream: { type: "boolean", default: false }, top: { type: "string", default: "40" } },
+  options: { out: { type: "string" }, seconds: { type: "string", default: "10" }, stream: { type: "boolean", default: false }, top: { type: "string", default: "40" } },
 });
 const seconds = Number(values.seconds);
-const dir = join(import.meta.dir, "results", "profile");
+const dir = values.out ?? join(import.meta.dir, "results", "profile");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 installGuards((seconds + 120) * 1000);

@@ -118,6 +118,7 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
     await within(lifecycle.idle(), 1000);
     await server.stop(true);
   }
+  services.transports.close();
   services.generations.close();
   services.db.$client.close();
   logger.info("stopped");

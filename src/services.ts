@@ -48,6 +48,8 @@ export interface Services {
   spend: SpendLedger;
   /** Shutdown state and the streams in flight. */
   lifecycle: Lifecycle;
+  /** How upstreams are reached (the pooled HTTP client). */
+  transports: Transports;
 }
 
 export function createServices(input: {
@@ -85,9 +87,10 @@ export function createServices(input: {
   );
   const rateLimits = new RateLimiter();
   const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
+  const transports = new Transports(input.fetch);
   const pipeline = new Pipeline({
     catalog,
-    transports: new Transports(input.fetch),
+    transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
     generations: {
       record(row) {
@@ -107,6 +110,7 @@ export function createServices(input: {
     metrics,
   });
   return {
+    transports,
     config: input.config,
     logger: input.logger,
     db: input.db,

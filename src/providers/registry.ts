@@ -4,6 +4,7 @@ import { anthropicAdapter } from "./anthropic/adapter.ts";
 import type { FetchLike } from "./http.ts";
 import { openAiCompatibleAdapter } from "./openai-compatible/adapter.ts";
 import { createSimulatedFetch } from "./simulated/fetch.ts";
+import { createUpstreamClient, type UpstreamClient } from "./upstream-client.ts";
 
 const ADAPTERS: Record<ProviderType, ProviderAdapter> = {
   "openai-compatible": openAiCompatibleAdapter,
@@ -16,14 +17,41 @@ export function adapterFor(provider: Provider): ProviderAdapter {
   return ADAPTERS[provider.type];
 }
 
-/** How each provider is reached: the network for real upstreams, an in-process server for the simulator. */
+/**
+ * How each provider is reached: real upstreams through the gateway's own HTTP/1.1 client (which hands
+ * https and proxied URLs to fetch), the simulator in-process. `network` (fetch) is for everything else
+ * the gateway fetches, such as images it inlines. A `network` given by the caller (tests wrapping
+ * fetch) is used for providers too.
+ */
 export class Transports {
   readonly #simulators = new Map<string, FetchLike>();
+  readonly network: FetchLike;
+  readonly #client: UpstreamClient | undefined;
+  readonly #upstream: FetchLike;
 
-  constructor(readonly network: FetchLike = (url, init) => fetch(url, init)) {}
+  constructor(network?: FetchLike) {
+    if (network) {
+      this.network = network;
+      this.#upstream = network;
+    } else {
+      this.network = (url, init) => fetch(url, init);
+      this.#client = createUpstreamClient({ fallback: this.network });
+      this.#upstream = this.#client.fetch;
+    }
+  }
+
+  /** Upstream connections open now (in use and idle); zero when fetch carries them. */
+  get connections(): { active: number; idle: number } {
+    return this.#client?.connections ?? { active: 0, idle: 0 };
+  }
+
+  /** Closes idle upstream connections (at shutdown). */
+  close(): void {
+    this.#client?.close();
+  }
 
   fetchFor(provider: Provider): FetchLike {
-    if (provider.type !== "simulated" || !provider.simulation) return this.network;
+    if (provider.type !== "simulated" || !provider.simulation) return this.#upstream;
     let simulator = this.#simulators.get(provider.slug);
     if (!simulator) {
       simulator = createSimulatedFetch(provider.simulation);
