@@ -61,6 +61,12 @@ export function estimatePromptTokens(request: CanonicalRequest): number {
   return Math.ceil(characters / 4);
 }
 
+/** A request's estimated prompt size, computed on first use and once. */
+export function lazyPromptTokens(request: CanonicalRequest): () => number {
+  let tokens: number | undefined;
+  return () => (tokens ??= estimatePromptTokens(request));
+}
+
 /**
  * The hard filters: each endpoint of the model either passes all of them or is excluded with the
  * first reason that applies. Disabled endpoints are dropped silently (they are not "excluded").
@@ -69,11 +75,11 @@ export function applyFilters(
   model: CatalogModel,
   request: CanonicalRequest,
   preferences: Preferences,
+  promptTokens: () => number = lazyPromptTokens(request),
 ): { kept: Endpoint[]; excluded: Exclusion[] } {
   const kept: Endpoint[] = [];
   const excluded: Exclusion[] = [];
   const used = preferences.requireParameters ? usedParameters(request) : [];
-  const promptTokens = estimatePromptTokens(request);
   for (const endpoint of model.endpoints) {
     if (endpoint.disabled) continue;
     const reason = exclusion(model, endpoint, request, preferences, used, promptTokens);
@@ -89,7 +95,7 @@ function exclusion(
   request: CanonicalRequest,
   preferences: Preferences,
   used: string[],
-  promptTokens: number,
+  promptTokens: () => number,
 ): Omit<Exclusion, "endpoint"> | undefined {
   const provider = endpoint.provider;
   if (preferences.dataRegion && !(endpoint.region ?? "").toLowerCase().startsWith(preferences.dataRegion.toLowerCase())) {
@@ -141,7 +147,7 @@ function exclusion(
   if (request.maxTokens !== undefined && endpoint.maxOutput !== null && request.maxTokens > endpoint.maxOutput) {
     return { reason: "context_length", field: "max_tokens", detail: `${provider.slug} produces at most ${endpoint.maxOutput} tokens` };
   }
-  if (endpoint.contextLength !== null && promptTokens + (request.maxTokens ?? 0) > endpoint.contextLength) {
+  if (endpoint.contextLength !== null && promptTokens() + (request.maxTokens ?? 0) > endpoint.contextLength) {
     return {
       reason: "context_length",
       field: "messages",

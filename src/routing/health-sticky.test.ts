@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { HealthStats } from "./health.ts";
 import { conversationKey, StickySessions, stickyScope } from "./sticky.ts";
-import { catalogOf, ep, harness, measure, providers, req, userText } from "../../test/helpers/routing.ts";
+import { catalogOf, ep, harness, measure, NO_WORKSPACE, providers, req, userText } from "../../test/helpers/routing.ts";
 
 function clocked() {
   const clock = { now: 5_000_000 };
@@ -184,6 +184,19 @@ describe("sticky routing in the router", () => {
       "x/m@gamma",
       "y/m@gamma",
     ]);
+  });
+
+  test("the conversation key is computed only once something is remembered", () => {
+    const h = build();
+    let computed = 0;
+    const conversation = () => (computed++, "session:conv-1");
+    const first = h.router.plan(session(), "ws", NO_WORKSPACE, conversation);
+    expect(first.attempts.length).toBe(3);
+    expect(computed).toBe(0);
+    h.router.remember(first.stickyScopes.get("x/m")!, "gamma:x/m");
+    expect(computed).toBe(1);
+    expect(h.router.plan(session(), "ws", NO_WORKSPACE, conversation).attempts[0]!.endpoint.provider.slug).toBe("gamma");
+    expect(computed).toBe(2);
   });
 
   test("without session_id or prompt_cache_key the opening messages key the conversation", () => {

@@ -1,10 +1,10 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { availabilityError, filteredError } from "./availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "./catalog.ts";
-import { applyFilters, type Exclusion } from "./filters.ts";
+import { applyFilters, type Exclusion, lazyPromptTokens } from "./filters.ts";
 import type { HealthStats } from "./health.ts";
 import { meets, namedIn, type Preferences, readPreferences, type WorkspaceRouting } from "./preferences.ts";
-import { conversationKey, type StickySessions, stickyScope } from "./sticky.ts";
+import { lazyConversationKey, StickyScopes, type StickySessions, stickyScope } from "./sticky.ts";
 
 export interface Attempt {
   model: CatalogModel;
@@ -18,7 +18,7 @@ export interface RoutePlan {
   preferences: Preferences;
   strategy: "direct" | "fallback";
   /** Sticky-session scope per model id, when stickiness applies (no `provider.order`). */
-  stickyScopes: Map<string, string>;
+  stickyScopes: StickyScopes;
   /** Whether stickiness starts on first success (`session_id`) or only after a cache hit. */
   explicitSession: boolean;
 }
@@ -29,6 +29,22 @@ export interface RouterDeps {
   sticky: StickySessions;
   /** Uniform in [0, 1); seeded in tests. */
   random?: () => number;
+}
+
+/** The request's model and its `models[]` fallbacks, without empty ids and duplicates, in order. */
+function requestedModels(request: CanonicalRequest): string[] {
+  if (request.models === undefined || request.models.length === 0) return request.model ? [request.model] : [];
+  return [...new Set([request.model, ...request.models].filter((id) => id))];
+}
+
+/** Whether a model can serve a chat request: text output, offered (a free variant not ended), not deprecated, an enabled endpoint. */
+function usable(model: CatalogModel): boolean {
+  return (
+    model.outputModalities.includes("text") &&
+    (model.freeUntil === null || model.freeUntil >= Date.now()) &&
+    !model.deprecated &&
+    model.endpoints.some((endpoint) => !endpoint.disabled)
+  );
 }
 
 /** Blended price used for sorting and balancing: prompt plus completion, USD per million tokens. */
@@ -56,17 +72,65 @@ export class Router {
 
   /** `conversation` gives the request's conversation key when the caller already has it (computed once). */
   plan(request: CanonicalRequest, workspaceId: string, workspace: WorkspaceRouting, conversation?: () => string): RoutePlan {
-    const requested = [...new Set([request.model, ...(request.models ?? [])].filter((id) => id))];
-    const unknown = requested.filter((id) => !this.deps.catalog.model(id));
-    if (requested.length === 0 || unknown.length > 0) {
+    const requested = requestedModels(request);
+    const catalog = this.deps.catalog;
+    const models: CatalogModel[] = [];
+    let unknown: string[] | undefined;
+    for (const id of requested) {
+      const model = catalog.model(id);
+      if (model) models.push(model);
+      else (unknown ??= []).push(id);
+    }
+    if (requested.length === 0 || unknown) {
       throw availabilityError(
         "model_not_found",
-        requested.length === 0 ? "model: is required" : `Model${unknown.length > 1 ? "s" : ""} not found: ${unknown.join(", ")}`,
+        requested.length === 0 ? "model: is required" : `Model${unknown!.length > 1 ? "s" : ""} not found: ${unknown!.join(", ")}`,
         { requestedModels: requested },
       );
     }
     const preferences = readPreferences(request, workspace);
-    const models = requested.map((id) => this.deps.catalog.model(id)!);
+    const serving = models.every(usable) ? models : this.#serving(models, requested);
+
+    const explicitSession = request.sessionId !== undefined;
+    // Stickiness applies only without `provider.order`: only then is the conversation key needed, and
+    // only when a sticky entry is looked up or remembered is it computed.
+    const stickyModels: string[] = [];
+    const exclusions: Exclusion[] = [];
+    const perModel: Attempt[][] = [];
+    const promptTokens = lazyPromptTokens(request);
+    for (const model of serving) {
+      const { kept, excluded } = applyFilters(model, request, preferences, promptTokens);
+      if (excluded.length > 0) exclusions.push(...excluded);
+      if (kept.length === 0) continue;
+      if (!preferences.order) stickyModels.push(model.id);
+      perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
+    }
+    if (perModel.length === 0) {
+      throw filteredError(exclusions, requested, requested.slice(1));
+    }
+    const conversationId = conversation ?? lazyConversationKey(request);
+    const stickyScopes = new StickyScopes(stickyModels, (modelId) => stickyScope(workspaceId, modelId, conversationId()));
+    // `partition: "none"` sorts across all models (order, when set, wins over sort); otherwise each
+    // model's endpoints stay together, the primary model's first. Soft preferences, stickiness and
+    // allow_fallbacks then apply within each partition.
+    const global = preferences.sort !== undefined && preferences.partition === "none" && !preferences.order;
+    const partitions = global ? [this.#sorted(perModel.flat(), preferences.sort!)] : perModel;
+    const attempts =
+      partitions.length === 1
+        ? this.#arrange(partitions[0]!, request, preferences, stickyScopes)
+        : partitions.flatMap((partition) => this.#arrange(partition, request, preferences, stickyScopes));
+    return {
+      attempts,
+      requestedModels: requested,
+      preferences,
+      strategy: requested.length > 1 ? "fallback" : "direct",
+      stickyScopes,
+      explicitSession,
+    };
+  }
+
+  /** The requested models that can serve, or the availability error of the first check none passes. */
+  #serving(models: CatalogModel[], requested: string[]): CatalogModel[] {
     const textModels = models.filter((model) => model.outputModalities.includes("text"));
     if (textModels.length === 0) {
       throw availabilityError(
@@ -92,40 +156,10 @@ export class Router {
     if (serving.length === 0) {
       throw availabilityError("no_endpoints", `No endpoint serves ${live.map((model) => model.id).join(", ")}`, { requestedModels: requested });
     }
-
-    const explicitSession = request.sessionId !== undefined;
-    const stickyScopes = new Map<string, string>();
-    // Stickiness applies only without `provider.order`: only then is the conversation key needed.
-    const conversationId = preferences.order ? undefined : (conversation?.() ?? conversationKey(request));
-    const exclusions: Exclusion[] = [];
-    const perModel: Attempt[][] = [];
-    for (const model of serving) {
-      const { kept, excluded } = applyFilters(model, request, preferences);
-      exclusions.push(...excluded);
-      if (kept.length === 0) continue;
-      if (conversationId) stickyScopes.set(model.id, stickyScope(workspaceId, model.id, conversationId));
-      perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
-    }
-    if (perModel.length === 0) {
-      throw filteredError(exclusions, requested, requested.slice(1));
-    }
-    // `partition: "none"` sorts across all models (order, when set, wins over sort); otherwise each
-    // model's endpoints stay together, the primary model's first. Soft preferences, stickiness and
-    // allow_fallbacks then apply within each partition.
-    const global = preferences.sort !== undefined && preferences.partition === "none" && !preferences.order;
-    const partitions = global ? [this.#sorted(perModel.flat(), preferences.sort!)] : perModel;
-    const attempts = partitions.flatMap((partition) => this.#arrange(partition, request, preferences, stickyScopes));
-    return {
-      attempts,
-      requestedModels: requested,
-      preferences,
-      strategy: requested.length > 1 ? "fallback" : "direct",
-      stickyScopes,
-      explicitSession,
-    };
+    return serving;
   }
 
-  #arrange(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences, stickyScopes: Map<string, string>): Attempt[] {
+  #arrange(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences, stickyScopes: StickyScopes): Attempt[] {
     let arranged = this.#soft(attempts, request, preferences);
     arranged = this.#sticky(arranged, stickyScopes);
     if (preferences.allowFallbacks) return arranged;
@@ -232,7 +266,9 @@ export class Router {
    * The conversation's endpoint goes first while it is healthy; a failing one yields to the next best.
    * Across models (partition none) the first requested model with a usable sticky endpoint wins.
    */
-  #sticky(attempts: Attempt[], scopes: Map<string, string>): Attempt[] {
+  #sticky(attempts: Attempt[], scopes: StickyScopes): Attempt[] {
+    // Nothing remembered, nothing to look up (and no conversation key to compute).
+    if (scopes.size === 0 || this.deps.sticky.size === 0) return attempts;
     for (const [modelId, scope] of scopes) {
       const key = this.deps.sticky.get(scope);
       if (!key) continue;

@@ -77,3 +77,32 @@ export function lazyConversationKey(request: CanonicalRequest): () => string {
 export function stickyScope(workspaceId: string, modelId: string, conversation: string): string {
   return `${workspaceId}\u0000${modelId}\u0000${conversation}`;
 }
+
+/**
+ * The sticky-session scope of each routed model, made on first use: the conversation key (a hash of
+ * the opening messages) is computed only when a sticky entry is looked up or remembered.
+ */
+export class StickyScopes {
+  #scopes: Map<string, string> | undefined;
+
+  constructor(
+    private readonly modelIds: readonly string[],
+    private readonly scopeOf: (modelId: string) => string,
+  ) {}
+
+  get size(): number {
+    return this.modelIds.length;
+  }
+
+  get(modelId: string): string | undefined {
+    return this.#all().get(modelId);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, string]> {
+    return this.#all()[Symbol.iterator]();
+  }
+
+  #all(): Map<string, string> {
+    return (this.#scopes ??= new Map(this.modelIds.map((modelId) => [modelId, this.scopeOf(modelId)])));
+  }
+}
