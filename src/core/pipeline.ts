@@ -37,7 +37,10 @@ export interface PipelineDeps {
   memory: RouterMemory;
   /** Whether request-supplied URLs may point at loopback, private and link-local addresses. */
   allowPrivateUrls?: boolean;
-  /** Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost. */
+  /**
+   * Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost.
+   * A key without a limit reserves nothing (`reserve` is not called).
+   */
   budget?: {
     reserve(key: { hash: string; limit: number | null; limitReset: LimitReset }, amount: number): Reservation | undefined;
     settle(reservation: Reservation | undefined, cost: number): void;
@@ -143,23 +146,17 @@ export class Pipeline {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
       throw error;
     }
-    const routing: RoutingSummary = {
-      requested: input.model,
-      strategy: active.some((plugin) => plugin.definition.selectCandidates) ? active.find((plugin) => plugin.definition.selectCandidates)!.definition.id : plan.strategy,
-      attempts,
-      endpoints: plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })),
-      upstreamBodies: [],
-    };
+    const routing = routingSummary(input.model, active, plan, attempts);
     const failures: Array<{ provider: string; error: GatewayError }> = [];
     const cooling: number[] = [];
     let lastError: GatewayError | undefined;
     // Reserve the most this request could cost on any planned endpoint; settle with the actual cost.
     let reservation: Reservation | undefined;
     try {
-      reservation = this.deps.budget?.reserve(
-        { hash: caller.keyHash, limit: caller.limit ?? null, limitReset: caller.limitReset ?? null },
-        worstCaseCost(request, plan, images),
-      );
+      const limit = caller.limit ?? null;
+      if (limit !== null && this.deps.budget) {
+        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, plan, images));
+      }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
       throw error;
@@ -192,7 +189,7 @@ export class Pipeline {
       try {
         // Each attempt names its model; plugins get their own copy (one may change it in place).
         const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
-        let attemptRequest = await plugins.transformRequest(attemptInput, active, info);
+        let attemptRequest = active.length === 0 ? attemptInput : await plugins.transformRequest(attemptInput, active, info);
         if (endpoint.provider.quirks.inlineImageUrls) {
           attemptRequest = await inlineImageUrls(attemptRequest, {
             allowPrivate: this.deps.allowPrivateUrls ?? false,
@@ -208,14 +205,12 @@ export class Pipeline {
         routing.upstreamBodies.push(upstream.body);
         const sent = upstream;
         const fetch = this.deps.transports.fetchFor(endpoint.provider);
-        const result = await plugins.execute(
-          async (): Promise<AttemptResult> =>
-            attemptRequest.stream
-              ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, adapter, { fetch, signal }) }
-              : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) },
-          active,
-          info,
-        );
+        const run = async (): Promise<AttemptResult> =>
+          attemptRequest.stream
+            ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, adapter, { fetch, signal }) }
+            : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) };
+        // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
+        const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
         attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
         this.deps.metrics?.attempt(endpoint.provider.slug, 200);
         const base: Base = { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost };
@@ -311,12 +306,12 @@ export class Pipeline {
     const throughput = usage && seconds > 0 ? usage.outputTokens / seconds : undefined;
     this.deps.health.recordSuccess(endpoint.key, { latencyMs, throughput });
     if (usage) this.deps.traffic.record(model.id, usage, endpoint.pricing);
-    const scope = plan.stickyScopes.get(model.id);
-    if (!scope) return;
     // With a session id, stickiness starts on the first success; otherwise once the provider's cache
     // was hit, and only where cache reads are cheaper than prompt tokens.
     const cacheHit = (usage?.cacheReadTokens ?? 0) > 0 && endpoint.pricing.cacheRead < endpoint.pricing.prompt;
-    if (plan.explicitSession || cacheHit) this.deps.router.remember(scope, endpoint.key);
+    if (!plan.explicitSession && !cacheHit) return;
+    const scope = plan.stickyScopes.get(model.id);
+    if (scope) this.deps.router.remember(scope, endpoint.key);
   }
 
   #streamEnded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, end: StreamEnd, signal: AbortSignal): void {
@@ -327,6 +322,20 @@ export class Pipeline {
       this.deps.health.recordTruncation(endpoint.key);
     }
   }
+}
+
+/** How a request was routed; the planned endpoints are listed only when asked for (the metadata). */
+function routingSummary(requested: string, active: ActivePlugin[], plan: RoutePlan, attempts: AttemptRecord[]): RoutingSummary {
+  let endpoints: RoutingSummary["endpoints"] | undefined;
+  return {
+    requested,
+    strategy: active.find((plugin) => plugin.definition.selectCandidates)?.definition.id ?? plan.strategy,
+    attempts,
+    get endpoints() {
+      return (endpoints ??= plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })));
+    },
+    upstreamBodies: [],
+  };
 }
 
 /**

@@ -39,7 +39,7 @@ export class PluginHost {
    */
   resolve(plugins: Array<Record<string, unknown>> | undefined, model?: string): ActivePlugin[] {
     const active: ActivePlugin[] = [];
-    if (plugins === undefined && this.#aliases.size === 0) return active;
+    if (plugins === undefined && (model === undefined || !this.#aliases.has(model))) return active;
     // The total length of model patterns, which a JSON schema cannot express.
     const limits = checkPluginLimits(plugins);
     if (limits) throw new GatewayError("bad_request", limits);
