@@ -1,5 +1,5 @@
 import type { Statement } from "bun:sqlite";
-import { and, type Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
+import { and, Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
@@ -27,14 +27,20 @@ interface InsertColumn {
   encode: (value: unknown) => unknown;
 }
 
-/** The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and defaults. */
+/**
+ * The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and defaults.
+ * A column whose mapping is drizzle's identity (plain text, integer, real) stores its value as is.
+ */
 const INSERT_COLUMNS: InsertColumn[] = Object.entries(getTableColumns(generations)).map(([field, column]) => {
   const mapped = column as Column;
   const fallback = mapped.default === undefined ? null : mapped.mapToDriverValue(mapped.default);
+  const identity = mapped.mapToDriverValue === Column.prototype.mapToDriverValue;
   return {
     field: field as keyof GenerationRow,
     name: mapped.name,
-    encode: (value) => (value === undefined ? fallback : value === null ? null : mapped.mapToDriverValue(value)),
+    encode: identity
+      ? (value) => (value === undefined ? fallback : value)
+      : (value) => (value === undefined ? fallback : value === null ? null : mapped.mapToDriverValue(value)),
   };
 });
 
@@ -87,7 +93,7 @@ export class GenerationStore {
             const column = INSERT_COLUMNS[index]!;
             values[index] = column.encode(row[column.field]);
           }
-          insert.run(...(values as never[]));
+          insert.run(values as never);
         }
       });
     }
