@@ -87,7 +87,7 @@ export function createServices(input: {
   );
   const rateLimits = new RateLimiter();
   const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
-  const transports = new Transports(input.fetch);
+  const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipeline = new Pipeline({
     catalog,
     transports,

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import { createUpstreamClient, type UpstreamClient } from "../src/providers/upstream-client.ts";
+import { startInference } from "./helpers/inference-setup.ts";
 
 /**
  * The gateway's HTTP/1.1 client against raw TCP servers that answer byte for byte what each test
@@ -425,5 +426,34 @@ describe("upstream client", () => {
     await until(() => server.closed.length === 1);
     expect(await (await fetch(`${server.url}/x`, post())).text()).toBe("from fallback");
     expect(fallbackCalls).toHaveLength(1);
+  });
+});
+
+describe("upstream.http_client", () => {
+  const ask = { model: "test/gpt", messages: [{ role: "user", content: "hello" }] };
+
+  test("builtin (the default) carries provider calls; fetch switches them back to Bun's fetch", async () => {
+    for (const [setting, agent] of [["builtin", /^Roundhouse$/], ["fetch", /^Bun\//]] as const) {
+      const setup = await startInference({ configure: (text) => text.replace("upstream:\n", `upstream:\n  http_client: ${setting}\n`) });
+      try {
+        for (let index = 0; index < 3; index++) {
+          const response = await setup.post("/chat/completions", ask);
+          expect(response.status).toBe(200);
+          expect((await response.json()).choices[0].message.content).toBeString();
+        }
+        expect(setup.openai.requests).toHaveLength(3);
+        for (const request of setup.openai.requests) {
+          expect(request.headers["user-agent"]).toMatch(agent);
+          expect(request.headers.authorization).toBe("Bearer upstream-openai-key");
+        }
+      } finally {
+        await setup.stop();
+      }
+    }
+  });
+
+  test("an unknown value is refused at start, naming the key", async () => {
+    const { loadConfig } = await import("../src/config/load.ts");
+    await expect(loadConfig({ env: { ROUNDHOUSE_UPSTREAM_HTTP_CLIENT: "curl" } })).rejects.toThrow(/upstream\.http_client/);
   });
 });

@@ -27,6 +27,11 @@ export const UpstreamConfig = T.Object(
     keepalive_interval_ms: T.Integer({ minimum: 100, maximum: 600_000, default: 10_000 }),
     /** Largest upstream JSON answer (and single stream event) the gateway reads; a larger one is a 502. */
     max_response_bytes: MaxResponseBytes(64 * 1024 * 1024),
+    /**
+     * `builtin`: provider calls over http go through the gateway's pooled HTTP/1.1 client in the event
+     * loop (https and proxies use fetch); `fetch`: every call uses Bun's fetch.
+     */
+    http_client: T.Union([T.Literal("builtin"), T.Literal("fetch")], { default: "builtin" }),
   },
   { additionalProperties: false, default: {} },
 );

@@ -28,6 +28,7 @@ const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) 
   { name: "ROUNDHOUSE_DATA_DIR", path: ["data_dir"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_MASTER_KEY_FILE", path: ["master_key_file"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_LOG_LEVEL", path: ["log", "level"], parse: (raw) => raw },
+  { name: "ROUNDHOUSE_UPSTREAM_HTTP_CLIENT", path: ["upstream", "http_client"], parse: (raw) => raw },
 ];
 
 function parseInteger(raw: string): unknown {

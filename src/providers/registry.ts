@@ -29,14 +29,14 @@ export class Transports {
   readonly #client: UpstreamClient | undefined;
   readonly #upstream: FetchLike;
 
-  constructor(network?: FetchLike) {
+  constructor(network?: FetchLike, client: "builtin" | "fetch" = "builtin") {
     if (network) {
       this.network = network;
       this.#upstream = network;
     } else {
       this.network = (url, init) => fetch(url, init);
-      this.#client = createUpstreamClient({ fallback: this.network });
-      this.#upstream = this.#client.fetch;
+      this.#client = client === "builtin" ? createUpstreamClient({ fallback: this.network }) : undefined;
+      this.#upstream = this.#client ? this.#client.fetch : this.network;
     }
   }
 
