@@ -128,6 +128,23 @@ describe("upstream client", () => {
     expect(server.connections).toBe(4);
   });
 
+  test("a request body larger than the socket's buffer is written whole (drain), strings and bytes", async () => {
+    const lengths: number[] = [];
+    const server = rawServer({
+      answer(request, socket) {
+        lengths.push(Buffer.byteLength(request.body, "latin1"));
+        socket.write(ok(String(request.body.length)));
+      },
+    });
+    const { fetch } = client();
+    const text = JSON.stringify({ content: "é".repeat(3 * 1024 * 1024) });
+    expect(await (await fetch(`${server.url}/x`, post(text))).text()).toBe(String(Buffer.byteLength(text)));
+    const bytes = new Uint8Array(5 * 1024 * 1024).fill(120);
+    expect(await (await fetch(`${server.url}/x`, post(bytes as never))).text()).toBe(String(bytes.byteLength));
+    expect(lengths).toEqual([Buffer.byteLength(text), bytes.byteLength]);
+    expect(server.connections).toBe(1);
+  });
+
   test("a body that arrives in pieces (one byte at a time) streams out whole", async () => {
     const payload = JSON.stringify({ text: "x".repeat(3000) });
     const server = rawServer({

@@ -361,6 +361,8 @@ class Exchange {
   #keepAlive = true;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   #done = false;
+  /** Whether the socket is paused because the body's reader is behind. */
+  #paused = false;
   #headDone = false;
   #onAbort: (() => void) | undefined;
   /** Body bytes gathered while the head is being answered (the whole body came with the head). */
@@ -540,7 +542,10 @@ class Exchange {
             for (const chunk of early) controller.enqueue(chunk);
           },
           pull: () => {
-            socket?.resume();
+            if (this.#paused) {
+              this.#paused = false;
+              socket?.resume();
+            }
           },
           cancel: () => {
             this.#fail(new Error("the response body was cancelled"));
@@ -569,7 +574,10 @@ class Exchange {
       return;
     }
     this.#controller.enqueue(chunk);
-    if ((this.#controller.desiredSize ?? 1) <= 0) this.connection.socket?.pause();
+    if (!this.#paused && (this.#controller.desiredSize ?? 1) <= 0) {
+      this.#paused = true;
+      this.connection.socket?.pause();
+    }
   }
 
   #body(data: Buffer): void {
@@ -652,7 +660,10 @@ class Exchange {
       } catch {}
     }
     const connection = this.connection;
-    connection.socket?.resume();
+    if (this.#paused) {
+      this.#paused = false;
+      connection.socket?.resume();
+    }
     this.finished(connection, this.#keepAlive && !connection.pending);
   }
 
