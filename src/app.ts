@@ -14,6 +14,7 @@ import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
 import { opsApi } from "./api/ops.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
+import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
 import { messagesCodec } from "./api/codecs/messages/index.ts";
@@ -58,7 +59,6 @@ function hostName(request: Request): string {
 export function createApp(services: Services) {
   const { config, logger } = services;
   const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
-  const requestIds = new WeakMap<Request, string>();
   const observer = requestObserver(services);
 
   const api = new Elysia({ prefix: "/api/v1", normalize: false })
@@ -89,7 +89,7 @@ export function createApp(services: Services) {
       observer.start(request);
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      requestIds.set(request, id);
+      requestState(request).requestId = id;
       set.headers["x-request-id"] = id;
       if (regional.size > 0 && regional.has(hostName(request))) {
         throw new GatewayError(
@@ -119,7 +119,7 @@ export function createApp(services: Services) {
       }
       if (failure.status >= 500) {
         logger.error("request failed", {
-          request_id: requestIds.get(request),
+          request_id: existingState(request)?.requestId,
           method: request.method,
           path: new URL(request.url).pathname,
           error: describeError(failure.message === MASKED_INTERNAL_MESSAGE ? (failure.cause ?? error) : failure),
@@ -131,7 +131,7 @@ export function createApp(services: Services) {
       return renderError(new URL(request.url).pathname, failure);
     })
     .onAfterResponse(({ request, route, set, responseValue }) => {
-      observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: requestIds.get(request) });
+      observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: existingState(request)?.requestId });
     })
     .use(opsApi(services))
     .use(api)

@@ -1,19 +1,13 @@
 import { StatusMap } from "elysia";
 import type { Services } from "../services.ts";
-import { principalOf } from "./auth.ts";
+import { existingState, type RequestNote, requestState } from "./request-state.ts";
 
-/** What a handler learned about its request that the access log reports (inference: model, provider). */
-export interface RequestNote {
-  model?: string;
-  provider?: string;
-}
-
-const notes = new WeakMap<Request, RequestNote>();
+export type { RequestNote } from "./request-state.ts";
 
 export function noteRequest(request: Request, note: RequestNote): void {
-  const noted = notes.get(request);
-  if (noted) Object.assign(noted, note);
-  else notes.set(request, { ...note });
+  const state = requestState(request);
+  if (state.note) Object.assign(state.note, note);
+  else state.note = { ...note };
 }
 
 /** The status of a finished request: the returned Response's, else the one set on the context. */
@@ -31,22 +25,22 @@ export function responseStatus(status: number | string | undefined, response: un
  * A streamed response is logged when its headers go out.
  */
 export function requestObserver(services: Pick<Services, "logger" | "metrics">) {
-  const started = new WeakMap<Request, number>();
   return {
     start(request: Request): void {
-      started.set(request, performance.now());
+      requestState(request).started = performance.now();
     },
     finish(input: { request: Request; route: string | undefined; status: number; requestId: string | undefined }): void {
       const { request } = input;
-      const begin = started.get(request);
+      const state = existingState(request);
+      const begin = state?.started;
       if (begin === undefined) return;
-      started.delete(request);
+      state!.started = undefined;
       const seconds = (performance.now() - begin) / 1000;
       const route = input.route || "unmatched";
       services.metrics.httpRequest(route, request.method, input.status, seconds);
       if (services.logger.enabled?.("info") === false) return;
-      const principal = principalOf(request);
-      const note = notes.get(request);
+      const principal = state!.principal;
+      const note = state!.note;
       services.logger.info("request", {
         request_id: input.requestId,
         method: request.method,

@@ -2,6 +2,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { ApiKeyRow, InternRow, WorkspaceRow } from "../db/schema.ts";
 import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../security/api-key.ts";
 import type { Services } from "../services.ts";
+import { requestState } from "./request-state.ts";
 
 /** Who is calling: the key, its kind, its active workspace and, for an intern's key, its intern. */
 export interface Principal {
@@ -27,17 +28,10 @@ export function readToken(headers: Headers): string {
   throw new GatewayError("unauthorized", "Missing API key: send 'Authorization: Bearer <API key>'");
 }
 
-const cache = new WeakMap<Request, Principal>();
-
-/** The principal a request was authenticated as, if it was (for the access log). */
-export function principalOf(request: Request): Principal | undefined {
-  return cache.get(request);
-}
-
 /** Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. */
 export function authenticate(services: Services, request: Request): Principal {
-  const cached = cache.get(request);
-  if (cached) return cached;
+  const state = requestState(request);
+  if (state.principal) return state.principal;
   const token = readToken(request.headers);
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);
@@ -50,7 +44,7 @@ export function authenticate(services: Services, request: Request): Principal {
   const workspace = services.workspaces.get(key.workspaceId);
   if (!workspace) throw new GatewayError("unauthorized", "API key has no workspace");
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
-  cache.set(request, principal);
+  state.principal = principal;
   return principal;
 }
 

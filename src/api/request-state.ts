@@ -1,0 +1,35 @@
+import type { Principal } from "./auth.ts";
+
+/** What a handler learned about its request that the access log reports (inference: model, provider). */
+export interface RequestNote {
+  model?: string;
+  provider?: string;
+}
+
+/**
+ * What the edge learns about one request on its way through the hooks: when it started, its id, who
+ * it authenticated as, the handler's note. One entry per request rather than one map per concern.
+ */
+export interface RequestState {
+  started: number | undefined;
+  requestId: string | undefined;
+  principal: Principal | undefined;
+  note: RequestNote | undefined;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+/** The request's state, created empty on first use. */
+export function requestState(request: Request): RequestState {
+  let state = states.get(request);
+  if (state === undefined) {
+    state = { started: undefined, requestId: undefined, principal: undefined, note: undefined };
+    states.set(request, state);
+  }
+  return state;
+}
+
+/** The request's state if anything was recorded about it. */
+export function existingState(request: Request): RequestState | undefined {
+  return states.get(request);
+}
