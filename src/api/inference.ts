@@ -48,8 +48,7 @@ function context(
   body: Record<string, unknown>,
   withMetadata: boolean,
 ): EncodeContext {
-  return {
-    ...(withMetadata ? { metadata: routingMetadata(outcome) } : {}),
+  const encode: EncodeContext = {
     id: outcome.generationId,
     model: outcome.model.id,
     created: outcome.created,
@@ -58,6 +57,8 @@ function context(
     body,
     costOf: outcome.costOf,
   };
+  if (withMetadata) encode.metadata = routingMetadata(outcome);
+  return encode;
 }
 
 /** `promise`, or null once `ms` passed first; the timer never outlives the race. */
@@ -122,11 +123,12 @@ export function inferenceApi(services: Services) {
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
     noteRequest(request, { model: canonical.model });
-    execution.then((outcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug }), () => {});
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
+      noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
       return codec.encodeResponse(outcome.response, context(outcome, canonical, raw, withMetadata));
     }
+    execution.then((outcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug }), () => {});
     const settled = execution.then(
       (outcome) => ({ outcome: outcome as StreamOutcome }),
       (error: unknown) => ({ error }),

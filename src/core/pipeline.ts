@@ -213,7 +213,6 @@ export class Pipeline {
         const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
         attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
         this.deps.metrics?.attempt(endpoint.provider.slug, 200);
-        const base: Base = { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost };
         if (result.kind === "json") {
           const response = result.response;
           const seconds = (performance.now() - attemptStart) / 1000;
@@ -228,7 +227,7 @@ export class Pipeline {
             latencyMs: Math.round(performance.now() - started),
             generationTimeMs: Math.round(performance.now() - attemptStart),
           });
-          return { ...base, kind: "json", response };
+          return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "json", response };
         }
         const parts = recordedStream(toGenerator(result.parts), {
           request,
@@ -242,7 +241,7 @@ export class Pipeline {
             this.#streamEnded(plan, model, endpoint, end, signal);
           },
         });
-        return { ...base, kind: "stream", parts };
+        return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "stream", parts };
       } catch (caught) {
         const error = plugins.onError(redact(asGatewayError(caught), this.deps.credentialFor(caller.workspaceId, endpoint)), active, info);
         attempts.push({
@@ -326,16 +325,27 @@ export class Pipeline {
 
 /** How a request was routed; the planned endpoints are listed only when asked for (the metadata). */
 function routingSummary(requested: string, active: ActivePlugin[], plan: RoutePlan, attempts: AttemptRecord[]): RoutingSummary {
-  let endpoints: RoutingSummary["endpoints"] | undefined;
-  return {
-    requested,
-    strategy: active.find((plugin) => plugin.definition.selectCandidates)?.definition.id ?? plan.strategy,
-    attempts,
-    get endpoints() {
-      return (endpoints ??= plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })));
-    },
-    upstreamBodies: [],
-  };
+  const strategy = active.length === 0 ? plan.strategy : (active.find((plugin) => plugin.definition.selectCandidates)?.definition.id ?? plan.strategy);
+  return new Summary(requested, strategy, attempts, plan);
+}
+
+class Summary implements RoutingSummary {
+  readonly upstreamBodies: Array<Record<string, unknown>> = [];
+  readonly #plan: RoutePlan;
+  #endpoints: RoutingSummary["endpoints"] | undefined;
+
+  constructor(
+    readonly requested: string,
+    readonly strategy: string,
+    readonly attempts: AttemptRecord[],
+    plan: RoutePlan,
+  ) {
+    this.#plan = plan;
+  }
+
+  get endpoints(): RoutingSummary["endpoints"] {
+    return (this.#endpoints ??= this.#plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })));
+  }
 }
 
 /**

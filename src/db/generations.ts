@@ -109,8 +109,9 @@ export class GenerationStore {
     if (this.#pending.size === 0) return;
     const batch = [...this.#pending.values()];
     try {
+      // Nothing can queue while the (synchronous) batch is written: what is pending is the batch.
       this.#writeBatch(batch);
-      for (const row of batch) this.#pending.delete(row.id);
+      this.#pending.clear();
     } catch (error) {
       this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
       this.#timer = setTimeout(() => this.flush(), Math.max(this.#delay, 1000));

@@ -69,6 +69,12 @@ function price(value: unknown): number | undefined {
   return undefined;
 }
 
+/** The request's `ignore` followed by the workspace's ignored providers, in a new array. */
+function ignoreList(requested: string[] | undefined, workspace: string[] | null | undefined): string[] {
+  if (!workspace || workspace.length === 0) return requested ?? [];
+  return requested === undefined ? workspace.slice() : requested.concat(workspace);
+}
+
 export function readPreferences(request: CanonicalRequest, workspace: WorkspaceRouting): Preferences {
   const provider = (request.provider ?? {}) as Record<string, unknown>;
   const sortValue = provider.sort;
@@ -96,7 +102,7 @@ export function readPreferences(request: CanonicalRequest, workspace: WorkspaceR
     allowed: restriction(workspace.allowedProviders),
     dataRegion: workspace.dataRegion ?? undefined,
     only: restriction(provider.only),
-    ignore: [...(list(provider.ignore) ?? []), ...(workspace.ignoredProviders ?? [])],
+    ignore: ignoreList(list(provider.ignore), workspace.ignoredProviders),
     allowFallbacks: provider.allow_fallbacks !== false,
     denyDataCollection: provider.data_collection === "deny",
     zdr: provider.zdr === true,

@@ -1,4 +1,4 @@
-import type { CanonicalResponse, StreamPart, Usage } from "../../../core/canonical.ts";
+import type { CanonicalResponse, ReasoningPart, StreamPart, ToolCall, Usage } from "../../../core/canonical.ts";
 import type { GatewayError } from "../../../core/errors.ts";
 import { type EncodeContext, SSE_DONE, type StreamEncoder, sseFrame } from "../codec.ts";
 
@@ -18,9 +18,14 @@ export function chatUsage(usage: Usage, context: EncodeContext): Json {
 
 /** The chat completion JSON, with every field the strictest client (the OpenRouter SDK) requires. */
 export function encodeChatResponse(response: CanonicalResponse, context: EncodeContext): Json {
-  const text = response.output.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
-  const reasoning = response.output.flatMap((block) => (block.type === "reasoning" ? [block.part] : []));
-  const calls = response.output.flatMap((block) => (block.type === "tool-call" ? [block.call] : []));
+  let text = "";
+  const reasoning: ReasoningPart[] = [];
+  const calls: ToolCall[] = [];
+  for (const block of response.output) {
+    if (block.type === "text") text += block.text;
+    else if (block.type === "reasoning") reasoning.push(block.part);
+    else if (block.type === "tool-call") calls.push(block.call);
+  }
   const message: Json = {
     role: "assistant",
     content: text.length > 0 || calls.length === 0 ? text : null,
