@@ -105,6 +105,8 @@ describe("upstream client", () => {
     expect(response.statusText).toBe("Created");
     expect(response.headers.get("x-one")).toBe("a");
     expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(response.headers.get("Set-Cookie")).toBe("a=1, b=2");
+    expect(response.headers.get("x-missing")).toBeNull();
     expect(await response.text()).toBe("hello");
     const lines = seen.head.split("\r\n");
     expect(lines[0]).toBe("POST /v1/chat/completions?x=1 HTTP/1.1");
@@ -308,6 +310,8 @@ describe("upstream client", () => {
       ["HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n", /Transfer-Encoding/],
       ["HTTP/1.1 200 OK\r\nContent-Encoding: snappy\r\nContent-Length: 1\r\n\r\nx", /Content-Encoding/],
       ["HTTP/1.1 101 Switching Protocols\r\n\r\n", /upgrade/],
+      ["HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n", /status 99/],
+      ["HTTP/1.1 600 Odd\r\nContent-Length: 0\r\n\r\n", /status 600/],
     ] as const;
     for (const [answer, error] of answers) {
       const server = rawServer({ answer: (_request, socket) => void socket.write(answer) });

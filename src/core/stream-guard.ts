@@ -1,6 +1,6 @@
 import type { GenerationRow } from "../db/schema.ts";
 import type { ProviderAdapter, UpstreamRequest } from "../providers/adapter.ts";
-import { type FetchLike, openStream } from "../providers/http.ts";
+import { openStream, type UpstreamFetch } from "../providers/http.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import { ResponseAccumulator } from "./accumulate.ts";
 import type { CanonicalRequest, StreamPart, Usage } from "./canonical.ts";
@@ -17,7 +17,7 @@ export async function openUntilOutput(
   upstream: UpstreamRequest,
   endpoint: Endpoint,
   adapter: ProviderAdapter,
-  options: { fetch: FetchLike; signal: AbortSignal },
+  options: { fetch: UpstreamFetch; signal: AbortSignal },
 ): Promise<AsyncGenerator<StreamPart>> {
   const parts = await openStream(upstream, endpoint, adapter, options);
   const read: StreamPart[] = [];

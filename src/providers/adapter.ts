@@ -1,3 +1,4 @@
+import type { HeaderReader } from "./http.ts";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import type { GatewayError } from "../core/errors.ts";
 import type { Endpoint } from "../routing/catalog.ts";
@@ -38,5 +39,5 @@ export interface ProviderAdapter {
   buildRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest;
   parseResponse(body: unknown, endpoint: Endpoint): CanonicalResponse;
   createStreamParser(endpoint: Endpoint): StreamParser;
-  parseError(status: number, bodyText: string, headers: Headers, endpoint: Endpoint): GatewayError;
+  parseError(status: number, bodyText: string, headers: HeaderReader, endpoint: Endpoint): GatewayError;
 }

@@ -8,8 +8,28 @@ import { invalidUpstreamResponse } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
+/** The header lookups the engine and the adapters make on an upstream answer. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/**
+ * What the engine reads of an upstream answer. A fetch `Response` is one; the gateway's own client
+ * answers with a lighter one (no Headers or Response objects built per request).
+ */
+export interface UpstreamResponse {
+  readonly status: number;
+  readonly ok: boolean;
+  readonly headers: HeaderReader;
+  readonly body: ReadableStream<Uint8Array> | null;
+  bytes(): Promise<Uint8Array>;
+}
+
+/** How a provider call is made: fetch, the simulator, or the gateway's HTTP client. */
+export type UpstreamFetch = (url: string, init: RequestInit) => Promise<UpstreamResponse>;
+
 export interface SendOptions {
-  fetch: FetchLike;
+  fetch: UpstreamFetch;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
 }
@@ -57,7 +77,7 @@ function tooLarge(endpoint: Endpoint, max: number): GatewayError {
  * Reads a whole body, at most `max` bytes: a longer one (declared or actual) is cancelled, which closes
  * the connection, and is an error. The gateway never holds more of an upstream answer than the limit.
  */
-async function readBounded(response: Response, endpoint: Endpoint, max: number): Promise<string> {
+async function readBounded(response: UpstreamResponse, endpoint: Endpoint, max: number): Promise<string> {
   const declared = Number(response.headers.get("content-length") ?? Number.NaN);
   if (declared > max) {
     response.body?.cancel().catch(() => {});
@@ -98,7 +118,7 @@ const UTF8 = new TextDecoder();
  * (a stall, a cut, too much, not JSON) is a GatewayError and the upstream request is aborted.
  */
 async function readJson(
-  response: Response,
+  response: UpstreamResponse,
   controller: AbortController,
   endpoint: Endpoint,
   options: SendOptions,
@@ -125,7 +145,7 @@ async function readJson(
   }
 }
 
-async function readLimited(response: Response): Promise<string> {
+async function readLimited(response: UpstreamResponse): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -180,7 +200,7 @@ async function send(
   ms: number,
   what: string,
   keepDeadline = false,
-): Promise<{ response: Response; controller: AbortController; deadline: Deadline }> {
+): Promise<{ response: UpstreamResponse; controller: AbortController; deadline: Deadline }> {
   const controller = new AbortController();
   const onAbort = () => controller.abort(options.signal.reason);
   if (options.signal.aborted) onAbort();
@@ -205,7 +225,7 @@ async function send(
 }
 
 /** An error status: its body (the first 64 KiB, within the first-byte timeout) is read for the message. */
-async function failure(response: Response, controller: AbortController, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
+async function failure(response: UpstreamResponse, controller: AbortController, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
   const ms = endpoint.provider.timeouts.firstByteMs;
   const timer = ms > 0 ? setTimeout(() => controller.abort(), ms) : undefined;
   let text = "";

@@ -1,7 +1,7 @@
 import type { Provider, ProviderType } from "../routing/catalog.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 import { anthropicAdapter } from "./anthropic/adapter.ts";
-import type { FetchLike } from "./http.ts";
+import type { FetchLike, UpstreamFetch } from "./http.ts";
 import { openAiCompatibleAdapter } from "./openai-compatible/adapter.ts";
 import { createSimulatedFetch } from "./simulated/fetch.ts";
 import { createUpstreamClient, type UpstreamClient } from "./upstream-client.ts";
@@ -27,7 +27,7 @@ export class Transports {
   readonly #simulators = new Map<string, FetchLike>();
   readonly network: FetchLike;
   readonly #client: UpstreamClient | undefined;
-  readonly #upstream: FetchLike;
+  readonly #upstream: UpstreamFetch;
 
   constructor(network?: FetchLike, client: "builtin" | "fetch" = "builtin") {
     if (network) {
@@ -50,7 +50,7 @@ export class Transports {
     this.#client?.close();
   }
 
-  fetchFor(provider: Provider): FetchLike {
+  fetchFor(provider: Provider): UpstreamFetch {
     if (provider.type !== "simulated" || !provider.simulation) return this.#upstream;
     let simulator = this.#simulators.get(provider.slug);
     if (!simulator) {

@@ -1,4 +1,4 @@
-import type { FetchLike } from "./http.ts";
+import type { FetchLike, HeaderReader, UpstreamResponse } from "./http.ts";
 
 /**
  * The gateway's HTTP/1.1 client for provider calls over plain `http:`: keep-alive connections pooled
@@ -9,9 +9,10 @@ import type { FetchLike } from "./http.ts";
  *
  * It speaks the subset of HTTP/1.1 a provider call needs and treats everything else as an error rather
  * than guessing: one request at a time per connection (no pipelining), `Content-Length`, chunked and
- * read-until-close bodies, 1xx answers skipped, gzip / deflate / br / zstd bodies decoded. A response
- * is a standard `Response`; its body is the exact bytes when they came with the headers, else a stream
- * fed from the socket with backpressure (the socket pauses while the reader is behind).
+ * read-until-close bodies, 1xx answers skipped, gzip / deflate / br / zstd bodies decoded. An answer is
+ * a light `UpstreamResponse` (no Headers or Response object per request): its body is the exact bytes
+ * when they came with the headers, else a stream fed from the socket with backpressure (the socket
+ * pauses while the reader is behind).
  *
  * Everything it does not handle goes to `fallback` (Bun's fetch): `https:` (TLS, system CAs), a
  * configured HTTP proxy, and request bodies that are not a string or bytes.
@@ -30,7 +31,8 @@ export interface UpstreamClientOptions {
 }
 
 export interface UpstreamClient {
-  fetch: FetchLike;
+  /** A provider call: the client's own answer, or fetch's for what goes to the fallback. */
+  fetch: (url: string, init: RequestInit) => Promise<ClientResponse | Response>;
   /** Open connections: in use and idle. */
   readonly connections: { active: number; idle: number };
   /** Closes idle connections and stops pooling (in-flight requests finish). */
@@ -272,7 +274,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     return `${head}\r\n`;
   }
 
-  async function send(url: string, init: RequestInit): Promise<Response> {
+  async function send(url: string, init: RequestInit): Promise<ClientResponse | Response> {
     const target = closed ? null : targetOf(url);
     const body = init.body;
     const bodyOk = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
@@ -332,6 +334,121 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   };
 }
 
+/** The answer's header fields as received (names in lower case), read without building a Headers object. */
+export class ResponseHeaders implements HeaderReader {
+  constructor(private readonly fields: ReadonlyArray<readonly [string, string]>) {}
+
+  /** The field's value; repeated fields joined with ", " as fetch does (Set-Cookie: see getSetCookie). */
+  get(name: string): string | null {
+    const wanted = name.toLowerCase();
+    let value: string | null = null;
+    for (const [field, fieldValue] of this.fields) {
+      if (field !== wanted) continue;
+      value = value === null ? fieldValue : `${value}, ${fieldValue}`;
+    }
+    return value;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  getSetCookie(): string[] {
+    return this.fields.filter(([field]) => field === "set-cookie").map(([, value]) => value);
+  }
+
+  forEach(callback: (value: string, name: string) => void): void {
+    for (const [name, value] of this.toHeaders()) callback(value, name);
+  }
+
+  /** A standard Headers object with the same fields. */
+  toHeaders(): Headers {
+    const headers = new Headers();
+    for (const [name, value] of this.fields) headers.append(name, value);
+    return headers;
+  }
+}
+
+/**
+ * An upstream answer of the gateway's client: status, headers and a body that is read once, either the
+ * bytes that already arrived or a stream. Enough of `Response` for the engine (and `text`/`json`).
+ */
+export class ClientResponse implements UpstreamResponse {
+  readonly headers: ResponseHeaders;
+  #bytes: Uint8Array | undefined;
+  #stream: ReadableStream<Uint8Array> | undefined;
+  #used = false;
+
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    fields: ReadonlyArray<readonly [string, string]>,
+    body: Uint8Array | ReadableStream<Uint8Array>,
+  ) {
+    this.headers = new ResponseHeaders(fields);
+    if (body instanceof Uint8Array) this.#bytes = body;
+    else this.#stream = body;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  get bodyUsed(): boolean {
+    return this.#used;
+  }
+
+  /** The body as a stream (null for an empty answer); taking it hands the body to the caller. */
+  get body(): ReadableStream<Uint8Array> | null {
+    if (!this.#stream && this.#bytes !== undefined) {
+      if (this.#bytes.byteLength === 0) return null;
+      const bytes = this.#bytes;
+      this.#stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(bytes);
+          controller.close();
+        },
+      });
+      this.#bytes = undefined;
+    }
+    return this.#stream ?? null;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    if (this.#used) throw new TypeError("Body already used");
+    this.#used = true;
+    if (this.#bytes !== undefined) {
+      const bytes = this.#bytes;
+      this.#bytes = undefined;
+      return bytes;
+    }
+    const stream = this.#stream;
+    if (!stream) return EMPTY;
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for await (const chunk of stream) {
+      chunks.push(chunk);
+      total += chunk.byteLength;
+    }
+    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+  }
+
+  async text(): Promise<string> {
+    return UTF8.decode(await this.bytes());
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes();
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+}
+
+const UTF8 = new TextDecoder();
+
 /** A body in a content coding, decoded as it is read (`coding` is one of DECODINGS' keys). */
 function decoded(stream: ReadableStream<Uint8Array>, coding: string): ReadableStream<Uint8Array> {
   const format = DECODINGS[coding] as ConstructorParameters<typeof DecompressionStream>[0];
@@ -347,7 +464,7 @@ class StaleConnection extends Error {
 
 /** One request and its response on a connection. */
 class Exchange {
-  #resolve!: (response: Response) => void;
+  #resolve!: (response: ClientResponse) => void;
   #reject!: (error: unknown) => void;
   #settled = false;
   /** Bytes received and not yet consumed. */
@@ -380,8 +497,8 @@ class Exchange {
     private readonly finished: (connection: Connection, reusable: boolean) => void,
   ) {}
 
-  start(head: string, payload: Uint8Array | string | undefined): Promise<Response> {
-    const promise = new Promise<Response>((resolve, reject) => {
+  start(head: string, payload: Uint8Array | string | undefined): Promise<ClientResponse> {
+    const promise = new Promise<ClientResponse>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
@@ -496,7 +613,7 @@ class Exchange {
         }
         continue;
       }
-      if (code > 599) {
+      if (code > 599 || code < 100) {
         this.#fail(new Error(`invalid HTTP response: status ${code}`));
         return false;
       }
@@ -526,11 +643,12 @@ class Exchange {
   /** Resolves the response: with the exact bytes when the whole body is here, else with a stream. */
   #deliver(): void {
     this.#settled = true;
-    let body: ConstructorParameters<typeof Response>[0];
+    let response: ClientResponse;
     if (this.#done) {
-      body = this.#early.length === 0 ? null : this.#early.length === 1 ? this.#early[0]! : Buffer.concat(this.#early);
+      const early = this.#early;
       this.#early = [];
-      if (body !== null && this.#encoding) body = decoded(new Blob([body as Uint8Array]).stream(), this.#encoding);
+      const bytes = early.length === 0 ? EMPTY : early.length === 1 ? early[0]! : Buffer.concat(early);
+      response = new ClientResponse(this.#status, this.#statusText, this.#headers, this.#encoding ? decoded(new Blob([bytes]).stream(), this.#encoding) : bytes);
     } else {
       const early = this.#early;
       this.#early = [];
@@ -554,15 +672,7 @@ class Exchange {
         { highWaterMark: 64 * 1024, size: (chunk) => chunk?.byteLength ?? 0 },
       );
       if (this.#encoding) stream = decoded(stream, this.#encoding);
-      body = stream;
-    }
-    // 1xx were skipped and >599 refused; a status the Response constructor still refuses is an error.
-    let response: Response;
-    try {
-      response = new Response(body, { status: this.#status, statusText: this.#statusText, headers: this.#headers });
-    } catch (error) {
-      this.#fail(error);
-      return;
+      response = new ClientResponse(this.#status, this.#statusText, this.#headers, stream);
     }
     this.#resolve(response);
   }

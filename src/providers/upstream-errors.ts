@@ -1,3 +1,4 @@
+import type { HeaderReader } from "./http.ts";
 import { type ErrorCode, GatewayError } from "../core/errors.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 
@@ -11,7 +12,7 @@ export function upstreamError(
   status: number,
   upstreamMessage: string | undefined,
   providerCode: string | undefined,
-  headers: Headers,
+  headers: HeaderReader,
 ): GatewayError {
   let code: ErrorCode;
   if (status === 400 || status === 422) code = "bad_request";
@@ -39,7 +40,7 @@ export function upstreamError(
 }
 
 /** Seconds from `retry-after-ms`, `retry-after` (seconds or an HTTP date). */
-export function retryAfterSeconds(headers: Headers): number | undefined {
+export function retryAfterSeconds(headers: HeaderReader): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
   const value = headers.get("retry-after");

@@ -1,3 +1,4 @@
+import type { HeaderReader } from "../http.ts";
 import { type ErrorCode, GatewayError } from "../../core/errors.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { isRecord } from "./wire.ts";
@@ -69,7 +70,7 @@ function errorTypeFor(code: ErrorCode, message: string | undefined): string | un
 }
 
 /** An upstream HTTP error → GatewayError. The raw body never reaches the message or the metadata. */
-export function parseAnthropicError(status: number, bodyText: string, headers: Headers, endpoint: Endpoint): GatewayError {
+export function parseAnthropicError(status: number, bodyText: string, headers: HeaderReader, endpoint: Endpoint): GatewayError {
   let parsed: { type?: string; message?: string } | undefined;
   try {
     parsed = readErrorBody(JSON.parse(bodyText));
@@ -117,7 +118,7 @@ export function malformedStreamError(endpoint: Endpoint): GatewayError {
 }
 
 /** Seconds to wait, from `retry-after` (seconds or an HTTP date) or else `retry-after-ms`. */
-export function readRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+export function readRetryAfter(headers: HeaderReader, now: number = Date.now()): number | undefined {
   const value = headers.get("retry-after")?.trim();
   if (value !== undefined && value !== "") {
     if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value));

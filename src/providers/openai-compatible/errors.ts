@@ -1,3 +1,4 @@
+import type { HeaderReader } from "../http.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import { upstreamError } from "../upstream-errors.ts";
@@ -11,7 +12,7 @@ const CONTEXT_LENGTH = /context[ _](length|window)|maximum context|too many toke
  * GatewayError. What an upstream says about the gateway's own credentials (401/403) stays here: it may
  * quote part of the key, and it is the operator's problem, not the client's.
  */
-function fromErrorObject(status: number, error: unknown, headers: Headers, endpoint: Endpoint): GatewayError {
+function fromErrorObject(status: number, error: unknown, headers: HeaderReader, endpoint: Endpoint): GatewayError {
   let message: string | undefined;
   let code: string | undefined;
   if (typeof error === "string") message = error;
@@ -34,7 +35,7 @@ function fromErrorObject(status: number, error: unknown, headers: Headers, endpo
 }
 
 /** An upstream HTTP error → GatewayError. The raw body never travels further. */
-export function parseChatError(status: number, bodyText: string, headers: Headers, endpoint: Endpoint): GatewayError {
+export function parseChatError(status: number, bodyText: string, headers: HeaderReader, endpoint: Endpoint): GatewayError {
   let error: unknown;
   try {
     const json = JSON.parse(bodyText) as Json;
