@@ -478,3 +478,30 @@ describe("upstream.http_client", () => {
     await expect(loadConfig({ env: { ROUNDHOUSE_UPSTREAM_HTTP_CLIENT: "curl" } })).rejects.toThrow(/upstream\.http_client/);
   });
 });
+
+describe("ClientResponse", () => {
+  const { ClientResponse } = require("../src/providers/upstream-client.ts") as typeof import("../src/providers/upstream-client.ts");
+  const bytes = () => new TextEncoder().encode("hello");
+
+  test("bytes() after only looking at body takes the bytes; after reading the stream it is refused", async () => {
+    const looked = new ClientResponse(200, "OK", [], bytes());
+    expect(looked.body).not.toBeNull();
+    expect(await looked.text()).toBe("hello");
+    await expect(looked.text()).rejects.toThrow(TypeError);
+
+    const read = new ClientResponse(200, "OK", [], bytes());
+    const reader = read.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe("hello");
+    expect((await reader.read()).done).toBe(true);
+    reader.releaseLock();
+    await expect(read.bytes()).rejects.toThrow(TypeError);
+  });
+
+  test("an empty answer has no body; headers join repeated fields", async () => {
+    const empty = new ClientResponse(204, "No Content", [["x-a", "1"], ["x-a", "2"]], new Uint8Array(0));
+    expect(empty.body).toBeNull();
+    expect(empty.ok).toBe(true);
+    expect(empty.headers.get("X-A")).toBe("1, 2");
+    expect(await empty.text()).toBe("");
+  });
+});

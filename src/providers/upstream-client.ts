@@ -341,10 +341,12 @@ export class ResponseHeaders implements HeaderReader {
   /** The field's value; repeated fields joined with ", " as fetch does (Set-Cookie: see getSetCookie). */
   get(name: string): string | null {
     const wanted = name.toLowerCase();
+    const fields = this.fields;
     let value: string | null = null;
-    for (const [field, fieldValue] of this.fields) {
-      if (field !== wanted) continue;
-      value = value === null ? fieldValue : `${value}, ${fieldValue}`;
+    for (let index = 0; index < fields.length; index++) {
+      const field = fields[index]!;
+      if (field[0] !== wanted) continue;
+      value = value === null ? field[1] : `${value}, ${field[1]}`;
     }
     return value;
   }
@@ -398,28 +400,37 @@ export class ClientResponse implements UpstreamResponse {
     return this.#used;
   }
 
-  /** The body as a stream (null for an empty answer); taking it hands the body to the caller. */
+  /**
+   * The body as a stream (null for an empty answer). For bytes that already arrived it is made on
+   * first access, and `bytes()` still takes them directly while nobody has started reading it.
+   */
   get body(): ReadableStream<Uint8Array> | null {
     if (!this.#stream && this.#bytes !== undefined) {
       if (this.#bytes.byteLength === 0) return null;
       const bytes = this.#bytes;
-      this.#stream = new ReadableStream<Uint8Array>({
-        start(controller) {
-          controller.enqueue(bytes);
-          controller.close();
+      // Pulled only when read: from then on the bytes belong to the stream's reader.
+      this.#stream = new ReadableStream<Uint8Array>(
+        {
+          pull: (controller) => {
+            this.#bytes = undefined;
+            this.#used = true;
+            controller.enqueue(bytes);
+            controller.close();
+          },
         },
-      });
-      this.#bytes = undefined;
+        { highWaterMark: 0 },
+      );
     }
     return this.#stream ?? null;
   }
 
   async bytes(): Promise<Uint8Array> {
-    if (this.#used) throw new TypeError("Body already used");
+    if (this.#used || this.#stream?.locked) throw new TypeError("Body already used");
     this.#used = true;
     if (this.#bytes !== undefined) {
       const bytes = this.#bytes;
       this.#bytes = undefined;
+      this.#stream = undefined;
       return bytes;
     }
     const stream = this.#stream;
