@@ -4,12 +4,15 @@
  * soak that samples RSS every 5 s under a steady mixed load.
  */
 import { type LoadPoint, measureLoad, type RunSettings, runStreamClient, warmUp } from "./measure.ts";
+import type { LoadSpec } from "./wrk.ts";
 import { cpuMicros, memory, round, sampleRss } from "./proc.ts";
 import { chatBody, dripPrefix, GATEWAY_HEADERS, JSON_HEADERS, MODELS, startFloor, startGateway } from "./targets.ts";
 import { runWrk } from "./wrk.ts";
 
 export interface SizePoint extends Omit<LoadPoint, "connections"> {
   size: number;
+  /** Keys curve: the extra point driven with this many distinct keys (the others use the same few). */
+  keysInRotation?: number;
 }
 
 export interface CatalogPoint extends SizePoint {
@@ -83,34 +86,87 @@ function describe(point: SizePoint): string {
   return `${point.rps} req/s, p50 ${point.p50Us} µs, CPU ${point.cpuUsPerRequest} µs/req${point.errors ? `, ${point.errors} errors` : ""}`;
 }
 
-export async function catalogCurve(settings: RunSettings, upstreamUrl: string, sizes: number[]): Promise<CatalogPoint[]> {
-  const points: CatalogPoint[] = [];
-  for (const size of sizes) {
-    const gateway = await startGateway({ upstreamUrl, catalogEndpoints: size });
-    const idle = memory(gateway.pid).rssMb;
-    const load = { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(MODELS.fast)], headers: GATEWAY_HEADERS };
-    await warmUp(settings, load);
-    const point = { ...sized(size, await measureLoad(settings, gateway.pid, load, CONNECTIONS)), startMs: gateway.startMs, idleRssMb: idle };
-    points.push(point);
-    log(`[catalog ${size} endpoints] start ${gateway.startMs} ms, idle RSS ${idle} MB; ${describe(point)}`);
-    await gateway.stop();
-  }
-  return points;
+/** Rounds of the size curves: every size is measured once per round, and its median round is kept. */
+const ROUNDS = 3;
+
+interface SizeTarget {
+  size: number;
+  pid: number;
+  load: LoadSpec;
 }
 
-/** Keys are inserted into the database before the start; requests rotate over up to 1,000 of them. */
-export async function keysCurve(settings: RunSettings, upstreamUrl: string, sizes: number[]): Promise<SizePoint[]> {
-  const points: SizePoint[] = [];
-  for (const size of sizes) {
-    const gateway = await startGateway({ upstreamUrl, extraKeys: size });
-    const load = { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(MODELS.fast)], headers: GATEWAY_HEADERS, keys: gateway.keys };
-    await warmUp(settings, load);
-    const point = sized(size, await measureLoad(settings, gateway.pid, load, CONNECTIONS));
-    points.push(point);
-    log(`[keys ${size} (${gateway.keys.length} in rotation)] ${describe(point)}`);
-    await gateway.stop();
+/**
+ * Measures the gateways of a curve side by side: all are running, each is warmed up, then they are
+ * measured in turns for ROUNDS rounds and each keeps its median (by CPU per request). A drift of the
+ * machine during the curve (other tenants, the CPU's clock) falls on every size alike instead of on
+ * whichever size came last.
+ */
+async function sideBySide(settings: RunSettings, targets: SizeTarget[], label: (target: SizeTarget) => string): Promise<Map<SizeTarget, SizePoint>> {
+  for (const target of targets) await warmUp(settings, target.load);
+  const rounds = new Map<SizeTarget, SizePoint[]>(targets.map((target) => [target, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of targets) rounds.get(target)!.push(sized(target.size, await measureLoad(settings, target.pid, target.load, CONNECTIONS)));
   }
-  return points;
+  const medians = new Map<SizeTarget, SizePoint>();
+  for (const target of targets) {
+    const points = rounds.get(target)!.sort((a, b) => a.cpuUsPerRequest - b.cpuUsPerRequest);
+    const median = points[Math.floor(points.length / 2)]!;
+    medians.set(target, median);
+    log(`${label(target)} ${describe(median)} (median of ${points.length}: ${points.map((point) => point.cpuUsPerRequest).join(", ")} µs)`);
+  }
+  return medians;
+}
+
+export async function catalogCurve(settings: RunSettings, upstreamUrl: string, sizes: number[]): Promise<CatalogPoint[]> {
+  const started: Array<{ target: SizeTarget; gateway: Awaited<ReturnType<typeof startGateway>>; idle: number }> = [];
+  try {
+    for (const size of sizes) {
+      const gateway = await startGateway({ upstreamUrl, catalogEndpoints: size });
+      const idle = memory(gateway.pid).rssMb;
+      const load = { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(MODELS.fast)], headers: GATEWAY_HEADERS };
+      started.push({ target: { size, pid: gateway.pid, load }, gateway, idle });
+    }
+    const byTarget = new Map(started.map((entry) => [entry.target, entry]));
+    const medians = await sideBySide(settings, started.map((entry) => entry.target), (target) => {
+      const entry = byTarget.get(target)!;
+      return `[catalog ${target.size} endpoints] start ${entry.gateway.startMs} ms, idle RSS ${entry.idle} MB;`;
+    });
+    return started.map(({ target, gateway, idle }) => ({ ...medians.get(target)!, startMs: gateway.startMs, idleRssMb: idle }));
+  } finally {
+    await Promise.all(started.map(({ gateway }) => gateway.stop()));
+  }
+}
+
+/** Keys every point of the keys curve rotates over (spread across the whole table). */
+const ROTATION = 10;
+/** Distinct keys of the extra point: many keys in the traffic, not only in the table. */
+const WIDE_ROTATION = 1000;
+
+/**
+ * Keys are inserted into the database before the start. Every size is driven by the same traffic:
+ * requests rotating over ROTATION keys spread across the table, so the curve isolates how many keys
+ * are stored. One extra point (`keysInRotation`) drives the largest size with up to WIDE_ROTATION
+ * distinct keys: the cost of per-key state in the traffic itself.
+ */
+export async function keysCurve(settings: RunSettings, upstreamUrl: string, sizes: number[]): Promise<SizePoint[]> {
+  const started: Array<{ target: SizeTarget; gateway: Awaited<ReturnType<typeof startGateway>>; rotation: number }> = [];
+  try {
+    for (const size of sizes) {
+      const gateway = await startGateway({ upstreamUrl, extraKeys: size });
+      const spread = gateway.keys.filter((_, index) => index % Math.max(1, Math.floor(gateway.keys.length / ROTATION)) === 0).slice(0, ROTATION);
+      const load = { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(MODELS.fast)], headers: GATEWAY_HEADERS, keys: spread };
+      started.push({ target: { size, pid: gateway.pid, load }, gateway, rotation: spread.length });
+    }
+    const largest = started.at(-1)!;
+    const wide = { ...largest, target: { ...largest.target, load: { ...largest.target.load, keys: largest.gateway.keys.slice(0, WIDE_ROTATION) } } };
+    wide.rotation = wide.target.load.keys.length;
+    const all = [...started, wide];
+    const rotationOf = new Map(all.map((entry) => [entry.target, entry.rotation]));
+    const medians = await sideBySide(settings, all.map((entry) => entry.target), (target) => `[keys ${target.size} (${rotationOf.get(target)} in rotation)]`);
+    return all.map(({ target, rotation }, index) => ({ ...medians.get(target)!, ...(index === all.length - 1 ? { keysInRotation: rotation } : {}) }));
+  } finally {
+    await Promise.all(started.map(({ gateway }) => gateway.stop()));
+  }
 }
 
 export async function bodyCurve(settings: RunSettings, upstreamUrl: string, sizes: number[]): Promise<BodyPoint[]> {
