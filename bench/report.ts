@@ -16,7 +16,7 @@ export interface Results {
   mode: "quick" | "full";
   machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverage: number[]; bun: string; wrk: string };
   git: { commit: string; dirty: boolean };
-  settings: { seconds: number; warmupSeconds: number; connections: number[]; ttfbCount: number };
+  settings: { seconds: number; warmupSeconds: number; connections: number[]; ttfbCount: number; rounds?: number };
   targets: TargetResult[];
   derived: Derived;
   checks: Check[];
@@ -124,7 +124,8 @@ function soakTable(soak: SoakResult): string[] {
 export function renderMarkdown(results: Results): string {
   const { machine, derived } = results;
   const lines = [
-    `Run ${results.startedAt} (${results.mode} mode: ${results.settings.seconds} s per run after a ${results.settings.warmupSeconds} s warm-up) on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}; ` +
+    `Run ${results.startedAt} (${results.mode} mode: ${results.settings.seconds} s per run after a ${results.settings.warmupSeconds} s warm-up` +
+      `${(results.settings.rounds ?? 1) > 1 ? `; direct, floor and gateway measured in turns for ${results.settings.rounds} rounds, medians shown` : ""}) on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}; ` +
       `${machine.cpus} × ${machine.cpuModel}, load average ${machine.loadAverage.join(" ")} at start; bun ${machine.bun}, ${machine.wrk}; ` +
       (machine.pinned ? "system under test pinned to core 0, load generator and upstream to core 1." : "no pinning (taskset or a second core missing)."),
     ...(results.mode === "quick" ? ["", "**Preliminary**: a quick run, on a shared machine; the figures are noisy."] : []),

@@ -10,7 +10,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type Curves, type CurveSizes, bodyCurve, catalogCurve, keysCurve, type SoakResult, soak, streamsCurve } from "./lib/curves.ts";
 import { checks, derive } from "./lib/derive.ts";
-import { measureTarget, type RunSettings, type TargetResult } from "./lib/measure.ts";
+import { combineRounds, measureTarget, type RunSettings, type TargetDef, type TargetResult } from "./lib/measure.ts";
 import { canPin, installGuards, isStopping, pin, stopAll } from "./lib/proc.ts";
 import {
   ANTHROPIC_HEADERS,
@@ -34,6 +34,8 @@ const HELP = `Usage: npm run bench -- [options]
   --quick            short runs (2 s each, 1 s warm-up, smaller curves): a preliminary check
   --duration S       seconds per measured run (default 5; quick 2)
   --warmup S         seconds of warm-up per target (default 2; quick 1)
+  --rounds N         rounds of the main comparison, targets measured in turns, medians reported
+                     (default 3; quick 1)
   --curves           also the scaling curves: catalog 10 → 10,000 endpoints, API keys 10 → 100,000,
                      body 1 KB → 1 MB, concurrent streams 10 → 2,000
   --only-curves      the curves without the main comparison (the report then has no main table)
@@ -49,10 +51,12 @@ interface Options {
   main: boolean;
   soakSeconds: number | undefined;
   rebuild: boolean;
+  /** Rounds of the main comparison (targets measured in turns); medians are reported. */
+  rounds: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false };
+  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false, rounds: Number.NaN };
   const numberAfter = (index: number, name: string): number => {
     const value = Number(argv[index + 1]);
     if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number of seconds`);
@@ -69,6 +73,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--rebuild") options.rebuild = true;
     else if (arg === "--duration") options.seconds = numberAfter(index++, arg);
     else if (arg === "--warmup") options.warmupSeconds = numberAfter(index++, arg);
+    else if (arg === "--rounds") options.rounds = Math.round(numberAfter(index++, arg));
     else if (arg === "--soak") {
       const next = Number(argv[index + 1]);
       options.soakSeconds = Number.isFinite(next) && next > 0 ? (index++, next) : 300;
@@ -76,6 +81,7 @@ function parseOptions(argv: string[]): Options {
   }
   if (Number.isNaN(options.seconds)) options.seconds = options.quick ? 2 : 5;
   if (Number.isNaN(options.warmupSeconds)) options.warmupSeconds = options.quick ? 1 : 2;
+  if (Number.isNaN(options.rounds)) options.rounds = options.quick ? 1 : 3;
   return options;
 }
 
@@ -94,7 +100,7 @@ function sizes(quick: boolean): CurveSizes {
 /** A generous bound on the whole run, from what it will do. */
 function timeBound(options: Options, settings: RunSettings, curve: CurveSizes): number {
   const perTarget = settings.warmupSeconds + settings.connections.length * (settings.seconds + 1) + 20;
-  const main = options.main ? 4 * perTarget + 60 : 0;
+  const main = options.main ? options.rounds * 4 * (perTarget + settings.seconds + 30) + 60 : 0;
   const curves = options.curves
     ? (curve.catalog.length + curve.keys.length) * (settings.warmupSeconds + settings.seconds + 30) + curve.bodyBytes.length * 2 * (settings.seconds + 5) + curve.streams.length * 2 * 60
     : 0;
@@ -106,49 +112,37 @@ function git(args: string[]): string {
   return Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
 }
 
-async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }): Promise<TargetResult[]> {
-  const results: TargetResult[] = [];
+/**
+ * Direct, floor and gateway, measured in turns for `rounds` rounds (all three running throughout;
+ * only the one measured gets load) and combined by median, so that the ratios compare measurements
+ * taken minutes apart at most, under the same machine conditions.
+ */
+async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }, rounds: number): Promise<TargetResult[]> {
   const chat = chatBody(MODELS.fast);
   const chatStream = chatBody(MODELS.fast, { stream: true });
-
-  // Direct: the upstream is the system under test, so it moves to core 0 for this part.
-  pin(upstream.pid, 0);
+  const floor = await startFloor(upstream.url);
+  const gateway = await startGateway({ upstreamUrl: upstream.url });
   try {
-    results.push(
-      await measureTarget(settings, {
+    const url = `${gateway.url}/api/v1/chat/completions`;
+    const messages = `${gateway.url}/api/v1/messages`;
+    const defs: TargetDef[] = [
+      {
         name: "direct",
         label: "direct to the Bun upstream",
         pid: upstream.pid,
         load: { url: `${upstream.url}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
         stream: { url: `${upstream.url}/v1/chat/completions`, body: chatStream, headers: JSON_HEADERS, endMarker: "[DONE]" },
         delayed: { url: `${upstream.url}${SLOW_PREFIX}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
-      }),
-    );
-  } finally {
-    pin(upstream.pid, 1);
-  }
-
-  const floor = await startFloor(upstream.url);
-  try {
-    results.push(
-      await measureTarget(settings, {
+      },
+      {
         name: "floor",
         label: "floor: Bun.serve + fetch passthrough",
         pid: floor.pid,
         load: { url: `${floor.url}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
         stream: { url: `${floor.url}/v1/chat/completions`, body: chatStream, headers: JSON_HEADERS, endMarker: "[DONE]" },
         delayed: { url: `${floor.url}${SLOW_PREFIX}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
-      }),
-    );
-  } finally {
-    await floor.stop();
-  }
-
-  const gateway = await startGateway({ upstreamUrl: upstream.url });
-  try {
-    const url = `${gateway.url}/api/v1/chat/completions`;
-    results.push(
-      await measureTarget(settings, {
+      },
+      {
         name: "gateway",
         label: "Roundhouse: chat → openai-compatible",
         pid: gateway.pid,
@@ -156,22 +150,32 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
         load: { url, bodies: [chat], headers: GATEWAY_HEADERS },
         stream: { url, body: chatStream, headers: GATEWAY_HEADERS, endMarker: "[DONE]" },
         delayed: { url, bodies: [chatBody(MODELS.slow)], headers: GATEWAY_HEADERS },
-      }),
-    );
-    const messages = `${gateway.url}/api/v1/messages`;
-    results.push(
-      await measureTarget(settings, {
+      },
+      {
         name: "gateway-anthropic",
-        label: "Roundhouse: messages → anthropic (same process, after the row above)",
+        label: "Roundhouse: messages → anthropic (same process as the row above)",
         pid: gateway.pid,
         load: { url: messages, bodies: [messagesBody(MODELS.claude)], headers: ANTHROPIC_HEADERS },
         stream: { url: messages, body: messagesBody(MODELS.claude, { stream: true }), headers: ANTHROPIC_HEADERS, endMarker: "message_stop" },
-      }),
-    );
+      },
+    ];
+    const measured = defs.map(() => [] as TargetResult[]);
+    for (let round = 0; round < rounds; round++) {
+      if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
+      for (const [index, def] of defs.entries()) {
+        // Direct: the upstream is the system under test, so it moves to core 0 for its turn.
+        if (def.name === "direct") pin(upstream.pid, 0);
+        try {
+          measured[index]!.push(await measureTarget(settings, def));
+        } finally {
+          if (def.name === "direct") pin(upstream.pid, 1);
+        }
+      }
+    }
+    return measured.map((results) => combineRounds(results));
   } finally {
-    await gateway.stop();
+    await Promise.all([floor.stop(), gateway.stop()]);
   }
-  return results;
 }
 
 async function main(): Promise<void> {
@@ -194,7 +198,7 @@ async function main(): Promise<void> {
   console.log(`bench: ${options.quick ? "quick" : "full"} mode, ${settings.seconds} s per run, pinning ${canPin ? "on" : "off"}`);
 
   const upstream = await startUpstream();
-  const targets = options.main ? await mainComparison(settings, upstream) : [];
+  const targets = options.main ? await mainComparison(settings, upstream, options.rounds) : [];
   let curves: Curves | undefined;
   if (options.curves) {
     curves = { connections: 16 };
@@ -222,7 +226,7 @@ async function main(): Promise<void> {
       wrk: wrkVersion,
     },
     git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
-    settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount },
+    settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount, rounds: options.main ? options.rounds : 0 },
     targets,
     derived,
     checks: checks(targets, derived, curves, soakResult),
