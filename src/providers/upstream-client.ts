@@ -297,8 +297,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       length = 0;
     }
     const head = requestHead(method, target, init.headers, length);
-    // A reused connection the server closed while it sat idle fails before any answer: once, the
-    // request goes again on a fresh connection. Nothing was answered, so nothing was processed twice.
+    // A kept-alive connection the server closed while it sat idle (its idle timeout racing this write)
+    // fails before any byte of an answer: the request goes again once, on a fresh connection, as HTTP
+    // clients do for reused connections. A fresh connection that fails is never retried here.
     for (let attempt = 0; ; attempt++) {
       let connection = takeIdle(target.origin);
       if (!connection) connection = await connect(target, signal);
