@@ -61,18 +61,26 @@ async function readChunked(body: ReadableStream<Uint8Array>, maxBytes: number): 
 /** No legitimate request nests this deep (tool schemas included). */
 export const MAX_JSON_DEPTH = 128;
 
-/** The deepest array/object nesting of a JSON text (brackets inside strings do not count). */
-function nestingDepth(text: string): number {
+/**
+ * The deepest array/object nesting of a JSON text (brackets inside strings do not count). Strings,
+ * most of a large prompt, are skipped with indexOf to their closing quote (one not preceded by an odd
+ * number of backslashes) instead of character by character.
+ */
+export function nestingDepth(text: string): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
-    if (inString) {
-      if (char === 92 /* \\ */) index++;
-      else if (char === 34 /* " */) inString = false;
-    } else if (char === 34) {
-      inString = true;
+    if (char === 34 /* " */) {
+      let close = text.indexOf('"', index + 1);
+      for (;;) {
+        if (close < 0) return deepest;
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === 92 /* \\ */) backslashes++;
+        if (backslashes % 2 === 0) break;
+        close = text.indexOf('"', close + 1);
+      }
+      index = close;
     } else if (char === 91 /* [ */ || char === 123 /* { */) {
       if (++depth > deepest) {
         deepest = depth;
