@@ -1,0 +1,125 @@
+/**
+ * Two builds of the gateway side by side: another binary (an older commit's `npm run build`) and the
+ * current dist/roundhouse, beside direct and the floor, measured in turns for 3 rounds (medians):
+ * added p50 at 1 concurrent, CPU per request and req/s at 64, the 20 ms upstream at 64, and 100 KB
+ * bodies at 16. Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"]
+ * (build the other one in a git worktree: git worktree add /tmp/old <commit> && cd /tmp/old &&
+ * npm ci && npm run build).
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { cpuMicros, installGuards, onCleanup, pin, start, stopAll } from "./lib/proc.ts";
+import { ADMIN_KEY, ensureBinary, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, SLOW_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
+import { ensureWrk, runWrk } from "./lib/wrk.ts";
+
+const { values } = parseArgs({ args: process.argv.slice(2), options: { other: { type: "string" }, label: { type: "string", default: "other build" } } });
+if (!values.other) throw new Error("--other path/to/roundhouse is required");
+const OTHER = values.other;
+installGuards(1_200_000);
+const ROUNDS = 3;
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
+interface Target {
+  name: string;
+  pid: number;
+  url: string;
+  /** The same route against the upstream's 20 ms path. */
+  slowUrl: string;
+  slowBody: string;
+  headers: Record<string, string>;
+}
+
+try {
+  await ensureBinary(false);
+  const wrk = await ensureWrk();
+  const upstream = await startUpstream();
+  const floor = await startFloor(upstream.url);
+  const current = await startGateway({ upstreamUrl: upstream.url });
+  // The other build serves the same generated config, with a data directory of its own.
+  const args = readFileSync(`/proc/${current.pid}/cmdline`, "utf8").split("\0");
+  const config = readFileSync(args[args.indexOf("--config") + 1]!, "utf8");
+  const work = mkdtempSync(join(tmpdir(), "roundhouse-compare-"));
+  onCleanup(() => rmSync(work, { recursive: true, force: true }));
+  const configFile = join(work, "roundhouse.json");
+  writeFileSync(configFile, config.replace(/"data_dir":"[^"]+"/, `"data_dir":${JSON.stringify(join(work, "data"))}`));
+  const other = await start("other", [OTHER, "serve", "--config", configFile], {
+    core: 0,
+    cwd: work,
+    env: { ROUNDHOUSE_ADMIN_KEY: ADMIN_KEY, ROUNDHOUSE_INFERENCE_KEY: INFERENCE_KEY, ROUNDHOUSE_LOG_LEVEL: "warn" },
+    ready: /listening on (http:\/\/[^\s/]+)/,
+    timeoutMs: 60_000,
+  });
+  const plain = (name: string, pid: number, base: string): Target => ({
+    name,
+    pid,
+    url: `${base}/v1/chat/completions`,
+    slowUrl: `${base}${SLOW_PREFIX}/v1/chat/completions`,
+    slowBody: chatBody(MODELS.fast),
+    headers: JSON_HEADERS,
+  });
+  const gateway = (name: string, pid: number, base: string): Target => ({
+    name,
+    pid,
+    url: `${base}/api/v1/chat/completions`,
+    slowUrl: `${base}/api/v1/chat/completions`,
+    slowBody: chatBody(MODELS.slow),
+    headers: GATEWAY_HEADERS,
+  });
+  const targets = [
+    plain("direct", upstream.pid, upstream.url),
+    plain("floor", floor.pid, floor.url),
+    gateway(`gateway, ${values.label}`, other.pid, other.match[1]!),
+    gateway("gateway, dist/roundhouse", current.pid, current.url),
+  ];
+  const results = new Map(targets.map((target) => [target, { p50: [] as number[], cpu: [] as number[], rps: [] as number[], slow: [] as number[], body: [] as number[] }]));
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const target of targets) {
+      // Direct: the upstream is the system under test, so it moves to core 0 for its turn.
+      if (target.name === "direct") pin(upstream.pid, 0);
+      try {
+        const load = { url: target.url, bodies: [chatBody(MODELS.fast)], headers: target.headers };
+        await runWrk(wrk, load, 16, 2, 1);
+        const one = await runWrk(wrk, load, 1, 4, 1);
+        const before = cpuMicros(target.pid);
+        const many = await runWrk(wrk, load, 64, 4, 1);
+        const cpu = (cpuMicros(target.pid) - before) / Math.max(1, many.requests);
+        const slow = await runWrk(wrk, { url: target.slowUrl, bodies: [target.slowBody], headers: target.headers }, 64, 4, 1);
+        const large = await runWrk(wrk, { ...load, bodies: [chatBody(MODELS.fast, { contentBytes: 100 * 1024 })] }, 16, 3, 1);
+        const figures = results.get(target)!;
+        figures.p50.push(one.p50Us);
+        figures.cpu.push(cpu);
+        figures.rps.push(many.rps);
+        figures.slow.push(slow.rps);
+        figures.body.push(large.rps);
+        const errors = one.errors + many.errors + slow.errors + large.errors;
+        console.log(
+          `round ${round} ${target.name}: p50 @1 ${one.p50Us} µs, CPU @64 ${cpu.toFixed(1)} µs, ${many.rps} req/s, ` +
+            `20 ms @64 ${slow.rps} req/s, 100 KB @16 ${large.rps} req/s, errors ${errors}`,
+        );
+      } finally {
+        if (target.name === "direct") pin(upstream.pid, 1);
+      }
+    }
+  }
+  const direct = results.get(targets[0]!)!;
+  const onFloor = results.get(targets[1]!)!;
+  console.log(`\nmedians of ${ROUNDS} rounds:`);
+  for (const target of targets) {
+    const figures = results.get(target)!;
+    const cpu = median(figures.cpu);
+    console.log(
+      `${target.name}: added p50 @1 ${median(figures.p50) - median(direct.p50)} µs; CPU @64 ${cpu.toFixed(1)} µs (×${(cpu / median(onFloor.cpu)).toFixed(2)} the floor); ` +
+        `${median(figures.rps)} req/s; 20 ms @64 ${((median(figures.slow) / median(direct.slow)) * 100).toFixed(1)}% of direct; 100 KB bodies ${median(figures.body)} req/s`,
+    );
+  }
+} catch (error) {
+  console.error(`compare: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+}
