@@ -40,11 +40,6 @@ export class Transports {
     }
   }
 
-  /** Upstream connections open now (in use and idle); zero when fetch carries them. */
-  get connections(): { active: number; idle: number } {
-    return this.#client?.connections ?? { active: 0, idle: 0 };
-  }
-
   /** Closes idle upstream connections (at shutdown). */
   close(): void {
     this.#client?.close();

@@ -193,10 +193,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       socket.end();
     },
     close(socket, error) {
-      const connection = socket.data;
-      const wasIdle = !connection.exchange;
-      forget(connection);
-      if (!wasIdle) connection.exchange?.closed(error);
+      const exchange = socket.data.exchange;
+      forget(socket.data);
+      exchange?.closed(error);
     },
     error(socket, error) {
       socket.data.exchange?.failed(error);
@@ -205,9 +204,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       // Only idle connections have a timeout set.
       forget(socket.data);
       socket.terminate();
-    },
-    connectError(socket, error) {
-      socket.data.exchange?.failed(error);
     },
   };
 
@@ -352,23 +348,8 @@ export class ResponseHeaders implements HeaderReader {
     return value;
   }
 
-  has(name: string): boolean {
-    return this.get(name) !== null;
-  }
-
   getSetCookie(): string[] {
     return this.fields.filter(([field]) => field === "set-cookie").map(([, value]) => value);
-  }
-
-  forEach(callback: (value: string, name: string) => void): void {
-    for (const [name, value] of this.toHeaders()) callback(value, name);
-  }
-
-  /** A standard Headers object with the same fields. */
-  toHeaders(): Headers {
-    const headers = new Headers();
-    for (const [name, value] of this.fields) headers.append(name, value);
-    return headers;
   }
 }
 
@@ -395,10 +376,6 @@ export class ClientResponse implements UpstreamResponse {
 
   get ok(): boolean {
     return this.status >= 200 && this.status < 300;
-  }
-
-  get bodyUsed(): boolean {
-    return this.#used;
   }
 
   /**
@@ -451,11 +428,6 @@ export class ClientResponse implements UpstreamResponse {
 
   async json(): Promise<unknown> {
     return JSON.parse(await this.text());
-  }
-
-  async arrayBuffer(): Promise<ArrayBuffer> {
-    const bytes = await this.bytes();
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   }
 }
 
@@ -655,17 +627,15 @@ class Exchange {
   /** Resolves the response: with the exact bytes when the whole body is here, else with a stream. */
   #deliver(): void {
     this.#settled = true;
-    let response: ClientResponse;
+    const early = this.#early;
+    this.#early = [];
+    let body: Uint8Array | ReadableStream<Uint8Array>;
     if (this.#done) {
-      const early = this.#early;
-      this.#early = [];
-      const bytes = early.length === 0 ? EMPTY : early.length === 1 ? early[0]! : Buffer.concat(early);
-      response = new ClientResponse(this.#status, this.#statusText, this.#headers, this.#encoding ? decoded(new Blob([bytes]).stream(), this.#encoding) : bytes);
+      body = early.length === 0 ? EMPTY : early.length === 1 ? early[0]! : Buffer.concat(early);
+      if (this.#encoding) body = new Blob([body]).stream();
     } else {
-      const early = this.#early;
-      this.#early = [];
       const socket = this.connection.socket;
-      let stream: ReadableStream<Uint8Array> = new ReadableStream<Uint8Array>(
+      body = new ReadableStream<Uint8Array>(
         {
           start: (controller) => {
             this.#controller = controller;
@@ -683,11 +653,11 @@ class Exchange {
         },
         { highWaterMark: 64 * 1024, size: (chunk) => chunk?.byteLength ?? 0 },
       );
-      if (this.#encoding) stream = decoded(stream, this.#encoding);
-      response = new ClientResponse(this.#status, this.#statusText, this.#headers, stream);
     }
-    this.#resolve(response);
+    if (this.#encoding && body instanceof ReadableStream) body = decoded(body, this.#encoding);
+    this.#resolve(new ClientResponse(this.#status, this.#statusText, this.#headers, body));
   }
+
 
   #emit(chunk: Uint8Array): void {
     if (chunk.byteLength === 0) return;
