@@ -1,5 +1,5 @@
 import { chmodSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
-import type { Logger } from "../core/log.ts";
+import { describeError, type Logger } from "../core/log.ts";
 import { PRIVATE_FILE_MODE } from "./client.ts";
 import type { GenerationRow } from "./schema.ts";
 
@@ -14,14 +14,26 @@ export const JOURNAL_FILE = "generations.journal";
  */
 export class GenerationJournal {
   #fd: number | undefined;
+  #failing = false;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly logger: Logger,
+  ) {
     this.#fd = openSync(path, "a", PRIVATE_FILE_MODE);
     chmodSync(path, PRIVATE_FILE_MODE);
   }
 
+  /** A failed append (a full disk) is logged once until one succeeds: the answer is not refused for it. */
   append(row: GenerationRow): void {
-    if (this.#fd !== undefined) writeSync(this.#fd, `${JSON.stringify(row)}\n`);
+    if (this.#fd === undefined) return;
+    try {
+      writeSync(this.#fd, `${JSON.stringify(row)}\n`);
+      this.#failing = false;
+    } catch (error) {
+      if (!this.#failing) this.logger.error("appending to the generation journal failed; records stay queued in memory only", { file: this.path, error: describeError(error) });
+      this.#failing = true;
+    }
   }
 
   /** Empties the journal: every line in it is committed. */

@@ -87,7 +87,7 @@ export class GenerationStore {
     const journalFile = options.journalFile === undefined ? journalBeside(db) : options.journalFile;
     if (journalFile !== null) {
       this.#replay(readJournal(journalFile, logger));
-      this.#journal = new GenerationJournal(journalFile);
+      this.#journal = new GenerationJournal(journalFile, logger);
       this.#journal.clear();
     }
   }
