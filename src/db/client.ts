@@ -42,13 +42,13 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates a directory (and missing parents) readable by its owner only, whatever the umask. */
-export function createPrivateDirectory(path: string): void {
+function createPrivateDirectory(path: string): void {
   const created = mkdirSync(path, { recursive: true, mode: 0o700 });
   if (created !== undefined) chmodSync(path, 0o700);
 }
 
 /** Creates the file if missing, and makes it (new or old) readable and writable by its owner only, whatever the umask. */
-export function createPrivateFile(path: string): void {
+function createPrivateFile(path: string): void {
   closeSync(openSync(path, "a", PRIVATE_FILE_MODE));
   chmodSync(path, PRIVATE_FILE_MODE);
 }
