@@ -4,7 +4,7 @@ import { bootstrapAdminKey } from "./bootstrap.ts";
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
-import { openDatabase } from "./db/client.ts";
+import { type Db, openDatabase } from "./db/client.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { sealedSample } from "./db/sealed-sample.ts";
 import { loadMasterKey } from "./security/master-key.ts";
@@ -58,20 +58,24 @@ export async function prepare(options: StartOptions = {}) {
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
   const logger = options.logger ?? createLogger(config.log.level);
   const dataDir = resolve(config.data_dir);
-  const db = openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations });
+  // Opened for the master key's check of a stored sealed value (or after it): a malformed or exposed
+  // key fails before the database is created.
+  let opened: Db | undefined;
+  const open = () => (opened ??= openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations }));
   let key: Buffer;
   try {
     const loaded = loadMasterKey({
       envValue: env.ROUNDHOUSE_MASTER_KEY,
       file: resolve(config.master_key_file ?? join(dataDir, "master.key")),
-      sealed: sealedSample(db.$client),
+      sealed: () => sealedSample(open().$client),
     });
     key = loaded.key;
     if (loaded.source === "created") logger.info("created a new master key file", { data_dir: dataDir });
   } catch (error) {
-    db.$client.close();
+    opened?.$client.close();
     throw error;
   }
+  const db = open();
   const services = createServices({ config, logger, db, masterKey: key });
   const { generatedKey, generatedInferenceKey } = bootstrapAdminKey(
     services,

@@ -45,13 +45,15 @@ export interface Stores {
  * missing or exposed.
  */
 export function openStores(config: Config): Stores {
-  const db = openDatabase({ dataDir: dataDirOf(config), busyTimeoutMs: config.storage.busy_timeout_ms });
+  let opened: Db | undefined;
+  const open = () => (opened ??= openDatabase({ dataDir: dataDirOf(config), busyTimeoutMs: config.storage.busy_timeout_ms }));
   try {
-    loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config), sealed: sealedSample(db.$client) });
+    loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config), sealed: () => sealedSample(open().$client) });
   } catch (error) {
-    db.$client.close();
+    opened?.$client.close();
     throw error;
   }
+  const db = open();
   return {
     db,
     keys: new KeyStore(db),

@@ -28,12 +28,13 @@ export type SealedCheck = (box: SecretBox) => unknown;
 
 /**
  * The master key comes from ROUNDHOUSE_MASTER_KEY, else from the key file, which is created with mode
- * 0600 on first start. A key file readable by group or others is refused. With `sealed` (a value the
- * database already holds), a missing key file is refused rather than replaced by a new key, and a key
- * that does not open the value is refused: either would leave every stored secret unreadable.
+ * 0600 on first start. A key file readable by group or others is refused. `sealed` gives a value the
+ * database already holds (asked only once the key itself is valid, so a bad key fails before the
+ * database is touched): then a missing key file is refused rather than replaced by a new key, and a
+ * key that does not open the value is refused, since either would leave every stored secret unreadable.
  */
-export function loadMasterKey(options: { envValue: string | undefined; file: string; sealed?: SealedCheck | null }): MasterKeyResult {
-  const { file, sealed } = options;
+export function loadMasterKey(options: { envValue: string | undefined; file: string; sealed?: () => SealedCheck | null }): MasterKeyResult {
+  const { file } = options;
   let result: MasterKeyResult;
   let source: string;
   if (options.envValue !== undefined && options.envValue !== "") {
@@ -47,7 +48,7 @@ export function loadMasterKey(options: { envValue: string | undefined; file: str
     source = `master key file ${file}`;
     result = { key: parseMasterKey(readFileSync(file, "utf8"), source), source: "file" };
   } else {
-    if (sealed) {
+    if (options.sealed?.()) {
       throw new MasterKeyError(
         `master key file ${file} does not exist, but the database holds secrets sealed with a master key; restore ${file} from your backup (or set ROUNDHOUSE_MASTER_KEY to that key). A new key would not decrypt them, so none is created`,
       );
@@ -58,6 +59,7 @@ export function loadMasterKey(options: { envValue: string | undefined; file: str
     chmodSync(file, 0o600);
     return { key, source: "created" };
   }
+  const sealed = options.sealed?.();
   if (sealed) {
     try {
       sealed(new SecretBox(result.key));
