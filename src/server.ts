@@ -4,8 +4,9 @@ import { bootstrapAdminKey } from "./bootstrap.ts";
 import { loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
-import { openDatabase } from "./db/client.ts";
+import { type Db, openDatabase } from "./db/client.ts";
 import type { MigrationSource } from "./db/migrations.ts";
+import { sealedSample } from "./db/sealed-sample.ts";
 import { loadMasterKey } from "./security/master-key.ts";
 import { createServices, type Services } from "./services.ts";
 
@@ -43,6 +44,11 @@ export interface Gateway {
   stop(options?: StopOptions): Promise<void>;
 }
 
+/** The listen address is taken by another process. */
+export class AddressInUseError extends Error {
+  override name = "AddressInUseError";
+}
+
 /** Prepares everything a gateway needs (config, master key, database, bootstrap) without listening. */
 export async function prepare(options: StartOptions = {}) {
   const env = options.env ?? process.env;
@@ -52,12 +58,24 @@ export async function prepare(options: StartOptions = {}) {
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
   const logger = options.logger ?? createLogger(config.log.level);
   const dataDir = resolve(config.data_dir);
-  const { key, source } = loadMasterKey({
-    envValue: env.ROUNDHOUSE_MASTER_KEY,
-    file: resolve(config.master_key_file ?? join(dataDir, "master.key")),
-  });
-  if (source === "created") logger.info("created a new master key file", { data_dir: dataDir });
-  const db = openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations });
+  // Opened for the master key's check of a stored sealed value (or after it): a malformed or exposed
+  // key fails before the database is created.
+  let opened: Db | undefined;
+  const open = () => (opened ??= openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations }));
+  let key: Buffer;
+  try {
+    const loaded = loadMasterKey({
+      envValue: env.ROUNDHOUSE_MASTER_KEY,
+      file: resolve(config.master_key_file ?? join(dataDir, "master.key")),
+      sealed: () => sealedSample(open().$client),
+    });
+    key = loaded.key;
+    if (loaded.source === "created") logger.info("created a new master key file", { data_dir: dataDir });
+  } catch (error) {
+    opened?.$client.close();
+    throw error;
+  }
+  const db = open();
   const services = createServices({ config, logger, db, masterKey: key });
   const { generatedKey, generatedInferenceKey } = bootstrapAdminKey(
     services,
@@ -70,14 +88,28 @@ export async function prepare(options: StartOptions = {}) {
 /** Starts a listening gateway. */
 export async function startGateway(options: StartOptions = {}): Promise<Gateway> {
   const { config, services, generatedKey, generatedInferenceKey } = await prepare(options);
-  const app = createApp(services).listen({
-    hostname: config.server.host,
-    port: config.server.port,
-    // Bun's own cap sits above ours so an oversized body gets the envelope from our parser.
-    maxRequestBodySize: config.server.max_body_bytes + 1024 * 1024,
-  });
-  const server = app.server!;
   const host = config.server.host.includes(":") ? `[${config.server.host}]` : config.server.host;
+  let app: ReturnType<typeof createApp>;
+  try {
+    app = createApp(services).listen({
+      hostname: config.server.host,
+      port: config.server.port,
+      // Elysia asks for SO_REUSEPORT, with which a second gateway on a taken port would silently share
+      // it (connections split at random between the two): this one must fail instead.
+      reusePort: false,
+      // Bun's own cap sits above ours so an oversized body gets the envelope from our parser.
+      maxRequestBodySize: config.server.max_body_bytes + 1024 * 1024,
+    });
+  } catch (error) {
+    services.transports.close();
+    services.generations.close();
+    services.db.$client.close();
+    if ((error as { code?: unknown }).code === "EADDRINUSE") {
+      throw new AddressInUseError(`${host}:${config.server.port} is already in use; stop what listens there or choose another --port`);
+    }
+    throw error;
+  }
+  const server = app.server!;
   const url = `http://${host}:${server.port}`;
   services.logger.info("listening", { url });
   let stopping: Promise<void> | undefined;

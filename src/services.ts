@@ -72,9 +72,14 @@ export function createServices(input: {
   const credentials = new CredentialResolver(vault);
   const health = new HealthStats();
   const lifecycle = new Lifecycle();
+  const { sticky_sessions: stickyConfig, router_memory: memoryConfig } = input.config.routing;
+  const sticky = new StickySessions({ maxEntries: stickyConfig.max_entries, ttlMs: stickyConfig.ttl_ms });
+  const memory = new RouterMemory({ maxEntries: memoryConfig.max_entries, maxTtlMs: memoryConfig.max_ttl_ms });
   const metrics = new GatewayMetrics({
     activeStreams: () => lifecycle.activeStreams,
     pendingGenerations: () => generations.pendingCount,
+    stickySessions: () => sticky.stats,
+    routerMemory: () => memory.stats,
   });
   const plugins = new PluginHost(
     input.plugins ??
@@ -101,12 +106,12 @@ export function createServices(input: {
     },
     budget: spend,
     logger: input.logger,
-    router: new Router({ catalog, health, sticky: new StickySessions(), ...(input.random ? { random: input.random } : {}) }),
+    router: new Router({ catalog, health, sticky, ...(input.random ? { random: input.random } : {}) }),
     health,
     plugins,
     traffic: new TrafficStats(),
     allowPrivateUrls: input.config.security.allow_private_urls,
-    memory: new RouterMemory(),
+    memory,
     metrics,
   });
   return {

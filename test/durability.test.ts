@@ -188,3 +188,61 @@ test("SIGKILL during a burst of preset, key and vault writes loses no acknowledg
   await gateway!.kill("SIGTERM");
   gateway = undefined;
 }, 60_000);
+
+/**
+ * Generation records are written in batches behind the answers (a 50 ms window): a SIGKILL right after
+ * the last answer arrived must lose none of them, nor their spend. The write-ahead journal holds each
+ * record from before its answer is sent; the next start replays it.
+ */
+test("SIGKILL right after the last answer: every answered generation, and its spend, survives the restart", async () => {
+  const own = tempDir("roundhouse-journal-");
+  const ownConfig = join(own.path, "config.yaml");
+  const ownData = join(own.path, "data");
+  await Bun.write(
+    ownConfig,
+    "log:\n  level: warn\nproviders:\n  sim:\n    type: simulated\nmodels:\n  - id: sim/priced\n    endpoints:\n      - provider: sim\n        pricing: {prompt: 1.5, completion: 3}\n",
+  );
+  let child: ChildGateway | undefined = await spawnGateway({ configPath: ownConfig, dataDir: ownData });
+  try {
+    const call = async (method: string, path: string, key: string, body?: unknown) =>
+      fetch(`${child!.url}/api/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(15_000),
+      });
+    const created = await call("POST", "/keys", ADMIN_KEY, { name: "journal", limit: 1000 });
+    expect(created.status).toBe(201);
+    const key = ((await created.json()) as { key: string }).key;
+    // Half JSON answers, half streams read to their end ([DONE]); then the kill, at once.
+    const answered = await Promise.all(
+      Array.from({ length: 40 }, async (_, index) => {
+        const stream = index % 2 === 1;
+        const body = { model: "sim/priced", stream, messages: [{ role: "user", content: `question ${index}` }] };
+        const response = await call("POST", "/chat/completions", key, body);
+        expect(response.status).toBe(200);
+        const text = await response.text();
+        if (stream) expect(text).toContain("data: [DONE]");
+        return /"id":"(gen-[^"]+)"/.exec(text)![1]!;
+      }),
+    );
+    await child.kill("SIGKILL");
+    child = await spawnGateway({ configPath: ownConfig, dataDir: ownData });
+    let cost = 0;
+    const missing: string[] = [];
+    for (const id of answered) {
+      const response = await call("GET", `/generation?id=${id}`, key);
+      if (response.status !== 200) missing.push(id);
+      else cost += ((await response.json()) as { data: { total_cost: number } }).data.total_cost;
+    }
+    expect(missing).toEqual([]);
+    expect(cost).toBeGreaterThan(0);
+    // The key's spend (what its limit is checked against) counts every replayed record.
+    const me = (await (await call("GET", "/key", key)).json()) as { data: { usage: number; limit_remaining: number } };
+    expect(me.data.usage).toBeCloseTo(cost, 9);
+    expect(me.data.limit_remaining).toBeCloseTo(1000 - cost, 9);
+  } finally {
+    await child?.kill("SIGKILL");
+    own.remove();
+  }
+}, 60_000);

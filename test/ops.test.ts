@@ -143,6 +143,27 @@ describe("/metrics", () => {
     expect(valueOf(samples, "roundhouse_active_streams")).toBe(0);
   });
 
+  test("sticky sessions stay within routing.sticky_sessions.max_entries; evictions and size show in /metrics", async () => {
+    const gateway = inProcess({ routing: { sticky_sessions: { max_entries: 3 } } });
+    const before = await scrape(gateway);
+    expect(before.types.get("roundhouse_sticky_evictions_total")).toBe("counter");
+    expect(before.types.get("roundhouse_router_memory_evictions_total")).toBe("counter");
+    expect(valueOf(before.samples, "roundhouse_sticky_evictions_total", { reason: "size" })).toBe(0);
+    const { key } = await createKey(gateway, { name: "sessions" });
+    for (let index = 0; index < 8; index++) {
+      const response = await gateway.call("POST", "/chat/completions", {
+        key,
+        body: { model: "roundhouse/simulated", session_id: `client-chosen-${index}`, messages: [{ role: "user", content: "Hi" }] },
+      });
+      expect(response.status).toBe(200);
+    }
+    const { samples } = await scrape(gateway);
+    expect(valueOf(samples, "roundhouse_sticky_sessions")).toBe(3);
+    expect(valueOf(samples, "roundhouse_sticky_evictions_total", { reason: "size" })).toBe(5);
+    expect(valueOf(samples, "roundhouse_sticky_evictions_total", { reason: "expired" })).toBe(0);
+    expect(valueOf(samples, "roundhouse_router_memory_entries")).toBe(0);
+  });
+
   test("label values are escaped and histogram buckets are cumulative", () => {
     const registry = new Registry();
     const counter = registry.register(new Counter("test_total", "A help text with a \\ backslash\nand a line feed.", ["name"]));

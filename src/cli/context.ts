@@ -6,6 +6,7 @@ import { KeyStore } from "../db/keys.ts";
 import { PresetStore } from "../db/presets.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import { WorkspaceStore } from "../db/workspaces.ts";
+import { sealedSample } from "../db/sealed-sample.ts";
 import { loadMasterKey } from "../security/master-key.ts";
 import { CliError } from "./output.ts";
 
@@ -44,8 +45,15 @@ export interface Stores {
  * missing or exposed.
  */
 export function openStores(config: Config): Stores {
-  loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config) });
-  const db = openDatabase({ dataDir: dataDirOf(config), busyTimeoutMs: config.storage.busy_timeout_ms });
+  let opened: Db | undefined;
+  const open = () => (opened ??= openDatabase({ dataDir: dataDirOf(config), busyTimeoutMs: config.storage.busy_timeout_ms }));
+  try {
+    loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config), sealed: () => sealedSample(open().$client) });
+  } catch (error) {
+    opened?.$client.close();
+    throw error;
+  }
+  const db = open();
   return {
     db,
     keys: new KeyStore(db),

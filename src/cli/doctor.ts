@@ -1,14 +1,10 @@
 import { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sqlite";
-import { isNotNull } from "drizzle-orm";
 import { ConfigError } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
-import { type Db, DATABASE_FILE, migrationSources } from "../db/client.ts";
-import { ConnectionStore } from "../db/connections.ts";
-import * as schema from "../db/schema.ts";
-import { VaultStore } from "../db/vault.ts";
+import { DATABASE_FILE, migrationSources } from "../db/client.ts";
+import { sealedSample } from "../db/sealed-sample.ts";
 import { Catalog } from "../routing/catalog.ts";
 import { parseMasterKey } from "../security/master-key.ts";
 import { SecretBox } from "../security/secret-box.ts";
@@ -150,22 +146,6 @@ function checkMigrations(client: Database): Finding {
   if (status.pending.length === 0) return finding("ok", "migrations", `all ${sources.length} migrations are applied`);
   const tags = status.pending.map((source) => source.tag).join(", ");
   return finding("warn", "migrations", `${status.pending.length} pending (${tags}); 'roundhouse migrate' or the next start applies them`);
-}
-
-/** A stored sealed value to test the master key against, as a function that decrypts it. */
-function sealedSample(client: Database): ((box: SecretBox) => unknown) | null {
-  const db = drizzle({ client, schema }) as Db;
-  try {
-    const secret = db.select().from(schema.vaultSecrets).limit(1).get();
-    if (secret) {
-      return (box) => new VaultStore(db, box).reveal({ workspaceId: secret.workspaceId, internId: secret.internId }, secret.name);
-    }
-    const connection = db.select().from(schema.connections).where(isNotNull(schema.connections.credentialsEnc)).limit(1).get();
-    if (connection) return (box) => new ConnectionStore(db, box).reveal(connection);
-  } catch {
-    // Tables missing before the migrations run: nothing is stored yet.
-  }
-  return null;
 }
 
 function checkMasterKey(config: Config, client: Database | null): Finding {

@@ -96,6 +96,32 @@ export const LimitsConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+/**
+ * Routing state keyed by what clients choose (session ids, conversation keys): bounded in entries (the
+ * least recently written one goes first) and in time.
+ */
+export const RoutingConfig = T.Object(
+  {
+    /** Sticky routing: conversations remembered, and how long one keeps its endpoint after its last success. */
+    sticky_sessions: T.Object(
+      {
+        max_entries: T.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000 }),
+        ttl_ms: T.Integer({ minimum: 1000, maximum: 7 * 86_400_000, default: 10 * 60_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    /** Choices plugins remember per conversation (router stickiness); a plugin's longer TTL is cut to max_ttl_ms. */
+    router_memory: T.Object(
+      {
+        max_entries: T.Integer({ minimum: 1, maximum: 10_000_000, default: 100_000 }),
+        max_ttl_ms: T.Integer({ minimum: 1000, maximum: 30 * 86_400_000, default: 86_400_000 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const PluginsConfig = T.Object(
   {
     /** Directories of operator plugins (modules, or folders with an index module), scanned at start. */
@@ -121,6 +147,7 @@ export const Config = T.Object(
     plugins: PluginsConfig,
     security: SecurityConfig,
     limits: LimitsConfig,
+    routing: RoutingConfig,
     /** Upstream providers by slug. Without any, the embedded simulated provider and model are served. */
     providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {} }),
     models: T.Array(ModelConfig, { default: [] }),

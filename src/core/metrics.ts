@@ -96,6 +96,22 @@ export class Counter extends Metric<{ value: number }> {
   }
 }
 
+/** A counter whose series are read at scrape time from a count kept elsewhere (which only grows). */
+export class CollectedCounter extends Counter {
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    private readonly collect: () => Array<[Labels, number]>,
+  ) {
+    super(name, help, labelNames);
+  }
+  override render(): string[] {
+    for (const [labels, value] of this.collect()) this.entry(labels).value = value;
+    return super.render();
+  }
+}
+
 export class Gauge extends Metric<{ value: number }> {
   readonly type = "gauge";
   #collect: (() => number) | undefined;
@@ -187,6 +203,13 @@ export interface PipelineMetrics {
   generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void;
 }
 
+/** What a bounded map of client-chosen keys holds and let go (see src/routing/expiring-map.ts). */
+export interface BoundedMapStats {
+  size: number;
+  evictedForSize: number;
+  expired: number;
+}
+
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -212,7 +235,12 @@ export class GatewayMetrics implements PipelineMetrics {
   );
   readonly cost = this.registry.register(new Counter("roundhouse_cost_usd_total", "Cost in US dollars by model.", ["model"]));
 
-  constructor(sources: { activeStreams: () => number; pendingGenerations: () => number }) {
+  constructor(sources: {
+    activeStreams: () => number;
+    pendingGenerations: () => number;
+    stickySessions?: () => BoundedMapStats;
+    routerMemory?: () => BoundedMapStats;
+  }) {
     const { registry } = this;
     registry.register(new Gauge("roundhouse_active_streams", "Streaming responses in flight.", [], sources.activeStreams));
     registry.register(
@@ -221,10 +249,27 @@ export class GatewayMetrics implements PipelineMetrics {
     registry.register(
       new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [], () => process.memoryUsage.rss()),
     );
+    const { stickySessions, routerMemory } = sources;
+    if (stickySessions) this.#bounded(stickySessions, "roundhouse_sticky_sessions", "roundhouse_sticky_evictions_total", "Conversations sticky routing remembers.", "sticky routing");
+    if (routerMemory) this.#bounded(routerMemory, "roundhouse_router_memory_entries", "roundhouse_router_memory_evictions_total", "Choices plugins remember per conversation.", "the router memory");
     const startTime = Date.now() / 1000 - process.uptime();
     registry.register(new Gauge("process_start_time_seconds", "Start time of the process since the Unix epoch in seconds.", [], () => startTime));
     registry.register(
       new Gauge("roundhouse_uptime_seconds", "Seconds since the gateway started.", [], () => (performance.now() - this.#started) / 1000),
+    );
+  }
+
+  /** A size gauge and an eviction counter (reason "size": the bound was reached; "expired": the TTL ran out). */
+  #bounded(stats: () => BoundedMapStats, gauge: string, counter: string, help: string, what: string): void {
+    this.registry.register(new Gauge(gauge, help, [], () => stats().size));
+    this.registry.register(
+      new CollectedCounter(counter, `Entries ${what} dropped, by reason: size (its bound was reached) or expired.`, ["reason"], () => {
+        const { evictedForSize, expired } = stats();
+        return [
+          [{ reason: "size" }, evictedForSize],
+          [{ reason: "expired" }, expired],
+        ];
+      }),
     );
   }
 

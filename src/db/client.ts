@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { type MigrationSource, readMigrationSources, toMigrationMeta } from "./migrations.ts";
@@ -22,8 +22,13 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   if (options.dataDir === ":memory:") {
     client = new Database(":memory:");
   } else {
-    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
-    client = new Database(join(options.dataDir, DATABASE_FILE), { create: true, strict: true });
+    createPrivateDirectory(options.dataDir);
+    const file = join(options.dataDir, DATABASE_FILE);
+    // SQLite would create the file 0644 less the umask; created (or found) here, it is owner-only, and
+    // SQLite gives the -wal and -shm files it creates the database file's mode.
+    createPrivateFile(file);
+    for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) chmodSync(file + suffix, PRIVATE_FILE_MODE);
+    client = new Database(file, { create: true, strict: true });
     client.exec("PRAGMA journal_mode = WAL");
     client.exec("PRAGMA synchronous = NORMAL");
   }
@@ -32,6 +37,20 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   const db = drizzle({ client, schema }) as Db;
   migrate(db, options.migrations ?? migrationSources());
   return db;
+}
+
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Creates a directory (and missing parents) readable by its owner only, whatever the umask. */
+function createPrivateDirectory(path: string): void {
+  const created = mkdirSync(path, { recursive: true, mode: 0o700 });
+  if (created !== undefined) chmodSync(path, 0o700);
+}
+
+/** Creates the file if missing, and makes it (new or old) readable and writable by its owner only, whatever the umask. */
+function createPrivateFile(path: string): void {
+  closeSync(openSync(path, "a", PRIVATE_FILE_MODE));
+  chmodSync(path, PRIVATE_FILE_MODE);
 }
 
 /** The migrations this build knows: inlined by build.ts into a compiled binary (which cannot read the

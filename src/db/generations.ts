@@ -1,9 +1,11 @@
 import type { Statement } from "bun:sqlite";
+import { dirname, join } from "node:path";
 import { and, Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/limits.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
 import type { Db } from "./client.ts";
+import { GenerationJournal, JOURNAL_FILE, readJournal } from "./generation-journal.ts";
 import { type GenerationRow, generations } from "./schema.ts";
 
 export interface KeyUsage {
@@ -18,6 +20,17 @@ export interface GenerationStoreOptions {
   flushDelayMs?: number;
   /** A batch this large is written at once. */
   batchSize?: number;
+  /**
+   * The write-ahead journal file; default `generations.journal` beside an on-disk database, none for an
+   * in-memory one (null: none).
+   */
+  journalFile?: string | null;
+}
+
+/** The journal's default place: beside the database file. */
+function journalBeside(db: Db): string | null {
+  const file = db.$client.filename;
+  return file === "" || file === ":memory:" ? null : join(dirname(file), JOURNAL_FILE);
 }
 
 /** One column of the INSERT: the row's field, the SQL name and the value as the driver stores it. */
@@ -50,7 +63,8 @@ const INSERT_SQL = `INSERT INTO generations (${INSERT_COLUMNS.map((column) => `"
  * Generation records, written behind the response: records queue in memory and are inserted in one
  * transaction per batch, through one prepared statement, on a timer (or at the next turn of the event
  * loop once a batch is full), never inside the request that queued them. Reads see queued records
- * too, so a client can fetch its generation at once.
+ * too, so a client can fetch its generation at once. A queued record is appended to the journal at
+ * once, so the record of an answer already sent survives a killed process: the next start replays it.
  */
 export class GenerationStore {
   readonly #pending = new Map<string, GenerationRow>();
@@ -61,6 +75,7 @@ export class GenerationStore {
   #closed = false;
   #insert: Statement | undefined;
   #write: ((batch: GenerationRow[]) => void) | undefined;
+  readonly #journal: GenerationJournal | undefined;
 
   constructor(
     private readonly db: Db,
@@ -69,6 +84,32 @@ export class GenerationStore {
   ) {
     this.#delay = options.flushDelayMs ?? 50;
     this.#batchSize = options.batchSize ?? 256;
+    const journalFile = options.journalFile === undefined ? journalBeside(db) : options.journalFile;
+    if (journalFile !== null) {
+      this.#replay(readJournal(journalFile, logger));
+      this.#journal = new GenerationJournal(journalFile, logger);
+      this.#journal.clear();
+    }
+  }
+
+  /**
+   * Inserts the records a killed process left in the journal; those already written are skipped (by
+   * id). A record the database refuses is logged and dropped rather than blocking every start.
+   */
+  #replay(rows: GenerationRow[]): void {
+    if (rows.length === 0) return;
+    try {
+      this.#writeBatch(rows);
+    } catch {
+      for (const row of rows) {
+        try {
+          this.#writeBatch([row]);
+        } catch (error) {
+          this.logger.error("a journaled generation record cannot be written; dropped", { id: row.id, error: describeError(error) });
+        }
+      }
+    }
+    this.logger.info("replayed generation records from the journal", { count: rows.length });
   }
 
   record(row: GenerationRow): void {
@@ -76,6 +117,7 @@ export class GenerationStore {
       this.logger.warn("generation record after close; not written", { id: row.id });
       return;
     }
+    this.#journal?.append(row);
     this.#pending.set(row.id, row);
     if (this.#pending.size >= this.#batchSize) this.#immediate ??= setImmediate(() => this.flush());
     else this.#timer ??= setTimeout(() => this.flush(), this.#delay);
@@ -109,9 +151,11 @@ export class GenerationStore {
     if (this.#pending.size === 0) return;
     const batch = [...this.#pending.values()];
     try {
-      // Nothing can queue while the (synchronous) batch is written: what is pending is the batch.
+      // Nothing can queue while the (synchronous) batch is written and the journal emptied: what is
+      // pending (and journaled) is the batch.
       this.#writeBatch(batch);
       this.#pending.clear();
+      this.#journal?.clear();
     } catch (error) {
       this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
       this.#timer = setTimeout(() => this.flush(), Math.max(this.#delay, 1000));
@@ -124,6 +168,7 @@ export class GenerationStore {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#closed = true;
+    this.#journal?.close();
     this.#insert?.finalize();
     this.#insert = undefined;
     this.#write = undefined;

@@ -104,7 +104,7 @@ describe("conversation keys", () => {
 describe("StickySessions", () => {
   test("an entry lives for its TTL, renewed by each set", () => {
     const clock = { now: 0 };
-    const sticky = new StickySessions(10 * 60_000, () => clock.now);
+    const sticky = new StickySessions({ maxEntries: 100_000, ttlMs: 10 * 60_000 }, () => clock.now);
     sticky.set("s", "e1");
     clock.now = 9 * 60_000;
     expect(sticky.get("s")).toBe("e1");

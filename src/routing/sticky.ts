@@ -1,41 +1,36 @@
 import type { CanonicalRequest, ContentPart } from "../core/canonical.ts";
+import { ExpiringMap, type ExpiringMapStats } from "./expiring-map.ts";
 
 /**
  * Sticky routing: a conversation keeps going to the endpoint that served it, so provider-side prompt
  * caches stay warm. Entries are scoped by workspace × model × conversation and live for a TTL renewed
- * on every success; an error does not renew them.
+ * on every success; an error does not renew them. Conversations are chosen by clients (`session_id`),
+ * so the entries are bounded: past `maxEntries` the least recently renewed one is dropped.
  */
 export class StickySessions {
-  readonly #entries = new Map<string, { endpoint: string; expires: number }>();
-  #writes = 0;
+  readonly #entries: ExpiringMap<string>;
 
   constructor(
-    private readonly ttlMs = 10 * 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    private readonly options: { maxEntries: number; ttlMs: number } = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
+    now: () => number = Date.now,
+  ) {
+    this.#entries = new ExpiringMap(options.maxEntries, now);
+  }
 
   get(scope: string): string | undefined {
-    const entry = this.#entries.get(scope);
-    if (!entry) return undefined;
-    if (entry.expires <= this.now()) {
-      this.#entries.delete(scope);
-      return undefined;
-    }
-    return entry.endpoint;
+    return this.#entries.get(scope);
   }
 
   set(scope: string, endpoint: string): void {
-    this.#entries.set(scope, { endpoint, expires: this.now() + this.ttlMs });
-    if (++this.#writes % 1024 === 0) this.#sweep();
+    this.#entries.set(scope, endpoint, this.options.ttlMs);
   }
 
   get size(): number {
     return this.#entries.size;
   }
 
-  #sweep(): void {
-    const now = this.now();
-    for (const [scope, entry] of this.#entries) if (entry.expires <= now) this.#entries.delete(scope);
+  get stats(): ExpiringMapStats {
+    return this.#entries.stats;
   }
 }
 

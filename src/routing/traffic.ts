@@ -1,5 +1,6 @@
 import type { Usage } from "../core/canonical.ts";
 import type { Pricing } from "./catalog.ts";
+import { ExpiringMap, type ExpiringMapStats } from "./expiring-map.ts";
 
 /**
  * Traffic-weighted effective input price per model, from our own traffic: what the input tokens of
@@ -24,28 +25,30 @@ export class TrafficStats {
   }
 }
 
-/** Remembered router choices per conversation, each with its own time to live. */
+/**
+ * Remembered router choices per conversation, each with its own time to live (at most `maxTtlMs`).
+ * Conversations are chosen by clients, so the entries are bounded: past `maxEntries` the least recently
+ * written one is dropped.
+ */
 export class RouterMemory {
-  readonly #entries = new Map<string, { value: string; expires: number }>();
-  #writes = 0;
+  readonly #entries: ExpiringMap<string>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly options: { maxEntries: number; maxTtlMs: number } = { maxEntries: 100_000, maxTtlMs: 24 * 3_600_000 },
+    now: () => number = Date.now,
+  ) {
+    this.#entries = new ExpiringMap(options.maxEntries, now);
+  }
 
   get(key: string): string | undefined {
-    const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= this.now()) {
-      this.#entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+    return this.#entries.get(key);
   }
 
   set(key: string, value: string, ttlMs: number): void {
-    this.#entries.set(key, { value, expires: this.now() + ttlMs });
-    if (++this.#writes % 1024 === 0) {
-      const now = this.now();
-      for (const [entryKey, entry] of this.#entries) if (entry.expires <= now) this.#entries.delete(entryKey);
-    }
+    this.#entries.set(key, value, Math.min(ttlMs, this.options.maxTtlMs));
+  }
+
+  get stats(): ExpiringMapStats {
+    return this.#entries.stats;
   }
 }

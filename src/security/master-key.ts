@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
+import { SecretBox } from "./secret-box.ts";
 
 export class MasterKeyError extends Error {
   override name = "MasterKeyError";
@@ -22,26 +23,51 @@ export interface MasterKeyResult {
   source: "environment" | "file" | "created";
 }
 
+/** Decrypts one stored sealed value with a box; throws when the box holds another key (see src/db/sealed-sample.ts). */
+export type SealedCheck = (box: SecretBox) => unknown;
+
 /**
  * The master key comes from ROUNDHOUSE_MASTER_KEY, else from the key file, which is created with mode
- * 0600 on first start. A key file readable by group or others is refused.
+ * 0600 on first start. A key file readable by group or others is refused. `sealed` gives a value the
+ * database already holds (asked only once the key itself is valid, so a bad key fails before the
+ * database is touched): then a missing key file is refused rather than replaced by a new key, and a
+ * key that does not open the value is refused, since either would leave every stored secret unreadable.
  */
-export function loadMasterKey(options: { envValue: string | undefined; file: string }): MasterKeyResult {
+export function loadMasterKey(options: { envValue: string | undefined; file: string; sealed?: () => SealedCheck | null }): MasterKeyResult {
+  const { file } = options;
+  let result: MasterKeyResult;
+  let source: string;
   if (options.envValue !== undefined && options.envValue !== "") {
-    return { key: parseMasterKey(options.envValue, "ROUNDHOUSE_MASTER_KEY"), source: "environment" };
-  }
-  if (existsSync(options.file)) {
-    const mode = statSync(options.file).mode & 0o777;
+    source = "ROUNDHOUSE_MASTER_KEY";
+    result = { key: parseMasterKey(options.envValue, source), source: "environment" };
+  } else if (existsSync(file)) {
+    const mode = statSync(file).mode & 0o777;
     if ((mode & 0o077) !== 0) {
+      throw new MasterKeyError(`master key file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
+    }
+    source = `master key file ${file}`;
+    result = { key: parseMasterKey(readFileSync(file, "utf8"), source), source: "file" };
+  } else {
+    if (options.sealed?.()) {
       throw new MasterKeyError(
-        `master key file ${options.file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`,
+        `master key file ${file} does not exist, but the database holds secrets sealed with a master key; restore ${file} from your backup (or set ROUNDHOUSE_MASTER_KEY to that key). A new key would not decrypt them, so none is created`,
       );
     }
-    return { key: parseMasterKey(readFileSync(options.file, "utf8"), `master key file ${options.file}`), source: "file" };
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const key = randomBytes(32);
+    writeFileSync(file, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+    chmodSync(file, 0o600);
+    return { key, source: "created" };
   }
-  mkdirSync(dirname(options.file), { recursive: true, mode: 0o700 });
-  const key = randomBytes(32);
-  writeFileSync(options.file, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
-  chmodSync(options.file, 0o600);
-  return { key, source: "created" };
+  const sealed = options.sealed?.();
+  if (sealed) {
+    try {
+      sealed(new SecretBox(result.key));
+    } catch {
+      throw new MasterKeyError(
+        `the master key from ${source} does not decrypt the secrets stored in the database: it is not the key they were sealed with; restore the right key file (or ROUNDHOUSE_MASTER_KEY)`,
+      );
+    }
+  }
+  return result;
 }

@@ -72,7 +72,7 @@ export function harness(catalog: Catalog, seed = 1): Harness {
   const clock = { now: 1_000_000 };
   const now = () => clock.now;
   const health = new HealthStats({ now });
-  const sticky = new StickySessions(10 * 60_000, now);
+  const sticky = new StickySessions({ maxEntries: 100_000, ttlMs: 10 * 60_000 }, now);
   const router = new Router({ catalog, health, sticky, random: mulberry32(seed) });
   const plan = (request: CanonicalRequest, workspace = NO_WORKSPACE, workspaceId = "ws") => router.plan(request, workspaceId, workspace);
   return {
@@ -106,7 +106,7 @@ export function routerContext(catalog: Catalog, conversation = "conv-1"): Reques
     catalog,
     health: new HealthStats({ now: () => clock.now }),
     traffic: new TrafficStats(),
-    memory: new RouterMemory(() => clock.now),
+    memory: new RouterMemory({ maxEntries: 100_000, maxTtlMs: 24 * 3_600_000 }, () => clock.now),
     logger: createLogger("silent"),
     workspaceId: "ws",
     conversation,
