@@ -295,6 +295,7 @@ export async function openStream(
         firstEventMs: timeouts.firstByteMs,
         signal: options.signal,
         maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        source: endpoint.provider.name,
       })) {
         for (const part of parser.parse(event)) {
           yield part;
