@@ -52,6 +52,19 @@ const CAUSES = [
   { provider: "five", code: "provider_unavailable", status: 500 },
 ];
 
+test("one provider refusing connections: the client reads what happened, not the upstream's address", async () => {
+  gateway.services.health.reset();
+  const response = await fetch(`${gateway.url}/api/v1/chat/completions`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({ model: "t/m", messages: [{ role: "user", content: "hi" }], provider: { order: ["dead"], allow_fallbacks: false } }),
+  });
+  expect(response.status).toBe(502);
+  const body = await response.json();
+  expect(body.error.message).toBe("dead could not be reached (connection refused)");
+  expect(body.error.metadata).toMatchObject({ provider: "dead", provider_code: "connection_error" });
+});
+
 test.each([false, true])("every provider failed (stream: %p): previous_errors and the message name each real cause", async (stream) => {
   gateway.services.health.reset();
   const response = await post("/chat/completions", { model: "t/m", stream, messages: [{ role: "user", content: "hi" }] });
@@ -79,6 +92,9 @@ test("each failed attempt is a warning in the log: provider, endpoint, model, ca
       expect.objectContaining({ level: "warn", attempt, ...cause, endpoint: `${cause.provider}:m`, model: "t/m", latency_ms: expect.any(Number) }),
     ),
   );
+  // The operator reads what the client does not: the refused address.
+  expect(warnings[0].error).toBe("dead could not be reached (connection refused)");
+  expect(warnings[0].cause).toContain(`127.0.0.1:${dead}`);
   // One request: both lines carry its generation id.
   expect(new Set(warnings.map((line) => line.generation_id)).size).toBe(1);
 });

@@ -270,8 +270,8 @@ export class Pipeline {
           settle(0);
           throw error;
         }
-        // Failover is visible: each failed attempt is a warning with its real cause (never the message,
-        // which may quote an upstream's body). Only failures pay for this line.
+        // Failover is visible: each failed attempt is a warning with its cause, the message the client
+        // would read, and the runtime's own words (an address the client never sees). Only failures pay.
         this.deps.logger.warn("upstream attempt failed", {
           generation_id: generationId,
           attempt: info.index,
@@ -279,6 +279,8 @@ export class Pipeline {
           endpoint: endpoint.key,
           model: model.id,
           latency_ms: attempts.at(-1)!.latency_ms,
+          error: error.message,
+          ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
         });
         failures.push({ provider: endpoint.provider.slug, error });
         if (isRetryable(error)) health.recordFailure(endpoint.key, error.retryAfter);
