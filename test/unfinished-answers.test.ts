@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
+import { type InferenceSetup, sseEvents, startInference } from "./helpers/inference-setup.ts";
 
 /**
  * A whole (JSON) upstream answer without a finish reason did not finish. Over a real socket, in every
@@ -58,4 +58,16 @@ test("a finished answer is still a clean stop in every style", async () => {
   expect([responses.status, responses.output[0].status]).toEqual(["completed", "completed"]);
   const messages = await (await setup.post("/messages", { model: "test/gpt", max_tokens: 10, messages: [user("hi")] })).json();
   expect(messages.stop_reason).toBe("end_turn");
+});
+
+test("responses stream cut after the first words: response.failed says the message item is incomplete", async () => {
+  setup.openai.behave({ text: "one two three four five", cutAfter: 2 });
+  const response = await setup.post("/responses", { model: "test/gpt", stream: true, input: "hi" });
+  expect(response.status).toBe(200);
+  const events = sseEvents(await response.text());
+  const failed = events.at(-1)!.data;
+  expect(failed.type).toBe("response.failed");
+  expect(failed.response.status).toBe("failed");
+  expect(failed.response.output).toEqual([expect.objectContaining({ type: "message", status: "incomplete" })]);
+  expect(failed.response.output[0].content[0].text).toBe("one two");
 });

@@ -19,8 +19,7 @@ export class SseDecoder {
   #event: string | undefined;
   #data: string[] = [];
   #dataLength = 0;
-  /** Characters scanned for line ends plus characters copied joining pieces of a line. */
-  scanned = 0;
+  #scanned = 0;
 
   constructor(
     private readonly maxEventLength = Number.POSITIVE_INFINITY,
@@ -28,12 +27,17 @@ export class SseDecoder {
     private readonly source = "Upstream",
   ) {}
 
+  /** Characters scanned for line ends plus characters copied joining pieces of a line. */
+  get scanned(): number {
+    return this.#scanned;
+  }
+
   push(text: string): SseEvent[] {
     const events: SseEvent[] = [];
     let start = 0;
     if (this.#afterReturn && text.startsWith("\n")) start = 1;
     this.#afterReturn = false;
-    this.scanned += text.length - start;
+    this.#scanned += text.length - start;
     const lineEnd = /\r\n|\r|\n/g;
     lineEnd.lastIndex = start;
     for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
@@ -61,7 +65,7 @@ export class SseDecoder {
     if (this.#pending.length === 0) return tail;
     this.#pending.push(tail);
     const line = this.#pending.join("");
-    this.scanned += line.length;
+    this.#scanned += line.length;
     this.#pending = [];
     this.#pendingLength = 0;
     return line;
