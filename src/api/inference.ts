@@ -95,6 +95,8 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
+    // `fast` is an alias of `priority` (the spec): one tier from here on, upstream and in the record.
+    if (canonical.serviceTier === "fast") canonical.serviceTier = "priority";
     // The body's session_id wins over the header.
     const headerSession = request.headers.get("x-session-id");
     if (canonical.sessionId === undefined && headerSession) {

@@ -7,6 +7,9 @@ type Json = Record<string, any>;
 
 const METHODS = ["get", "post", "put", "patch", "delete"] as const;
 
+/** The version of the interface the gateway serves (spec: "The interface version is 1.0.0"), not of the build. */
+export const INTERFACE_VERSION = "1.0.0";
+
 const AVAILABILITY_CODES: Array<[string, number, string]> = [
   ["model_not_found", 400, "No model of that id in the catalog."],
   ["wrong_endpoint", 400, "The model exists but not for this kind of request."],
@@ -14,7 +17,7 @@ const AVAILABILITY_CODES: Array<[string, number, string]> = [
   ["model_deprecated", 404, "The model is deprecated."],
   ["model_unavailable_upstream", 404, "Every provider answered that it does not know the model."],
   ["capacity_exhausted", 429, "Every provider answered 429; retry after retry_after seconds."],
-  ["temporarily_unavailable", 503, "Every provider failed with a transient error (5xx, timeouts)."],
+  ["temporarily_unavailable", 503, "Every provider failed with a transient error (5xx, timeouts, refused connections); error.metadata.previous_errors names each cause."],
   ["region_restricted", 403, "No endpoint in an allowed region."],
   ["privacy_restricted", 404, "No endpoint meets data_collection or zdr."],
   ["constraint_filtered", 404, "The request's constraints (max_price, quantizations, ...) excluded every endpoint."],
@@ -42,7 +45,8 @@ export function buildOpenApi(app: AnyElysia): Json {
     openapi: "3.0.3",
     info: {
       title: "Roundhouse",
-      version: packageJson.version,
+      version: INTERFACE_VERSION,
+      "x-roundhouse-build": packageJson.version,
       description:
         "On-prem model routing gateway with OpenRouter semantics. Every operation takes `Authorization: Bearer <API key>`. Errors are `{error: {code, message, metadata?, availability?}, service_metadata, user_id}`.",
     },
@@ -105,7 +109,7 @@ export function renderReference(document: Json): string {
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}code{font:13px ui-monospace,monospace;background:#f4f4f4;padding:0 .2em}
 .op{border-top:1px solid #ddd;padding:.3rem 0}.m{display:inline-block;min-width:4.5em;font:bold 12px monospace;color:#fff;padding:.1em .4em;border-radius:3px;text-align:center}
 .get{background:#2b7a4b}.post{background:#1f5fa8}.put{background:#8a5a00}.patch{background:#6b4fa0}.delete{background:#a33}table{border-collapse:collapse}td{border:1px solid #ddd;padding:.2em .5em}</style>
-</head><body><h1>Roundhouse API reference</h1><p>Version ${escape(document.info.version)}. The machine-readable document is at <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a>.</p>
+</head><body><h1>Roundhouse API reference</h1><p>Interface version ${escape(document.info.version)} (Roundhouse ${escape(document.info["x-roundhouse-build"])}). The machine-readable document is at <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a>.</p>
 <p>${escape(document.info.description)}</p>
 <h2 id="availability">Availability errors</h2><p>Routing failures carry <code>error.availability</code> (also under <code>error.metadata.availability</code>).</p>
 <table><tr><th>code</th><th>HTTP</th><th>meaning</th></tr>${availability}</table>${sections}</body></html>`;

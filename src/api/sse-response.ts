@@ -62,8 +62,9 @@ export function sseResponse(source: SseSource, headers: Record<string, string> =
       try {
         const { encoder: ready, parts, echo } = await source.ready;
         styleEncoder = ready;
-        write(styleEncoder.start());
+        // The spec: with `debug.echo_upstream_body` the first chunk is the debug chunk (one per attempt).
         for (const body of echo ?? []) write(styleEncoder.debug?.(body) ?? []);
+        write(styleEncoder.start());
         let finished = false;
         let failed = false;
         for await (const part of parts) {

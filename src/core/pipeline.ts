@@ -5,7 +5,7 @@ import type { UpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../providers/http.ts";
 import { checkPartUrls, inlineImageUrls } from "../providers/inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
-import { attemptsError } from "../routing/availability.ts";
+import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan, Router } from "../routing/router.ts";
@@ -270,6 +270,18 @@ export class Pipeline {
           settle(0);
           throw error;
         }
+        // Failover is visible: each failed attempt is a warning with its cause, the message the client
+        // would read, and the runtime's own words (an address the client never sees). Only failures pay.
+        this.deps.logger.warn("upstream attempt failed", {
+          generation_id: generationId,
+          attempt: info.index,
+          ...previousError(endpoint.provider.slug, error),
+          endpoint: endpoint.key,
+          model: model.id,
+          latency_ms: attempts.at(-1)!.latency_ms,
+          error: error.message,
+          ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
+        });
         failures.push({ provider: endpoint.provider.slug, error });
         if (isRetryable(error)) health.recordFailure(endpoint.key, error.retryAfter);
         else skipModel = model;
@@ -381,19 +393,6 @@ function redact(error: GatewayError, credential: string | undefined): GatewayErr
     errorType: error.errorType,
     ...(error.metadata ? { metadata: error.metadata } : {}),
     ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
-  });
-}
-
-/** The last upstream error, with the failures of every attempt as `previous_errors`. */
-function withPreviousErrors(error: GatewayError, failures: Array<{ provider: string; error: GatewayError }>): GatewayError {
-  if (failures.length < 2) return error;
-  return new GatewayError(error.code, error.message, {
-    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
-    errorType: error.errorType,
-    metadata: {
-      ...error.metadata,
-      previous_errors: failures.map((failure) => ({ provider: failure.provider, code: failure.error.errorType, status: failure.error.status })),
-    },
   });
 }
 

@@ -44,10 +44,27 @@ function detailOf(error: unknown): string {
   return message.replace(/\s*For more information, pass `verbose: true`.*$/s, "");
 }
 
+const CONNECT_FAILURES: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ConnectionRefused: "connection refused",
+  ECONNRESET: "connection reset",
+  ConnectionClosed: "connection reset",
+  ENOTFOUND: "host name not resolved",
+  EAI_AGAIN: "host name not resolved",
+  ETIMEDOUT: "connect timed out",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+};
+
+/**
+ * An upstream that could not be reached. The client reads what happened, never the runtime's words,
+ * which name the upstream's address (an internal host); those stay on the cause, for the log.
+ */
 function connectionError(endpoint: Endpoint, error: unknown): GatewayError {
   if (error instanceof GatewayError) return error;
-  const detail = detailOf(error);
-  return new GatewayError("bad_gateway", `${endpoint.provider.name} could not be reached: ${detail}`, {
+  const code = (error as { code?: unknown } | null)?.code;
+  const what = (typeof code === "string" ? CONNECT_FAILURES[code] : undefined) ?? "connection failed";
+  return new GatewayError("bad_gateway", `${endpoint.provider.name} could not be reached (${what})`, {
     metadata: { provider: endpoint.provider.slug, provider_code: "connection_error" },
     cause: error,
   });
@@ -295,6 +312,7 @@ export async function openStream(
         firstEventMs: timeouts.firstByteMs,
         signal: options.signal,
         maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+        source: endpoint.provider.name,
       })) {
         for (const part of parser.parse(event)) {
           yield part;

@@ -3,56 +3,82 @@ import type { SseEvent } from "./adapter.ts";
 
 /**
  * Incremental server-sent-events decoder: feed it text, get complete events. Handles `\n`, `\r\n` and
- * `\r` line ends, multi-line data, `event:` names and comment lines (ignored). Each character is
- * scanned once however the text is split, and an event still being built (its unfinished line plus its
- * data) may hold at most `maxEventLength` characters: an upstream that never ends a line cannot make the
- * gateway buffer without bound.
+ * `\r` line ends, multi-line data, `event:` names and comment lines (ignored). The work is linear in
+ * the input however it is split: each push scans only its own text, an unfinished line is kept as a
+ * list of pieces and joined once when its line end arrives (never re-concatenated per push), and
+ * `scanned` counts every character scanned or copied, so a test can hold the decoder to that. An event
+ * still being built (its unfinished line plus its data) may hold at most `maxEventLength` characters: an
+ * upstream that never ends a line or an event cannot make the gateway buffer without bound.
  */
 export class SseDecoder {
-  #buffer = "";
-  /** Characters at the start of #buffer known to hold no line end. */
-  #scanned = 0;
+  /** The pieces of the line still waiting for its line end. */
+  #pending: string[] = [];
+  #pendingLength = 0;
+  /** The last push ended with `\r`: a `\n` starting the next one belongs to that line end. */
+  #afterReturn = false;
   #event: string | undefined;
   #data: string[] = [];
   #dataLength = 0;
+  #scanned = 0;
 
-  constructor(private readonly maxEventLength = Number.POSITIVE_INFINITY) {}
+  constructor(
+    private readonly maxEventLength = Number.POSITIVE_INFINITY,
+    /** Who sends the stream, for the error messages (a provider's name). */
+    private readonly source = "Upstream",
+  ) {}
+
+  /** Characters scanned for line ends plus characters copied joining pieces of a line. */
+  get scanned(): number {
+    return this.#scanned;
+  }
 
   push(text: string): SseEvent[] {
-    const buffer = this.#buffer + text;
     const events: SseEvent[] = [];
-    const lineEnd = /\r\n|\r|\n/g;
-    lineEnd.lastIndex = this.#scanned;
     let start = 0;
-    for (;;) {
-      const match = lineEnd.exec(buffer);
-      if (!match) break;
-      // A lone \r at the end may be the first half of \r\n: wait for more.
-      if (match[0] === "\r" && match.index === buffer.length - 1) break;
-      const line = buffer.slice(start, match.index);
-      start = match.index + match[0].length;
-      const event = this.#line(line);
+    if (this.#afterReturn && text.startsWith("\n")) start = 1;
+    this.#afterReturn = false;
+    this.#scanned += text.length - start;
+    const lineEnd = /\r\n|\r|\n/g;
+    lineEnd.lastIndex = start;
+    for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
+      const event = this.#line(this.#take(text.slice(start, match.index)));
       if (event) events.push(event);
+      start = match.index + match[0].length;
     }
-    this.#buffer = start === 0 ? buffer : buffer.slice(start);
-    this.#scanned = this.#buffer.endsWith("\r") ? this.#buffer.length - 1 : this.#buffer.length;
-    if (this.#buffer.length + this.#dataLength > this.maxEventLength) {
-      throw new GatewayError("bad_gateway", `Upstream sent a stream event larger than ${this.maxEventLength} bytes`, {
+    // A line end split between two pushes (`\r` here, `\n` next) must not end an empty line too.
+    if (start === text.length && text.endsWith("\r")) this.#afterReturn = true;
+    if (start < text.length) {
+      this.#pending.push(start === 0 ? text : text.slice(start));
+      this.#pendingLength += text.length - start;
+    }
+    if (this.#pendingLength + this.#dataLength > this.maxEventLength) {
+      // Characters never outnumber UTF-8 bytes: an event this long is over the byte limit too.
+      throw new GatewayError("bad_gateway", `${this.source} sent a stream event larger than ${this.maxEventLength} bytes (max_response_bytes)`, {
         metadata: { provider_code: "response_too_large" },
       });
     }
     return events;
   }
 
+  /** The line ending with `tail`: the pieces waiting for it joined once. */
+  #take(tail: string): string {
+    if (this.#pending.length === 0) return tail;
+    this.#pending.push(tail);
+    const line = this.#pending.join("");
+    this.#scanned += line.length;
+    this.#pending = [];
+    this.#pendingLength = 0;
+    return line;
+  }
+
   /** The stream ended: an event still being built is dispatched if it has data. */
   finish(): SseEvent[] {
     const events: SseEvent[] = [];
-    if (this.#buffer.length > 0) {
-      const event = this.#line(this.#buffer);
-      this.#buffer = "";
+    if (this.#pending.length > 0) {
+      const event = this.#line(this.#take(""));
       if (event) events.push(event);
     }
-    this.#scanned = 0;
+    this.#afterReturn = false;
     const last = this.#line("");
     if (last) events.push(last);
     return events;
@@ -79,8 +105,7 @@ export class SseDecoder {
     if (field === "data") {
       this.#data.push(value);
       this.#dataLength += value.length + 1;
-    }
-    else if (field === "event") this.#event = value;
+    } else if (field === "event") this.#event = value;
     return undefined;
   }
 }
@@ -88,15 +113,17 @@ export class SseDecoder {
 /**
  * Reads SSE events from a response body. Each read waits at most `idleMs`; a longer silence ends the
  * stream with a 504 GatewayError, and an abort of `signal` cancels the body. One event larger than
- * `maxEventBytes` (counted in characters) ends the stream with a 502 GatewayError.
+ * `maxEventBytes` (counted in characters) ends the stream with a 502 GatewayError. `source` names the
+ * sender in the errors' messages.
  */
 export async function* readSse(
   body: ReadableStream<Uint8Array>,
-  options: { idleMs: number; firstEventMs?: number; signal?: AbortSignal; maxEventBytes?: number },
+  options: { idleMs: number; firstEventMs?: number; signal?: AbortSignal; maxEventBytes?: number; source?: string },
 ): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
-  const sse = new SseDecoder(options.maxEventBytes);
+  const source = options.source ?? "Upstream";
+  const sse = new SseDecoder(options.maxEventBytes, source);
   const watch = new ReadWatch(reader);
   let first = true;
   try {
@@ -108,7 +135,7 @@ export async function* readSse(
       if (watch.timedOut) {
         throw new GatewayError(
           "gateway_timeout",
-          first ? `Upstream sent no data for ${wait} ms before its first event` : `Upstream stream stalled for ${wait} ms`,
+          first ? `${source} sent no data for ${wait} ms before its first event` : `${source}'s stream stalled for ${wait} ms`,
           { metadata: { provider_code: first ? "first_byte_timeout" : "idle_timeout" } },
         );
       }

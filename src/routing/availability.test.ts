@@ -123,10 +123,41 @@ describe("errors after every attempt failed", () => {
       undefined,
     )!;
     expect(error.status).toBe(503);
-    expect(error.errorType).toBe("provider_overloaded");
+    // A mix is not "overloaded": only failures that all say the same thing lend their type.
+    expect(error.errorType).toBe("provider_unavailable");
     expect(error.availability).toMatchObject({ code: "temporarily_unavailable", retryable: true });
     expect(error.availability!.retry_after).toBeUndefined();
-    expect((error.metadata!.previous_errors as unknown[]).length).toBe(5);
+    expect(error.metadata!.previous_errors).toEqual([
+      { provider: "alpha", code: "provider_overloaded", status: 503 },
+      { provider: "beta", code: "rate_limit_exceeded", status: 429 },
+      { provider: "gamma", code: "provider_unavailable", status: 500 },
+      { provider: "delta", code: "timeout", status: 504 },
+      { provider: "eps", code: "connection_error", status: 502 },
+    ]);
+    expect(error.message).toBe(
+      "All 5 attempts for x/live failed: alpha failed (provider_overloaded), beta is rate limited, gamma answered 500, delta timed out, eps could not be reached.",
+    );
+  });
+
+  test("each cause in previous_errors: the upstream's status when it answered, else what the gateway saw", () => {
+    const error = attemptsError(
+      [
+        failure("alpha", "gateway_timeout", { metadata: { provider_code: "first_byte_timeout" } }),
+        failure("beta", "bad_gateway", { metadata: { provider_code: "stream_cut" } }),
+        failure("gamma", "unavailable", { metadata: { provider_code: "overloaded_error", upstream_status: 529 } }),
+      ],
+      ["x/live"],
+      undefined,
+    )!;
+    expect(error.metadata!.previous_errors).toEqual([
+      { provider: "alpha", code: "first_byte_timeout", status: 504 },
+      { provider: "beta", code: "stream_cut", status: 502 },
+      { provider: "gamma", code: "provider_overloaded", status: 529 },
+    ]);
+    expect(error.message).toBe("All 3 attempts for x/live failed: alpha timed out before its first event, beta cut the stream, gamma answered 529.");
+    // All overloaded: the shared type stands.
+    const overloaded = attemptsError([failure("alpha", "unavailable"), failure("beta", "unavailable")], ["x/live"], undefined)!;
+    expect(overloaded.errorType).toBe("provider_overloaded");
   });
 
   test("model_unavailable_upstream: 404 when every upstream answered 404", () => {

@@ -26,6 +26,8 @@ export interface PreviousError {
 
 export interface AvailabilityDetails {
   requestedModels: string[];
+  /** The `error_type` when the failures say more than the table's default for the code. */
+  errorType?: string;
   retryAfter?: number | undefined;
   affectedProviders?: string[];
   excludedBy?: string[];
@@ -50,7 +52,7 @@ export function availabilityError(code: AvailabilityCode, message: string, detai
   if (details.constraint) availability.constraint = details.constraint;
   return new GatewayError(row.code, message, {
     availability,
-    errorType: row.errorType,
+    errorType: details.errorType ?? row.errorType,
     ...(availability.retry_after !== undefined ? { retryAfter: availability.retry_after } : {}),
     ...(details.previousErrors?.length ? { metadata: { previous_errors: details.previousErrors } } : {}),
   });
@@ -109,6 +111,43 @@ export function isTransient(error: GatewayError): boolean {
 }
 
 /**
+ * One failed attempt as `previous_errors` lists it: an upstream that answered is its HTTP status and
+ * the error type of that status; one that never answered (refused connection, timeout, cut stream,
+ * invalid body) is the gateway's code for what happened, with the status the gateway gave it.
+ */
+export function previousError(provider: string, error: GatewayError): PreviousError {
+  const upstreamStatus = error.metadata?.upstream_status;
+  const providerCode = error.metadata?.provider_code;
+  if (typeof upstreamStatus === "number") return { provider, code: error.errorType, status: upstreamStatus };
+  return { provider, code: typeof providerCode === "string" ? providerCode : error.errorType, status: error.status };
+}
+
+const CAUSES: Record<string, string> = {
+  connection_error: "could not be reached",
+  timeout: "timed out",
+  first_byte_timeout: "timed out before its first event",
+  idle_timeout: "stalled mid-stream",
+  stream_cut: "cut the stream",
+  malformed_stream: "sent a malformed stream",
+  invalid_response: "sent an invalid response",
+  response_too_large: "sent a response over the size limit",
+};
+
+/** What went wrong with one attempt, in a few words after the provider's name (no URLs, no bodies). */
+function causeOf(failure: { provider: string; error: GatewayError }): string {
+  const { code, status } = previousError(failure.provider, failure.error);
+  if (typeof failure.error.metadata?.upstream_status === "number") return `${failure.provider} answered ${status}`;
+  if (failure.error.code === "rate_limited") return `${failure.provider} is rate limited`;
+  return `${failure.provider} ${CAUSES[code] ?? `failed (${code})`}`;
+}
+
+/** The one error type every failure shares (all overloaded, all timeouts), else `provider_unavailable`. */
+function sharedErrorType(failures: Array<{ error: GatewayError }>): string {
+  const types = new Set(failures.map((failure) => failure.error.errorType));
+  return types.size === 1 ? [...types][0]! : "provider_unavailable";
+}
+
+/**
  * Every attempt failed. All 429 → capacity exhausted; all upstream 404 → unavailable upstream; all
  * transient (5xx, timeouts, 429) → temporarily unavailable. Otherwise undefined: the caller returns the
  * last upstream error itself. `retry_after` is the smallest hint: the given one (endpoints skipped
@@ -123,7 +162,7 @@ export function attemptsError(
   const hints = [hint, ...failures.map((failure) => failure.error.retryAfter)].filter((value): value is number => value !== undefined);
   const retryAfter = hints.length > 0 ? Math.min(...hints) : undefined;
   const statuses = failures.map((failure) => failure.error.status);
-  const previousErrors = failures.map((failure) => ({ provider: failure.provider, code: failure.error.errorType, status: failure.error.status }));
+  const previousErrors = failures.map((failure) => previousError(failure.provider, failure.error));
   const details: AvailabilityDetails = {
     requestedModels,
     retryAfter,
@@ -139,11 +178,23 @@ export function attemptsError(
     return availabilityError("model_unavailable_upstream", `No provider serves ${requestedModels.join(", ")} right now (${providers}).`, details);
   }
   if (failures.every((failure) => isTransient(failure.error))) {
+    const causes = [...new Set(failures.map(causeOf))].join(", ");
+    const count = failures.length === 1 ? "The provider" : `All ${failures.length} attempts`;
     return availabilityError(
       "temporarily_unavailable",
-      `All providers for ${requestedModels.join(", ")} are temporarily unavailable (${providers}).${wait}`,
-      details,
+      `${count} for ${requestedModels.join(", ")} failed: ${causes}.${wait}`,
+      { ...details, errorType: sharedErrorType(failures) },
     );
   }
   return undefined;
+}
+
+/** The last upstream error, with the failures of every attempt as `previous_errors`. */
+export function withPreviousErrors(error: GatewayError, failures: Array<{ provider: string; error: GatewayError }>): GatewayError {
+  if (failures.length < 2) return error;
+  return new GatewayError(error.code, error.message, {
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    errorType: error.errorType,
+    metadata: { ...error.metadata, previous_errors: failures.map((failure) => previousError(failure.provider, failure.error)) },
+  });
 }

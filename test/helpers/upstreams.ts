@@ -22,6 +22,8 @@ export interface UpstreamBehaviour {
   cutAfter?: number;
   /** Stop sending (but keep the connection) after this many content chunks. */
   stallAfter?: number;
+  /** A JSON answer without a finish reason (`finish_reason` / `stop_reason` null): an answer that did not finish. */
+  unfinished?: boolean;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
 }
 
@@ -149,7 +151,7 @@ export function startOpenAiUpstream(): Upstream {
         object: "chat.completion",
         created: 1,
         model: body.model,
-        choices: [{ index: 0, message, finish_reason: finish }],
+        choices: [{ index: 0, message, finish_reason: behaviour.unfinished ? null : finish }],
         usage: usageJson,
       });
     }
@@ -207,7 +209,7 @@ export function startAnthropicUpstream(): Upstream {
     if (call) content.push({ type: "tool_use", ...call });
     else content.push({ type: "text", text });
     if (!body.stream) {
-      return Response.json({ id: "msg_up", type: "message", role: "assistant", model: body.model, content, stop_reason: stopReason, stop_sequence: null, usage: usageJson });
+      return Response.json({ id: "msg_up", type: "message", role: "assistant", model: body.model, content, stop_reason: behaviour.unfinished ? null : stopReason, stop_sequence: null, usage: usageJson });
     }
     const event = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
     const frames = [

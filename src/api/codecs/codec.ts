@@ -31,7 +31,7 @@ export interface StreamEncoder {
   part(part: StreamPart): string[];
   end(): string[];
   error(error: GatewayError): string[];
-  /** `debug.echo_upstream_body`: a frame with the body sent upstream, right after `start`. */
+  /** `debug.echo_upstream_body`: a frame with the body sent upstream, before `start` (the first chunk). */
   debug?(upstreamBody: Record<string, unknown>): string[];
 }
 

@@ -83,8 +83,24 @@ export const ResponsesText = T.Object({
 });
 export type ResponsesText = Static<typeof ResponsesText>;
 
+/** A prompt variable's value: a string, or an input text, input image or input file object. */
+export const PromptVariable = union(
+  [
+    T.String(),
+    T.Object({ type: T.Literal("input_text"), text: T.String() }),
+    T.Object({ type: T.Literal("input_image") }),
+    T.Object({ type: T.Literal("input_file") }),
+  ],
+  'a string or an {type: "input_text", text}, {type: "input_image"} or {type: "input_file"} object',
+);
+
+/**
+ * A stored prompt template (`prompt`). Accepted and validated; the gateway is stateless and has no
+ * prompt store, so the template cannot be applied: the field is dropped like any parameter no
+ * endpoint supports (see responses/decode.ts).
+ */
 export const PromptTemplate = nullable(
-  T.Object({ id: T.String(), variables: T.Optional(nullable(T.Record(T.String(), T.Unknown()))) }),
+  T.Object({ id: T.String({ minLength: 1 }), variables: T.Optional(nullable(T.Record(T.String(), PromptVariable))) }),
   "{id, variables} or null",
 );
 export type PromptTemplate = Static<typeof PromptTemplate>;

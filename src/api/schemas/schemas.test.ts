@@ -127,6 +127,13 @@ run("ResponsesRequest fields", ResponsesRequest, {}, [
     { prompt_cache_options: { mode: "auto" } },
     'body.prompt_cache_options.mode: expected "explicit"',
   ],
+  ["prompt id", { prompt: { id: "pmpt_1", variables: null } }, { prompt: { variables: {} } }, "body.prompt.id: is required"],
+  [
+    "prompt variables",
+    { prompt: { id: "p", variables: { a: "x", b: { type: "input_text", text: "y" }, c: { type: "input_image", image_url: "https://x/y.png" } } } },
+    { prompt: { id: "p", variables: { a: 1 } } },
+    'body.prompt.variables.a: expected a string or an {type: "input_text", text}, {type: "input_image"} or {type: "input_file"} object',
+  ],
   ["debug", { debug: { echo_upstream_body: true } }, { debug: { echo: true } }, 'body.debug: unknown property "echo"'],
   ["debug type", { debug: {} }, { debug: { echo_upstream_body: "yes" } }, "body.debug.echo_upstream_body: expected a boolean"],
   [

@@ -68,7 +68,13 @@ describe("parseResponse", () => {
       const response = parse({ ...base, stop_reason: native });
       expect([response.finishReason, response.nativeFinishReason]).toEqual([finish, native]);
     }
-    expect(parse({ ...base, stop_reason: null }).finishReason).toBe("stop");
+    // No stop reason: the message did not finish. Its content stays, reported as `error`, never a clean stop.
+    for (const unfinished of [{ ...base, stop_reason: null }, { ...base, stop_reason: undefined }]) {
+      const response = parse(unfinished);
+      expect(response.finishReason).toBe("error");
+      expect(response.nativeFinishReason).toBeUndefined();
+      expect(response.output.length).toBeGreaterThan(0);
+    }
   });
 
   test("unknown block types are skipped; missing usage stays absent", () => {

@@ -13,8 +13,13 @@ const FINISH_BY_STOP_REASON: Record<string, FinishReason> = {
   refusal: "content_filter",
 };
 
+/**
+ * No stop reason (a whole message with `stop_reason: null`, or a stream's `message_stop` without one)
+ * is an answer that did not finish: `error`, with its content kept. An unknown reason is a normal end.
+ */
 export function mapStopReason(reason: string | null | undefined): FinishReason {
-  return (reason == null ? undefined : FINISH_BY_STOP_REASON[reason]) ?? "stop";
+  if (reason == null || reason === "") return "error";
+  return FINISH_BY_STOP_REASON[reason] ?? "stop";
 }
 
 function count(value: unknown): number {
@@ -75,7 +80,7 @@ export function parseAnthropicMessage(body: unknown, endpoint: Endpoint): Canoni
       // Server tool blocks (web search and the like) have no canonical form yet.
     }
   }
-  const stopReason = typeof body.stop_reason === "string" ? body.stop_reason : undefined;
+  const stopReason = typeof body.stop_reason === "string" && body.stop_reason !== "" ? body.stop_reason : undefined;
   const response: CanonicalResponse = { output, finishReason: mapStopReason(stopReason) };
   if (typeof body.id === "string") response.upstreamId = body.id;
   if (typeof body.model === "string") response.upstreamModel = body.model;

@@ -17,6 +17,16 @@ describe("createStreamParser", () => {
     ]);
   });
 
+  test("a message_stop without any stop reason finishes as error, the rule of a whole message", () => {
+    const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+    const event = (data: unknown) => parser.parse({ data: JSON.stringify(data) });
+    event({ type: "message_start", message: { id: "msg_1", model: "m", usage: { input_tokens: 3 } } });
+    event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
+    event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Half" } });
+    event({ type: "message_delta", delta: {}, usage: { output_tokens: 1 } });
+    expect(event({ type: "message_stop" }).at(-1)).toEqual({ type: "finish", reason: "error" });
+  });
+
   test("tool use: calls numbered among tool calls, input_json_delta chunks, argument-less call gets {}", async () => {
     const parts = await replayStream("stream-tool-use.sse");
     expect(parts.filter((part) => part.type.startsWith("tool-call"))).toEqual([

@@ -58,6 +58,16 @@ describe("parseResponse", () => {
     expect(adapter.parseResponse(body, makeEndpoint()).output).toEqual([{ type: "text", text: "Hello there" }]);
   });
 
+  test("an answer without a finish reason did not finish: its content is kept, reported as error", () => {
+    for (const finish of [null, undefined, ""]) {
+      const body = { id: "x", choices: [{ index: 0, message: { role: "assistant", content: "Half an ans" }, finish_reason: finish }] };
+      const response = adapter.parseResponse(body, makeEndpoint());
+      expect(response.finishReason).toBe("error");
+      expect(response.nativeFinishReason).toBeUndefined();
+      expect(response.output).toEqual([{ type: "text", text: "Half an ans" }]);
+    }
+  });
+
   test("tool calls with finish_reason stop are reported as tool_calls", () => {
     const body = {
       choices: [{ index: 0, message: { role: "assistant", content: "", tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: { a: 1 } } }] }, finish_reason: "stop" }],

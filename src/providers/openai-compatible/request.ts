@@ -5,7 +5,7 @@ import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
 type Json = Record<string, unknown>;
 
 /** Parameters outside OpenAI's own set, sent only to endpoints that declare them. */
-const EXTENDED = ["top_k", "min_p", "top_a", "repetition_penalty", "reasoning_effort", "verbosity"] as const;
+const EXTENDED = ["top_k", "min_p", "top_a", "repetition_penalty", "reasoning_effort", "verbosity", "service_tier"] as const;
 
 function supports(endpoint: Endpoint, parameter: string): boolean {
   const list = endpoint.supportedParameters;
@@ -95,6 +95,7 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
     ["top_a", request.topA],
     ["repetition_penalty", request.repetitionPenalty],
     ["verbosity", request.verbosity],
+    ["service_tier", request.serviceTier],
   ];
   for (const [name, value] of plain) if (value !== undefined && supports(endpoint, name)) body[name] = value;
   if (request.responseFormat) {

@@ -5,7 +5,13 @@ import { chunkError } from "./errors.ts";
 
 type Json = Record<string, any>;
 
+/**
+ * A finish reason is a non-empty string. Without one the answer did not finish (the rule the stream
+ * parser follows too, where such a stream ends cut): a whole answer keeps its content, reported `error`.
+ * An unknown reason is the server's own word for a normal end.
+ */
 export function mapFinishReason(reason: unknown): FinishReason {
+  if (typeof reason !== "string" || reason === "") return "error";
   switch (reason) {
     case "length":
       return "length";
@@ -85,7 +91,7 @@ export function parseChatResponse(body: unknown, endpoint: Endpoint): CanonicalR
     });
   });
   const response: CanonicalResponse = { output, finishReason: finishWithCalls(mapFinishReason(choice.finish_reason), calls.length > 0) };
-  if (typeof choice.finish_reason === "string") response.nativeFinishReason = choice.finish_reason;
+  if (typeof choice.finish_reason === "string" && choice.finish_reason !== "") response.nativeFinishReason = choice.finish_reason;
   if (typeof json.id === "string" && json.id !== "") response.upstreamId = json.id;
   if (typeof json.model === "string" && json.model !== "") response.upstreamModel = json.model;
   if (json.usage && typeof json.usage === "object") response.usage = mapUsage(json.usage);

@@ -7,6 +7,10 @@ export type AnthropicStopReason = "end_turn" | "max_tokens" | "stop_sequence" | 
 /**
  * Anthropic `stop_reason` of a finish. A `stop` that ended a turn with tool calls is `tool_use`:
  * clients (Claude Code) run tools only on `tool_use`, and OpenAI-style upstreams sometimes say `stop`.
+ * An `error` finish (the upstream said `error` or gave no finish reason) is an answer that did not
+ * finish. Anthropic has no stop reason for that, and `null` means "still generating" to its clients;
+ * `max_tokens` is the one every Anthropic client reads as "cut short, not a complete turn" (the SDKs
+ * and Claude Code surface it, tool runners stop), so an unfinished answer never passes for `end_turn`.
  */
 export function anthropicStopReason(reason: FinishReason, nativeReason?: string, hasToolCalls = false): AnthropicStopReason {
   switch (reason) {
@@ -20,7 +24,7 @@ export function anthropicStopReason(reason: FinishReason, nativeReason?: string,
       if (hasToolCalls) return "tool_use";
       return nativeReason === "stop_sequence" ? "stop_sequence" : "end_turn";
     case "error":
-      return "end_turn";
+      return "max_tokens";
   }
 }
 

@@ -304,7 +304,8 @@ describe("encodeResponse", () => {
     expect(stopOf("length").stop_reason).toBe("max_tokens");
     expect(stopOf("tool_calls").stop_reason).toBe("tool_use");
     expect(stopOf("content_filter").stop_reason).toBe("refusal");
-    expect(stopOf("error").stop_reason).toBe("end_turn");
+    // An unfinished answer never passes for a complete turn.
+    expect(stopOf("error").stop_reason).toBe("max_tokens");
     expect(stopOf("stop").usage).toEqual({
       input_tokens: 0,
       output_tokens: 0,

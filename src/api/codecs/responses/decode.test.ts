@@ -176,7 +176,14 @@ describe("responses codec: decode", () => {
     expect(previous.message).toBe("previous_response_id is not supported: Roundhouse stores no responses; send the full history in input");
     expect(decodeError({ store: true }).message).toStartWith("store: true is not supported");
     expect(decode({ previous_response_id: null, store: false, input: "x" }).messages).toHaveLength(1);
-    expect(decodeError({ prompt: { id: "pmpt_1" } }).status).toBe(400);
+  });
+
+  test("prompt: a stored template is accepted and dropped (no prompt store), refused only under require_parameters", () => {
+    const prompt = { id: "pmpt_1", variables: { city: "Oslo", note: { type: "input_text", text: "brief" } } };
+    expect(decode({ input: "x", prompt })).toEqual(decode({ input: "x" }));
+    const strict = decodeError({ input: "x", prompt, provider: { require_parameters: true } });
+    expect(strict.status).toBe(400);
+    expect(strict.message).toStartWith("prompt: stored prompt templates cannot be applied");
   });
 
   test("tools and tool_choice", () => {

@@ -34,8 +34,11 @@ function checkStateless(body: Body): void {
   if (raw.background === true) {
     throw bad("background: true is not supported: Roundhouse stores no responses to poll; send the request without it");
   }
-  if (raw.prompt !== undefined && raw.prompt !== null) {
-    throw bad("prompt: stored prompt templates are not supported by this gateway; send the prompt in instructions and input");
+  // A stored prompt template names a prompt kept by the service; this gateway keeps none, so no
+  // endpoint can apply it. As the spec has it for any parameter no provider supports, it is dropped,
+  // unless the client asked that every parameter be honoured (provider.require_parameters).
+  if (raw.prompt !== undefined && raw.prompt !== null && body.provider?.require_parameters === true) {
+    throw bad("prompt: stored prompt templates cannot be applied (this gateway keeps no prompts) and provider.require_parameters is true");
   }
 }
 

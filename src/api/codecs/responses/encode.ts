@@ -23,14 +23,17 @@ export function summaryPart(text: string): Json {
   return { type: "summary_text", text };
 }
 
-/** The completed output item of one block. */
-export function outputItem(block: OutputBlock, index: number, context: EncodeContext): Json {
+/** `incomplete`: the item the answer was cut in (reference/clients.md §2.3 item statuses). */
+export type ItemStatus = "completed" | "incomplete";
+
+/** The output item of one block; `status` is `incomplete` for the block an unfinished answer ended in. */
+export function outputItem(block: OutputBlock, index: number, context: EncodeContext, status: ItemStatus = "completed"): Json {
   switch (block.type) {
     case "text":
       return {
         type: "message",
         id: itemId(context, "msg", index),
-        status: "completed",
+        status,
         role: "assistant",
         content: [outputTextPart(block.text)],
       };
@@ -59,7 +62,7 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
         call_id: block.call.id,
         name: block.call.name,
         arguments: block.call.arguments,
-        status: "completed",
+        status,
       };
   }
 }
@@ -82,11 +85,22 @@ export function encodeUsage(usage: Usage, context: EncodeContext): Json {
   };
 }
 
+/**
+ * A finish `error` is an answer that ended without finishing: the upstream said `error`, or gave no
+ * finish reason at all. Its output is returned as `incomplete` (reason `error`, an open enum value in
+ * the SDKs), not `failed`: `failed` is for a request that raised an error, which the stream reports
+ * with `response.failed` and the error itself.
+ */
 function statusOf(reason: FinishReason): { status: ResponseStatus; incomplete: Json | null } {
   if (reason === "length") return { status: "incomplete", incomplete: { reason: "max_output_tokens" } };
   if (reason === "content_filter") return { status: "incomplete", incomplete: { reason: "content_filter" } };
-  if (reason === "error") return { status: "failed", incomplete: null };
+  if (reason === "error") return { status: "incomplete", incomplete: { reason: "error" } };
   return { status: "completed", incomplete: null };
+}
+
+/** The status of the output item at `index` of `count`: an unfinished answer was cut in its last item. */
+export function itemStatus(reason: FinishReason | undefined, index: number, count: number): ItemStatus {
+  return reason === "error" && index === count - 1 ? "incomplete" : "completed";
 }
 
 /** Function tools echo with every key the SDKs require (`parameters` may be null but must be there). */
@@ -160,14 +174,14 @@ export function nowSeconds(): number {
 /** A complete canonical response → the Responses JSON body. */
 export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Json {
   const { status, incomplete } = statusOf(response.finishReason);
-  const output = visibleOutput(response.output, context).map((block, index) => outputItem(block, index, context));
+  const visible = visibleOutput(response.output, context);
+  const output = visible.map((block, index) => outputItem(block, index, context, itemStatus(response.finishReason, index, visible.length)));
   const encoded = responseObject(context, {
     status,
     output,
-    completedAt: status === "failed" ? null : nowSeconds(),
+    completedAt: nowSeconds(),
     incomplete,
     usage: response.usage === undefined ? null : encodeUsage(response.usage, context),
-    error: status === "failed" ? { code: "server", message: "The generation ended with an error" } : null,
   });
   if (response.usage === undefined) delete encoded.usage;
   return encoded;

@@ -150,6 +150,21 @@ describe("responses codec: encodeResponse", () => {
     });
   });
 
+  test("an unfinished answer (finish error) is incomplete, its last item too, never completed or failed", () => {
+    const response: CanonicalResponse = {
+      output: [
+        { type: "tool-call", call: { id: "c1", name: "f", arguments: "{}" } },
+        { type: "text", text: "Half an ans" },
+      ],
+      finishReason: "error",
+      usage: USAGE,
+    };
+    const body = responsesCodec.encodeResponse(response, context());
+    expect(body).toMatchObject({ status: "incomplete", incomplete_details: { reason: "error" }, error: null, completed_at: NOW_SECONDS });
+    expect((body.output as Json[]).map((item) => item.status)).toEqual(["completed", "incomplete"]);
+    expect(OpenResponsesResult$inboundSchema.safeParse(body).success).toBe(true);
+  });
+
   test("length and content_filter are incomplete; excluded reasoning is dropped", () => {
     const length = responsesCodec.encodeResponse({ ...TEXT_RESPONSE, finishReason: "length" }, context());
     expect(length).toMatchObject({ status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, completed_at: NOW_SECONDS });

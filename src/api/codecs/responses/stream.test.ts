@@ -229,6 +229,8 @@ describe("responses codec: stream", () => {
       usage: null,
     });
     expect(outputText(failed)).toBe("partial");
+    // The message was cut by the error: it says so.
+    expect((failed.output as Json[]).map((item) => [item.type, item.status])).toEqual([["message", "incomplete"]]);
     expect(OpenResponsesResult$inboundSchema.safeParse(failed).success).toBe(true);
   });
 
@@ -259,6 +261,17 @@ describe("responses codec: stream", () => {
     expect(events.at(-1)?.data.response).toEqual(responsesCodec.encodeResponse(response, ctx));
     const doneIds = events.filter((event) => event.event === "response.output_item.done").map((event) => (event.data.item as Json).id);
     expect(doneIds).toEqual((responsesCodec.encodeResponse(response, ctx).output as Json[]).map((item) => item.id));
+  });
+
+  test("an unfinished answer replayed as parts: the cut item is done as incomplete, like the final response", () => {
+    const response: CanonicalResponse = { output: [{ type: "text", text: "Half an ans" }], finishReason: "error", usage: USAGE };
+    const { events, context: ctx } = run([...responseToParts(response)]);
+    checkStream(events, ctx.id);
+    const done = events.find((event) => event.event === "response.output_item.done");
+    expect((done?.data.item as Json).status).toBe("incomplete");
+    const final = events.at(-1)?.data.response as Json;
+    expect(final).toEqual(responsesCodec.encodeResponse(response, ctx));
+    expect(final).toMatchObject({ status: "incomplete", incomplete_details: { reason: "error" } });
   });
 
   test("excluded reasoning is not streamed", () => {

@@ -2,7 +2,7 @@ import type { OutputBlock, StreamPart } from "../../../core/canonical.ts";
 import { ResponseAccumulator } from "../../../core/accumulate.ts";
 import type { GatewayError } from "../../../core/errors.ts";
 import { type EncodeContext, sseFrame, type StreamEncoder } from "../codec.ts";
-import { encodeResponsesResponse, encodeUsage, itemId, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
+import { encodeResponsesResponse, encodeUsage, itemId, itemStatus, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
 
 /**
  * Canonical stream parts → Responses SSE events (reference/clients.md §2.4). Every event carries `type`
@@ -110,9 +110,13 @@ class ResponsesStreamEncoder implements StreamEncoder {
       }),
     );
     const partial = encodeResponsesResponse({ ...this.#accumulator.toResponse(), finishReason: "error" }, this.#context);
+    // Every item still open when the error came was cut: none of them says `completed`.
+    const cut = new Set(this.#open.map((item) => item.index));
+    const output = (partial.output as Json[]).map((item, index) => (cut.has(index) && "status" in item ? { ...item, status: "incomplete" } : item));
     const usage = this.#accumulator.usage;
     const response = {
       ...partial,
+      output,
       status: "failed",
       completed_at: null,
       incomplete_details: null,
@@ -230,7 +234,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const block = this.#accumulator.output[open.index];
     if (block === undefined) return [];
     const index = open.index;
-    const item = outputItem(block, index, this.#context);
+    const item = outputItem(block, index, this.#context, itemStatus(this.#accumulator.finishReason, index, this.#accumulator.output.length));
     const id = item.id as string;
     const frames: string[] = [];
     if (block.type === "text") {
