@@ -202,7 +202,7 @@ describe("decode", () => {
     expect(decode({ fallbacks: [{ model: "a/b" }, { model: "c/d" }] }).models).toEqual([MODEL, "a/b", "c/d"]);
     expect(decode({ models: ["x/y", "z/w"] }).models).toEqual(["x/y", "z/w"]);
     expect(decodeError({ models: ["x/y"], fallbacks: [{ model: "a/b" }] })).toBe(
-      "body.fallbacks: cannot be combined with models",
+      "fallbacks: cannot be combined with models",
     );
   });
 
@@ -214,33 +214,33 @@ describe("decode", () => {
   test("refusals name the path", () => {
     const user = (content: unknown[]) => ({ messages: [{ role: "user", content: "a" }, { role: "user", content }] });
     expect(decodeError(user([{ type: "text", text: "x" }, { type: "search_result" }]))).toBe(
-      'body.messages[1].content[1]: blocks of type "search_result" are not supported',
+      'messages.1.content.1: blocks of type "search_result" are not supported',
     );
     expect(decodeError(user([{ type: "tool_use", id: "a", name: "b", input: {} }]))).toBe(
-      'body.messages[1].content[0]: blocks of type "tool_use" are not supported in user messages',
+      'messages.1.content.0: blocks of type "tool_use" are not supported in user messages',
     );
     expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "image", source: {} }] }] })).toBe(
-      'body.messages[0].content[0]: blocks of type "image" are not supported in assistant messages',
+      'messages.0.content.0: blocks of type "image" are not supported in assistant messages',
     );
     expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "server_tool_use" }] }] })).toBe(
-      'body.messages[0].content[0]: blocks of type "server_tool_use" are not supported',
+      'messages.0.content.0: blocks of type "server_tool_use" are not supported',
     );
-    expect(decodeError(user([{ type: "text" }]))).toBe("body.messages[1].content[0].text: expected a string");
+    expect(decodeError(user([{ type: "text" }]))).toBe("messages.1.content.0.text: expected a string");
     expect(decodeError(user([{ type: "image", source: { type: "file", file_id: "f" } }]))).toBe(
-      'body.messages[1].content[0].source.type: image sources of type "file" are not supported',
+      'messages.1.content.0.source.type: image sources of type "file" are not supported',
     );
     expect(
       decodeError(user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "search_result" }] }])),
-    ).toBe('body.messages[1].content[0].content[0]: blocks of type "search_result" are not supported in tool results');
+    ).toBe('messages.1.content.0.content.0: blocks of type "search_result" are not supported in tool results');
     expect(decodeError(user([{ type: "text", text: "x", cache_control: { type: "forever" } }]))).toBe(
-      'body.messages[1].content[0].cache_control: expected {type: "ephemeral", ttl?}',
+      'messages.1.content.0.cache_control: expected {type: "ephemeral", ttl?}',
     );
     expect(decodeError({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] })).toBe(
-      'body.tools[0]: server tool "web_search_20250305" is not available on this gateway',
+      'tools.0: server tool "web_search_20250305" is not available on this gateway',
     );
     expect(
       decodeError({ tools: [{ name: "ok", input_schema: {} }, { type: "bash_20250124", name: "bash" }] }),
-    ).toBe('body.tools[1]: server tool "bash_20250124" is not available on this gateway');
+    ).toBe('tools.1: server tool "bash_20250124" is not available on this gateway');
   });
 
   test("the codec's schema accepts a typical SDK body", () => {
