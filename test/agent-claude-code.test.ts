@@ -155,6 +155,7 @@ describe("Claude Code through the gateway", () => {
         expect(requests.every((request) => request.body.stream === true)).toBe(true);
         expect(JSON.stringify(last.body)).toContain("Primary working directory");
         expect(proxied).toEqual([]);
+        if (process.env.DUMP_CC) console.log(JSON.stringify(requests.map((r) => ({ ...r.body, tools: undefined, system: undefined, messages: r.body.messages.map((m: any) => JSON.stringify(m).slice(0, 300)) })), null, 1), JSON.stringify(events.filter((e) => e.type === "assistant").map((e) => e.message.content)));
       },
       RUN_TIMEOUT_MS + 10_000,
     );

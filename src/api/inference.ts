@@ -13,6 +13,7 @@ import { responsesCodec } from "./codecs/responses/index.ts";
 import { applyPreset } from "./presets-apply.ts";
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
+import { betaFlags } from "../providers/anthropic/betas.ts";
 
 /**
  * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
@@ -39,6 +40,7 @@ export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<st
     is_byok: false,
     endpoints: routing.endpoints,
     attempts: routing.attempts,
+    ...(outcome.upstream.warnings ? { warnings: outcome.upstream.warnings } : {}),
   };
 }
 
@@ -59,6 +61,13 @@ function context(
   };
   if (withMetadata) encode.metadata = routingMetadata(outcome);
   return encode;
+}
+
+/** The sticky-session header a request carries: `x-session-id`, else Claude Code's `x-claude-code-session-id`. */
+function sessionHeader(headers: Headers): [string, string | null] {
+  const session = headers.get("x-session-id");
+  if (session) return ["x-session-id", session];
+  return ["x-claude-code-session-id", headers.get("x-claude-code-session-id")];
 }
 
 /** `promise`, or null once `ms` passed first; the timer never outlives the race. */
@@ -95,11 +104,17 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
-    // The body's session_id wins over the header.
-    const headerSession = request.headers.get("x-session-id");
-    if (canonical.sessionId === undefined && headerSession) {
-      if (headerSession.length > 256) throw new GatewayError("bad_request", "x-session-id: must be at most 256 characters");
-      canonical.sessionId = headerSession;
+    // The body's session_id wins over the header; Claude Code names its session in a header of its own.
+    if (canonical.sessionId === undefined) {
+      const [name, headerSession] = sessionHeader(request.headers);
+      if (headerSession) {
+        if (headerSession.length > 256) throw new GatewayError("bad_request", `${name}: must be at most 256 characters`);
+        canonical.sessionId = headerSession;
+      }
+    }
+    if (codec.style === "messages") {
+      const betas = request.headers.get("anthropic-beta");
+      if (betas) canonical.anthropicBeta = betaFlags(betas);
     }
     const withMetadata = request.headers.get("x-openrouter-metadata")?.toLowerCase() === "enabled";
     // A JSON answer is cancelled only by the client leaving: its request's own signal does. A stream
@@ -203,6 +218,7 @@ export function generationJson(row: GenerationRow) {
       status: attempt.status,
       latency: attempt.latency_ms,
       is_byok: false,
+      ...(attempt.warnings ? { warnings: attempt.warnings } : {}),
     })),
     latency: row.latencyMs,
     moderation_latency: null,

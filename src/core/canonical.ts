@@ -116,6 +116,8 @@ export interface CanonicalRequest {
   echoUpstreamBody?: boolean;
   /** The preset slug named by `preset` or `@preset/slug`; resolved by the pipeline. */
   preset?: string;
+  /** The client's `anthropic-beta` flags, for Anthropic-wire upstreams (filtered by their allow-list). */
+  anthropicBeta?: string[];
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";

@@ -222,7 +222,15 @@ export class Pipeline {
             : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) };
         // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
         const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
-        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
+        attempts.push({
+          provider: endpoint.provider.slug,
+          endpoint: endpoint.key,
+          model: model.id,
+          status: 200,
+          latency_ms: Math.round(performance.now() - attemptStart),
+          ...(sent.warnings ? { warnings: sent.warnings } : {}),
+        });
+        if (sent.warnings) this.deps.logger.info("request parameters not taken upstream", { id: generationId, provider: endpoint.provider.slug, warnings: sent.warnings });
         this.deps.metrics?.attempt(endpoint.provider.slug, 200);
         if (result.kind === "json") {
           const response = result.response;

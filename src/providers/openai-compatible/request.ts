@@ -1,4 +1,4 @@
-import type { CanonicalRequest, ContentPart, Message } from "../../core/canonical.ts";
+import type { CanonicalRequest, ContentPart, Message, ReasoningConfig, ReasoningEffort } from "../../core/canonical.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
 
@@ -112,13 +112,33 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
           }
         : { type: format.type };
   }
-  const effort = request.reasoning?.effort;
-  if (effort && provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
+  const warnings: string[] = [];
+  const effort = reasoningEffort(request.reasoning);
+  if (effort !== undefined) {
+    if (provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
+    else warnings.push(`reasoning: ${endpoint.key} takes no reasoning effort; effort ${effort} was not sent`);
+  }
   if (options.stream) {
     body.stream = true;
     if (provider.quirks.streamUsage) body.stream_options = { include_usage: true };
   }
   const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  return { url: `${provider.baseUrl}/chat/completions`, headers, body };
+  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/chat/completions`, headers, body };
+  if (warnings.length > 0) upstream.warnings = warnings;
+  return upstream;
+}
+
+/**
+ * The `reasoning_effort` a request asks for. An effort is sent as is. A thinking budget (Anthropic
+ * `thinking.budget_tokens`, `reasoning.max_tokens`) becomes the nearest effort every OpenAI-wire
+ * reasoning server takes, between the budgets the Anthropic adapter gives those efforts (low 2048,
+ * medium 8192, high 16384): under 4096 tokens `low`, under 12288 `medium`, else `high`. Reasoning
+ * switched on without either (adaptive thinking) is `medium`, the servers' own default.
+ */
+export function reasoningEffort(reasoning: ReasoningConfig | undefined): ReasoningEffort | undefined {
+  if (reasoning === undefined || reasoning.enabled === false) return undefined;
+  if (reasoning.effort !== undefined) return reasoning.effort;
+  if (reasoning.maxTokens !== undefined) return reasoning.maxTokens < 4096 ? "low" : reasoning.maxTokens < 12288 ? "medium" : "high";
+  return reasoning.enabled === true ? "medium" : undefined;
 }
