@@ -305,6 +305,21 @@ export class Pipeline {
     throw error;
   }
 
+  /**
+   * The endpoint a request would try first (the router's plan, cooling endpoints passed over) and the
+   * credential for it: `count_tokens` asks that upstream, without running the request.
+   */
+  firstEndpoint(request: CanonicalRequest, caller: Caller): { model: CatalogModel; endpoint: Endpoint; apiKey: string | undefined } {
+    const plan = this.deps.router.plan(request, caller.workspaceId, {
+      allowedProviders: caller.allowedProviders ?? null,
+      ignoredProviders: caller.ignoredProviders ?? null,
+      dataRegion: caller.dataRegion ?? null,
+    });
+    const first = plan.attempts.find(({ endpoint }) => !this.deps.health.isCoolingDown(endpoint.key)) ?? plan.attempts[0];
+    if (first === undefined) throw new GatewayError("unavailable", "No endpoint could serve the request");
+    return { ...first, apiKey: this.deps.credentialFor(caller.workspaceId, first.endpoint) };
+  }
+
   #pluginContext(workspaceId: string, conversation: () => string) {
     const { catalog, health, traffic, memory, logger } = this.deps;
     return {

@@ -210,10 +210,14 @@ export function startOpenAiUpstream(): Upstream {
   });
 }
 
-/** An Anthropic Messages server: POST /v1/messages, with `event:` lines. */
+/** Anthropic's count answer of the fake upstream (`POST /v1/messages/count_tokens`). */
+export const UPSTREAM_TOKEN_COUNT = 4321;
+
+/** An Anthropic Messages server: POST /v1/messages (with `event:` lines) and /v1/messages/count_tokens. */
 export function startAnthropicUpstream(): Upstream {
   return serve(async (request, record, behaviour) => {
     const body = record.body;
+    if (record.path.endsWith("/count_tokens")) return Response.json({ input_tokens: UPSTREAM_TOKEN_COUNT });
     const messages: Json[] = body.messages ?? [];
     const lastBlocks = Array.isArray(messages.at(-1)?.content) ? messages.at(-1)!.content : [];
     const lastRole = lastBlocks.some((block: Json) => block.type === "tool_result") ? "tool_result" : messages.at(-1)?.role;
