@@ -154,8 +154,21 @@ describe("Claude Code through the gateway", () => {
         // Every turn streamed, and Claude Code's mid-conversation system turn reached the upstream.
         expect(requests.every((request) => request.body.stream === true)).toBe(true);
         expect(JSON.stringify(last.body)).toContain("Primary working directory");
+        // Thinking: Claude Code asks for adaptive thinking at effort high; each wire gets it in its own terms.
+        if (wire === "OpenAI chat") {
+          expect(requests.map((request) => request.body.reasoning_effort)).toEqual(requests.map(() => "high"));
+        } else {
+          expect(requests.every((request) => request.body.thinking?.budget_tokens === 16384)).toBe(true);
+          expect(JSON.stringify(last.body.messages)).toContain('"signature":"sig-up-1"');
+          expect(last.headers["anthropic-beta"]).toContain("claude-code-20250219");
+        }
+        const blocks = events.filter((event) => event.type === "assistant").flatMap((event) => event.message.content);
+        expect(blocks.some((block: any) => block.type === "thinking" && block.thinking === "Thinking about the task.")).toBe(true);
+        // Claude Code's session header is the session of the generation records.
+        const session = events.find((event) => event.type === "system" && event.subtype === "init")?.session_id;
+        const generation = await setup.generation(events.find((event) => event.type === "assistant").message.id);
+        expect(generation.session_id).toBe(session);
         expect(proxied).toEqual([]);
-        if (process.env.DUMP_CC) console.log(JSON.stringify(requests.map((r) => ({ ...r.body, tools: undefined, system: undefined, messages: r.body.messages.map((m: any) => JSON.stringify(m).slice(0, 300)) })), null, 1), JSON.stringify(events.filter((e) => e.type === "assistant").map((e) => e.message.content)));
       },
       RUN_TIMEOUT_MS + 10_000,
     );

@@ -33,7 +33,7 @@ export function forwardedBetas(client: string[] | undefined, operator: string | 
   const flags = new Set(operator === undefined ? [] : betaFlags(operator));
   const refused: string[] = [];
   for (const flag of client ?? []) {
-    if (allow.has(flag)) flags.add(flag);
+    if (allow.has(flag) || flags.has(flag)) flags.add(flag);
     else refused.push(flag);
   }
   if (refused.length > 0) warnings.push(`anthropic-beta: ${refused.join(", ")} not forwarded (not in the provider's anthropic_beta_allow)`);

@@ -198,6 +198,42 @@ describe("decode", () => {
     expect(decode({ thinking: { type: "adaptive" } }).reasoning).toEqual({ enabled: true });
   });
 
+  test("output_config.effort with adaptive or budgeted thinking, or alone; disabled thinking wins", () => {
+    const claudeCode = decode({ thinking: { type: "adaptive", display: "updates" }, output_config: { effort: "high" } });
+    expect(claudeCode.reasoning).toEqual({ enabled: true, effort: "high" });
+    expect(decode({ thinking: { type: "enabled", budget_tokens: 4096 }, output_config: { effort: "low" } }).reasoning).toEqual({
+      enabled: true,
+      maxTokens: 4096,
+      effort: "low",
+    });
+    expect(decode({ output_config: { effort: "medium" } }).reasoning).toEqual({ effort: "medium" });
+    expect(decode({ thinking: { type: "disabled" }, output_config: { effort: "high" } }).reasoning).toEqual({ enabled: false });
+    expect(decode({ output_config: {} }).reasoning).toBeUndefined();
+  });
+
+  test("system turns stay system messages at their position", () => {
+    const request = decode({
+      system: "top",
+      messages: [
+        { role: "user", content: "a" },
+        { role: "system", content: [{ type: "text", text: "mid", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: "b" },
+        { role: "system", content: "late" },
+        { role: "system", content: "" },
+      ],
+    });
+    expect(request.messages).toEqual([
+      { role: "system", content: [{ type: "text", text: "top" }] },
+      { role: "user", content: [{ type: "text", text: "a" }] },
+      { role: "system", content: [{ type: "text", text: "mid", cacheControl: { type: "ephemeral" } }] },
+      { role: "assistant", content: [{ type: "text", text: "b" }] },
+      { role: "system", content: [{ type: "text", text: "late" }] },
+    ]);
+    expect(decodeError({ messages: [{ role: "user", content: "a" }, { role: "system", content: [{ type: "image", source: {} }] }] })).toBe(
+      'messages.1.content.0: blocks of type "image" are not supported in system messages',
+    );
+  });
+
   test("fallbacks and models", () => {
     expect(decode({ fallbacks: [{ model: "a/b" }, { model: "c/d" }] }).models).toEqual([MODEL, "a/b", "c/d"]);
     expect(decode({ models: ["x/y", "z/w"] }).models).toEqual(["x/y", "z/w"]);
