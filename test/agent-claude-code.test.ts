@@ -81,9 +81,11 @@ function agentScript(file: string) {
   };
 }
 
-async function runClaude(model: string, cwd: string, home: string): Promise<{ code: number | null; events: any[]; stderr: string }> {
+const TASK = "Read notes.txt, then run a shell command, then tell me the code.";
+
+async function runClaude(model: string, cwd: string, home: string, prompt = TASK): Promise<{ code: number | null; events: any[]; stderr: string }> {
   const child = Bun.spawn(
-    [CLAUDE, "-p", "Read notes.txt, then run a shell command, then tell me the code.", "--model", model, "--output-format", "stream-json", "--verbose", "--allowedTools", "Read", "Bash"],
+    [CLAUDE, "-p", prompt, "--model", model, "--output-format", "stream-json", "--verbose", "--allowedTools", "Read", "Bash"],
     {
       cwd,
       stdout: "pipe",
@@ -117,10 +119,15 @@ async function runClaude(model: string, cwd: string, home: string): Promise<{ co
   return { code, events, stderr };
 }
 
-async function agentLoop(model: string, upstream: Upstream) {
-  const cwd = join(work.path, model.replace("/", "-"));
+function workDir(name: string): { cwd: string; home: string } {
+  const cwd = join(work.path, name);
   const home = join(cwd, "home");
   mkdirSync(home, { recursive: true });
+  return { cwd, home };
+}
+
+async function agentLoop(model: string, upstream: Upstream) {
+  const { cwd, home } = workDir(model.replace("/", "-"));
   const file = join(cwd, "notes.txt");
   writeFileSync(file, `${FILE_TEXT}\n`);
   setup.reset();
@@ -168,6 +175,37 @@ describe("Claude Code through the gateway", () => {
         const session = events.find((event) => event.type === "system" && event.subtype === "init")?.session_id;
         const generation = await setup.generation(events.find((event) => event.type === "assistant").message.id);
         expect(generation.session_id).toBe(session);
+        expect(proxied).toEqual([]);
+      },
+      RUN_TIMEOUT_MS + 10_000,
+    );
+
+    test(
+      `/context counts tokens through the gateway over the ${wire} wire`,
+      async () => {
+        const { cwd, home } = workDir(`${model.replace("/", "-")}-context`);
+        setup.reset();
+        const upstream = upstreamOf();
+        const before = upstream.requests.length;
+        const logged = setup.gateway.lines.length;
+        const { code, events, stderr } = await runClaude(model, cwd, home, "/context");
+        const result = events.find((event) => event.type === "result");
+        expect({ code, error: result?.is_error }, stderr).toEqual({ code: 0, error: false });
+        // Claude Code asked the gateway's count_tokens, and every ask was answered.
+        const answered = setup.gateway.lines
+          .slice(logged)
+          .map((line) => JSON.parse(line))
+          .filter((line) => line.message === "request" && line.route === "/api/v1/messages/count_tokens");
+        expect(answered.length).toBeGreaterThan(0);
+        expect(answered.map((line) => [line.status, line.model])).toEqual(answered.map(() => [200, model]));
+        const counts = upstream.requests.slice(before).filter((request) => request.path === "/v1/messages/count_tokens");
+        // The Anthropic wire asks the upstream; the OpenAI wire has no count and gets the estimate.
+        if (wire === "OpenAI chat") expect(counts).toEqual([]);
+        else {
+          expect(counts.length).toBeGreaterThan(0);
+          expect(counts.every((request) => request.headers["anthropic-beta"]?.includes("token-counting-2024-11-01"))).toBe(true);
+        }
+        expect(JSON.stringify(result)).toContain("token");
         expect(proxied).toEqual([]);
       },
       RUN_TIMEOUT_MS + 10_000,

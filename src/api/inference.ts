@@ -195,6 +195,7 @@ export function inferenceApi(services: Services) {
   const count = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
     requireInference(principal);
     const { canonical, presetId } = decode(messagesCodec, body as Record<string, unknown>, principal, request);
+    noteRequest(request, { model: canonical.model });
     return countTokens(services, canonical, callerOf(principal, request, presetId), request.signal);
   };
 

@@ -15,6 +15,7 @@ export const DEFAULT_ANTHROPIC_BETAS: readonly string[] = [
   "thinking-display-updates-2026-08-18",
   "fine-grained-tool-streaming-2025-05-14",
   "prompt-caching-scope-2026-01-05",
+  "token-counting-2024-11-01",
 ];
 
 /** The flags of `anthropic-beta` header values (comma-separated, possibly repeated). */
