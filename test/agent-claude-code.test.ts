@@ -168,6 +168,7 @@ describe("Claude Code through the gateway", () => {
           expect(requests.every((request) => request.body.thinking?.budget_tokens === 16384)).toBe(true);
           expect(JSON.stringify(last.body.messages)).toContain('"signature":"sig-up-1"');
           expect(last.headers["anthropic-beta"]).toContain("claude-code-20250219");
+          expect(last.body.context_management).toEqual({ edits: [{ type: "clear_thinking_20251015", keep: "all" }] });
         }
         const blocks = events.filter((event) => event.type === "assistant").flatMap((event) => event.message.content);
         expect(blocks.some((block: any) => block.type === "thinking" && block.thinking === "Thinking about the task.")).toBe(true);

@@ -118,6 +118,8 @@ export interface CanonicalRequest {
   preset?: string;
   /** The client's `anthropic-beta` flags, for Anthropic-wire upstreams (filtered by their allow-list). */
   anthropicBeta?: string[];
+  /** Anthropic `context_management` (server-side context edits such as clearing old thinking or tool uses), as sent. */
+  contextManagement?: { edits?: Array<{ type: string } & Record<string, unknown>> } & Record<string, unknown>;
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";

@@ -101,7 +101,7 @@ export const MessagesRequest = T.Object(
     tool_choice: T.Optional(MessagesToolChoice),
     fallbacks: T.Optional(Fallbacks),
     metadata: T.Optional(T.Object({ user_id: T.Optional(nullable(T.String())) })),
-    context_management: T.Optional(T.Object({})),
+    context_management: T.Optional(T.Object({ edits: T.Optional(T.Array(T.Object({ type: T.String({ minLength: 1 }) }))) })),
     output_config: T.Optional(
       T.Object({ effort: T.Optional(literals(["max", "xhigh", "high", "medium", "low", "minimal", "none"])) }),
     ),

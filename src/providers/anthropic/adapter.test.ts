@@ -283,6 +283,35 @@ describe("buildRequest: reasoning", () => {
   });
 });
 
+describe("buildRequest: context_management", () => {
+  const clearThinking = { type: "clear_thinking_20251015", keep: "all" };
+  const clearTools = { type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 30000 } };
+  const build = (overrides: Partial<CanonicalRequest>, target = endpoint) =>
+    anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined });
+
+  test("sent as is under a context-management beta flag", () => {
+    const request = build({
+      anthropicBeta: ["context-management-2025-06-27"],
+      reasoning: { enabled: true },
+      contextManagement: { edits: [clearThinking, clearTools] },
+    });
+    expect(request.body.context_management).toEqual({ edits: [clearThinking, clearTools] });
+    expect(request.warnings).toBeUndefined();
+  });
+
+  test("without thinking, edits that clear thinking are dropped (nothing to clear)", () => {
+    const beta = { anthropicBeta: ["context-management-2025-06-27"] };
+    expect(build({ ...beta, contextManagement: { edits: [clearThinking] } }).body.context_management).toBeUndefined();
+    expect(build({ ...beta, contextManagement: { edits: [clearThinking, clearTools] } }).body.context_management).toEqual({ edits: [clearTools] });
+  });
+
+  test("without the beta flag it is reported, not sent", () => {
+    const request = build({ contextManagement: { edits: [clearTools] } });
+    expect(request.body.context_management).toBeUndefined();
+    expect(request.warnings).toEqual(["context_management: not sent (the upstream takes it only with a context-management anthropic-beta flag)"]);
+  });
+});
+
 describe("buildRequest: anthropic-beta", () => {
   const headers = (anthropicBeta: string[] | undefined, target = endpoint) =>
     anthropicAdapter.buildRequest(canonical(anthropicBeta ? { anthropicBeta } : {}), target, { stream: false, apiKey: undefined });

@@ -31,11 +31,11 @@ export function buildAnthropicRequest(request: CanonicalRequest, endpoint: Endpo
     ...provider.headers,
   };
   const warnings: string[] = [];
-  if (request.anthropicBeta !== undefined) {
-    const betas = forwardedBetas(request.anthropicBeta, provider.headers["anthropic-beta"], provider.anthropicBetaAllow, warnings);
-    if (betas !== undefined) headers["anthropic-beta"] = betas;
-  }
-  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/v1/messages`, headers, body: buildBody(request, endpoint, options.stream, warnings) };
+  const betas = request.anthropicBeta === undefined ? undefined : forwardedBetas(request.anthropicBeta, provider.headers["anthropic-beta"], provider.anthropicBetaAllow, warnings);
+  if (betas !== undefined) headers["anthropic-beta"] = betas;
+  const body = buildBody(request, endpoint, options.stream, warnings);
+  if (request.contextManagement !== undefined) addContextManagement(body, request.contextManagement, betas ?? provider.headers["anthropic-beta"], warnings);
+  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/v1/messages`, headers, body };
   if (warnings.length > 0) upstream.warnings = warnings;
   return upstream;
 }
@@ -102,6 +102,26 @@ export function buildBody(request: CanonicalRequest, endpoint: Endpoint, stream:
   if (request.cacheControl !== undefined) addTopLevelBreakpoint(body, request.cacheControl);
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * `context_management` goes upstream as sent, under the context-management beta it needs (without the
+ * beta Anthropic refuses the field: it is then reported instead). Edits that clear thinking are dropped
+ * when thinking is off, as Anthropic accepts them only with thinking on (there is nothing to clear).
+ */
+function addContextManagement(
+  body: AnthropicRequestBody,
+  contextManagement: NonNullable<CanonicalRequest["contextManagement"]>,
+  betas: string | undefined,
+  warnings: string[],
+): void {
+  const edits = contextManagement.edits?.filter((edit) => body.thinking !== undefined || !edit.type.startsWith("clear_thinking"));
+  if (contextManagement.edits !== undefined && edits?.length === 0) return;
+  if (!betas?.split(",").some((flag) => flag.trim().startsWith("context-management-"))) {
+    warnings.push("context_management: not sent (the upstream takes it only with a context-management anthropic-beta flag)");
+    return;
+  }
+  body.context_management = edits === undefined ? contextManagement : { ...contextManagement, edits };
 }
 
 function toAnthropicToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicToolChoice | undefined {

@@ -83,6 +83,14 @@ describe("buildRequest: parameters gated by supported_parameters", () => {
     expect(effortFor({ exclude: true })).toBeUndefined();
   });
 
+  test("context edits other than clearing thinking (which this wire never replays) are reported", () => {
+    const clearThinking = { type: "clear_thinking_20251015", keep: "all" };
+    expect(build({ contextManagement: { edits: [clearThinking] } }).warnings).toBeUndefined();
+    const request = build({ contextManagement: { edits: [clearThinking, { type: "clear_tool_uses_20250919" }] } });
+    expect(request.body.context_management).toBeUndefined();
+    expect(request.warnings).toEqual([`context_management: edits clear_tool_uses_20250919 are not applied by ${makeEndpoint().key}`]);
+  });
+
   test("reasoning an endpoint cannot take is reported in warnings, never silently dropped", () => {
     const reasoning = { reasoning: { enabled: true, maxTokens: 2048 } };
     const plain = build(reasoning, makeEndpoint({ supportedParameters: ["temperature"] }));

@@ -118,6 +118,9 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
     if (provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
     else warnings.push(`reasoning: ${endpoint.key} takes no reasoning effort; effort ${effort} was not sent`);
   }
+  // Chat Completions never replays reasoning, so edits that clear old thinking hold by themselves.
+  const edits = request.contextManagement?.edits?.filter((edit) => !edit.type.startsWith("clear_thinking")) ?? [];
+  if (edits.length > 0) warnings.push(`context_management: edits ${edits.map((edit) => edit.type).join(", ")} are not applied by ${endpoint.key}`);
   if (options.stream) {
     body.stream = true;
     if (provider.quirks.streamUsage) body.stream_options = { include_usage: true };

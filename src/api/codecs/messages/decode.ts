@@ -300,6 +300,7 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   const reasoning = decodeReasoning(body);
   if (reasoning !== undefined) request.reasoning = reasoning;
   if (body.cache_control !== undefined) request.cacheControl = body.cache_control;
+  if (body.context_management !== undefined) request.contextManagement = body.context_management;
   if (body.service_tier !== undefined && body.service_tier !== null) request.serviceTier = body.service_tier;
   if (body.provider !== undefined) request.provider = body.provider as CanonicalRequest["provider"];
   if (body.plugins !== undefined) request.plugins = body.plugins as CanonicalRequest["plugins"];

@@ -211,6 +211,11 @@ describe("decode", () => {
     expect(decode({ output_config: {} }).reasoning).toBeUndefined();
   });
 
+  test("context_management is kept as sent", () => {
+    const contextManagement = { edits: [{ type: "clear_thinking_20251015", keep: "all" }] };
+    expect(decode({ context_management: contextManagement }).contextManagement).toEqual(contextManagement);
+  });
+
   test("system turns stay system messages at their position", () => {
     const request = decode({
       system: "top",
