@@ -137,6 +137,12 @@ describe("reasoning across wires", () => {
     expect(setup.openai.requests.at(-1)!.body.reasoning_effort).toBe("low");
   });
 
+  test("reasoning.max_tokens of a chat request reaches an OpenAI-wire upstream as an effort", async () => {
+    const response = await setup.post("/chat/completions", { model: "test/gpt", reasoning: { max_tokens: 20000 }, messages: [{ role: "user", content: "hi" }] });
+    expect(response.status).toBe(200);
+    expect(setup.openai.requests.at(-1)!.body.reasoning_effort).toBe("high");
+  });
+
   test("adaptive thinking with output_config.effort reaches an Anthropic-wire upstream as a budget", async () => {
     await client().messages.create({
       model: "test/claude",

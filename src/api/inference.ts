@@ -82,10 +82,8 @@ function callerOf(principal: Principal, request: Request, presetId: string | und
 }
 
 /** The sticky-session header a request carries: `x-session-id`, else Claude Code's `x-claude-code-session-id`. */
-function sessionHeader(headers: Headers): [string, string | null] {
-  const session = headers.get("x-session-id");
-  if (session) return ["x-session-id", session];
-  return ["x-claude-code-session-id", headers.get("x-claude-code-session-id")];
+function sessionHeaderName(headers: Headers): string {
+  return headers.get("x-session-id") ? "x-session-id" : "x-claude-code-session-id";
 }
 
 /** `promise`, or null once `ms` passed first; the timer never outlives the race. */
@@ -178,9 +176,9 @@ export function inferenceApi(services: Services) {
     });
     // The body's session_id wins over the header; Claude Code names its session in a header of its own.
     if (canonical.sessionId === undefined) {
-      const [name, headerSession] = sessionHeader(request.headers);
+      const headerSession = request.headers.get("x-session-id") || request.headers.get("x-claude-code-session-id");
       if (headerSession) {
-        if (headerSession.length > 256) throw new GatewayError("bad_request", `${name}: must be at most 256 characters`);
+        if (headerSession.length > 256) throw new GatewayError("bad_request", `${sessionHeaderName(request.headers)}: must be at most 256 characters`);
         canonical.sessionId = headerSession;
       }
     }
