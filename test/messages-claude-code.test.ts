@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import Anthropic from "@anthropic-ai/sdk";
-import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
+import { type InferenceSetup, sseEvents, startInference } from "./helpers/inference-setup.ts";
 import { UPSTREAM_TOKEN_COUNT } from "./helpers/upstreams.ts";
 
 /**
@@ -165,5 +165,15 @@ describe("reasoning across wires", () => {
     const warning = "reasoning: local-openai:plain-upstream takes no reasoning effort; effort high was not sent";
     expect(body.openrouter_metadata.warnings).toEqual([warning]);
     expect((await setup.generation(body.id)).provider_responses[0].warnings).toEqual([warning]);
+  });
+
+  test("a stream carries the warnings in the metadata of its message_delta", async () => {
+    const response = await fetch(`${setup.api}/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${setup.key}`, "content-type": "application/json", "x-openrouter-metadata": "enabled" },
+      body: JSON.stringify({ model: "test/plain", stream: true, max_tokens: 20, output_config: { effort: "low" }, messages: [{ role: "user", content: "hi" }] }),
+    });
+    const delta = sseEvents(await response.text()).find((event) => event.event === "message_delta")!;
+    expect(delta.data.openrouter_metadata.warnings).toEqual(["reasoning: local-openai:plain-upstream takes no reasoning effort; effort low was not sent"]);
   });
 });
