@@ -49,6 +49,8 @@ beforeAll(async () => {
   });
 });
 
+beforeAll(() => mkdirSync(join(work.path, "tmp"), { recursive: true }));
+
 afterAll(async () => {
   proxy.stop(true);
   await setup.stop();
@@ -102,6 +104,9 @@ async function runClaude(model: string, cwd: string, home: string, prompt = TASK
         DISABLE_ERROR_REPORTING: "1",
         DISABLE_AUTOUPDATER: "1",
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        // Claude Code's own temporary files (per-project scratch, its socket) stay in the test's directory.
+        CLAUDE_CODE_TMPDIR: join(work.path, "tmp"),
+        TMPDIR: join(work.path, "tmp"),
         HTTPS_PROXY: proxy.url.href,
         HTTP_PROXY: proxy.url.href,
         NO_PROXY: "127.0.0.1,localhost",
