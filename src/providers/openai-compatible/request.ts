@@ -133,15 +133,25 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
 }
 
 /**
+ * Thinking budgets below these become `low` and `medium` efforts, above them `high`: the midpoints
+ * between the budgets the Anthropic adapter gives those efforts (low 2048, medium 8192, high 16384),
+ * so that an effort sent across both wires comes back as itself.
+ */
+const LOW_EFFORT_BELOW = 4096;
+const MEDIUM_EFFORT_BELOW = 12288;
+
+/**
  * The `reasoning_effort` a request asks for. An effort is sent as is. A thinking budget (Anthropic
- * `thinking.budget_tokens`, `reasoning.max_tokens`) becomes the nearest effort every OpenAI-wire
- * reasoning server takes, between the budgets the Anthropic adapter gives those efforts (low 2048,
- * medium 8192, high 16384): under 4096 tokens `low`, under 12288 `medium`, else `high`. Reasoning
+ * `thinking.budget_tokens`, `reasoning.max_tokens`) becomes one of the efforts every OpenAI-wire
+ * reasoning server takes: under 4096 tokens `low`, under 12288 `medium`, else `high`. Reasoning
  * switched on without either (adaptive thinking) is `medium`, the servers' own default.
  */
 export function reasoningEffort(reasoning: ReasoningConfig | undefined): ReasoningEffort | undefined {
   if (reasoning === undefined || reasoning.enabled === false) return undefined;
   if (reasoning.effort !== undefined) return reasoning.effort;
-  if (reasoning.maxTokens !== undefined) return reasoning.maxTokens < 4096 ? "low" : reasoning.maxTokens < 12288 ? "medium" : "high";
+  if (reasoning.maxTokens !== undefined) {
+    if (reasoning.maxTokens < LOW_EFFORT_BELOW) return "low";
+    return reasoning.maxTokens < MEDIUM_EFFORT_BELOW ? "medium" : "high";
+  }
   return reasoning.enabled === true ? "medium" : undefined;
 }
