@@ -19,6 +19,7 @@ import { buildOpenApi, renderReference } from "./api/openapi.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
 import { messagesCodec } from "./api/codecs/messages/index.ts";
 import { responsesCodec } from "./api/codecs/responses/index.ts";
+import type { Codec } from "./api/codecs/codec.ts";
 import type { Services } from "./services.ts";
 
 const EMPTY_BODY = Symbol("empty body");
@@ -26,15 +27,19 @@ const EMPTY_BODY = Symbol("empty body");
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Errors on an inference route are rendered in that style's shape (all of them carry the spec's envelope). */
-const STYLE_ERRORS: Array<[RegExp, (error: GatewayError) => Record<string, unknown>]> = [
-  [/^\/api\/v1\/chat\/completions\/?$/, chatCodec.encodeError],
-  [/^\/api\/v1\/responses\/?$/, responsesCodec.encodeError],
-  [/^\/api\/v1\/(v1\/)?messages\/?$/, messagesCodec.encodeError],
+const STYLE_ROUTES: Array<[RegExp, Codec]> = [
+  [/^\/api\/v1\/chat\/completions\/?$/, chatCodec],
+  [/^\/api\/v1\/responses\/?$/, responsesCodec],
+  [/^\/api\/v1\/(v1\/)?messages(\/count_tokens)?\/?$/, messagesCodec],
 ];
 
+function styleOf(path: string): Codec | undefined {
+  return STYLE_ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+}
+
 function renderError(path: string, error: GatewayError): Record<string, unknown> {
-  const style = STYLE_ERRORS.find(([pattern]) => pattern.test(path));
-  return style ? style[1](error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
+  const codec = styleOf(path);
+  return codec ? codec.encodeError(error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
 }
 
 /** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
@@ -105,7 +110,8 @@ export function createApp(services: Services) {
     .onError(({ code, error, request, set }) => {
       let failure: GatewayError;
       if (code === "VALIDATION") {
-        failure = new GatewayError("bad_request", formatValidationError(error.all, error.type));
+        const words = error.type === "body" ? styleOf(new URL(request.url).pathname)?.validationMessage : undefined;
+        failure = new GatewayError("bad_request", words ? words(error.all) : formatValidationError(error.all, error.type));
       } else if (code === "PARSE") {
         // Elysia wraps whatever the parse hook throws (our 401 and 413 included).
         failure = error.cause instanceof GatewayError ? error.cause : new GatewayError("bad_request", "Request body is not valid JSON");

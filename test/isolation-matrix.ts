@@ -188,6 +188,8 @@ export const MATRIX: Record<string, Entry> = {
   "POST /api/v1/responses": inference("/responses", (model) => ({ model, input: "hi", max_output_tokens: 8 })),
   "POST /api/v1/messages": inference("/messages", chat),
   "POST /api/v1/v1/messages": inference("/v1/messages", chat),
+  "POST /api/v1/messages/count_tokens": inference("/messages/count_tokens", chat),
+  "POST /api/v1/v1/messages/count_tokens": inference("/v1/messages/count_tokens", chat),
   "GET /api/v1/generation": {
     targets: OWN_FOREIGN,
     request: ({ side }) => ({ method: "GET", path: `${V1}/generation?id=${side.generationId}` }),

@@ -295,6 +295,21 @@ describe("sticky sessions", () => {
     expect(second.provider).not.toBe(first);
   });
 
+  test("Claude Code's x-claude-code-session-id keeps its endpoint; x-session-id wins over it", async () => {
+    const claudeCode = { "x-claude-code-session-id": "cc-1" };
+    const first = (await (await chat({}, claudeCode)).json()).provider;
+    for (let index = 0; index < 8; index++) expect((await (await chat({}, claudeCode)).json()).provider).toBe(first);
+    const id = (await (await chat({}, { ...claudeCode, "x-session-id": "s-9" })).json()).id;
+    // The record is written behind the response.
+    let record = await fetch(`${gateway.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${key}` } });
+    for (let attempt = 0; record.status === 404 && attempt < 40; attempt++) {
+      await Bun.sleep(25);
+      record = await fetch(`${gateway.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${key}` } });
+    }
+    expect(((await record.json()) as any).data.session_id).toBe("s-9");
+    expect((await chat({}, { "x-claude-code-session-id": "c".repeat(257) })).status).toBe(400);
+  });
+
   test("an x-session-id over 256 characters is 400", async () => {
     expect((await chat({}, { "x-session-id": "s".repeat(257) })).status).toBe(400);
   });

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { describeError } from "../core/log.ts";
-import { type JsonOutcome, newGenerationId, type StreamOutcome } from "../core/pipeline.ts";
+import { type Caller, type JsonOutcome, newGenerationId, type StreamOutcome } from "../core/pipeline.ts";
+import { countTokens } from "./count-tokens.ts";
 import type { GenerationRow } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 import { authenticate, type Principal } from "./auth.ts";
@@ -13,6 +14,7 @@ import { responsesCodec } from "./codecs/responses/index.ts";
 import { applyPreset } from "./presets-apply.ts";
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
+import { betaFlags } from "../providers/anthropic/betas.ts";
 
 /**
  * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
@@ -39,6 +41,7 @@ export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<st
     is_byok: false,
     endpoints: routing.endpoints,
     attempts: routing.attempts,
+    ...(outcome.upstream.warnings ? { warnings: outcome.upstream.warnings } : {}),
   };
 }
 
@@ -59,6 +62,28 @@ function context(
   };
   if (withMetadata) encode.metadata = routingMetadata(outcome);
   return encode;
+}
+
+/** Who asks, for routing and the generation record. */
+function callerOf(principal: Principal, request: Request, presetId: string | undefined): Caller {
+  return {
+    workspaceId: principal.workspace.id,
+    keyHash: principal.key.hash,
+    requestId: request.headers.get("x-request-id") ?? undefined,
+    userAgent: request.headers.get("user-agent") ?? undefined,
+    referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
+    presetId,
+    allowedProviders: principal.workspace.allowedProviders ?? null,
+    ignoredProviders: principal.workspace.ignoredProviders ?? null,
+    dataRegion: principal.workspace.dataRegion ?? null,
+    limit: principal.key.limit,
+    limitReset: principal.key.limitReset,
+  };
+}
+
+/** The sticky-session header a request carries: `x-session-id`, else Claude Code's `x-claude-code-session-id`. */
+function sessionHeaderName(headers: Headers): string {
+  return headers.get("x-session-id") ? "x-session-id" : "x-claude-code-session-id";
 }
 
 /** `promise`, or null once `ms` passed first; the timer never outlives the race. */
@@ -87,41 +112,14 @@ export function inferenceApi(services: Services) {
       tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
     });
     const raw = body as Record<string, unknown>;
-    const workspaceId = principal.workspace.id;
-    let presetId: string | undefined;
-    const canonical = applyPreset(codec.decode(raw), (slug) => {
-      const found = presets.get(workspaceId, slug);
-      if (!found?.version) return undefined;
-      presetId = found.preset.id;
-      return { config: found.version.config, systemPrompt: found.version.systemPrompt };
-    });
-    // `fast` is an alias of `priority` (the spec): one tier from here on, upstream and in the record.
-    if (canonical.serviceTier === "fast") canonical.serviceTier = "priority";
-    // The body's session_id wins over the header.
-    const headerSession = request.headers.get("x-session-id");
-    if (canonical.sessionId === undefined && headerSession) {
-      if (headerSession.length > 256) throw new GatewayError("bad_request", "x-session-id: must be at most 256 characters");
-      canonical.sessionId = headerSession;
-    }
+    const { canonical, presetId } = decode(codec, raw, principal, request);
     const withMetadata = request.headers.get("x-openrouter-metadata")?.toLowerCase() === "enabled";
     // A JSON answer is cancelled only by the client leaving: its request's own signal does. A stream
     // may also be stopped by the gateway (the client cancels the body, a shutdown): it gets its own.
     const abort = canonical.stream ? new AbortController() : undefined;
     if (abort) request.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const signal = abort ? abort.signal : request.signal;
-    const caller = {
-      workspaceId,
-      keyHash: principal.key.hash,
-      requestId: request.headers.get("x-request-id") ?? undefined,
-      userAgent: request.headers.get("user-agent") ?? undefined,
-      referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
-      presetId,
-      allowedProviders: principal.workspace.allowedProviders ?? null,
-      ignoredProviders: principal.workspace.ignoredProviders ?? null,
-      dataRegion: principal.workspace.dataRegion ?? null,
-      limit: principal.key.limit,
-      limitReset: principal.key.limitReset,
-    };
+    const caller = callerOf(principal, request, presetId);
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
     noteRequest(request, { model: canonical.model });
@@ -166,6 +164,41 @@ export function inferenceApi(services: Services) {
     });
   };
 
+  /** Decodes a body in a style, expands its preset, and takes the session and beta headers. */
+  const decode = (codec: Codec, raw: Record<string, unknown>, principal: Principal, request: Request) => {
+    const workspaceId = principal.workspace.id;
+    let presetId: string | undefined;
+    const canonical = applyPreset(codec.decode(raw), (slug) => {
+      const found = presets.get(workspaceId, slug);
+      if (!found?.version) return undefined;
+      presetId = found.preset.id;
+      return { config: found.version.config, systemPrompt: found.version.systemPrompt };
+    });
+    // `fast` is an alias of `priority` (the spec): one tier from here on, upstream and in the record.
+    if (canonical.serviceTier === "fast") canonical.serviceTier = "priority";
+    // The body's session_id wins over the header; Claude Code names its session in a header of its own.
+    if (canonical.sessionId === undefined) {
+      const headerSession = request.headers.get("x-session-id") || request.headers.get("x-claude-code-session-id");
+      if (headerSession) {
+        if (headerSession.length > 256) throw new GatewayError("bad_request", `${sessionHeaderName(request.headers)}: must be at most 256 characters`);
+        canonical.sessionId = headerSession;
+      }
+    }
+    if (codec.style === "messages") {
+      const betas = request.headers.get("anthropic-beta");
+      if (betas) canonical.anthropicBeta = betaFlags(betas);
+    }
+    return { canonical, presetId };
+  };
+
+  /** Anthropic's token count, routed like the messages request it counts (see count-tokens.ts). */
+  const count = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+    requireInference(principal);
+    const { canonical, presetId } = decode(messagesCodec, body as Record<string, unknown>, principal, request);
+    noteRequest(request, { model: canonical.model });
+    return countTokens(services, canonical, callerOf(principal, request, presetId), request.signal);
+  };
+
   return new Elysia({ name: "inference-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
     .post("/chat/completions", handle(chatCodec), { body: chatCodec.schema })
@@ -173,6 +206,8 @@ export function inferenceApi(services: Services) {
     .post("/messages", handle(messagesCodec), { body: messagesCodec.schema })
     // The Anthropic SDK appends /v1/messages to its base URL; with a base of …/api/v1 it lands here.
     .post("/v1/messages", handle(messagesCodec), { body: messagesCodec.schema })
+    .post("/messages/count_tokens", count, { body: messagesCodec.schema })
+    .post("/v1/messages/count_tokens", count, { body: messagesCodec.schema })
     .get("/generation", ({ principal, query }) => {
       if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
       const id = query.id;
@@ -205,6 +240,7 @@ export function generationJson(row: GenerationRow) {
       status: attempt.status,
       latency: attempt.latency_ms,
       is_byok: false,
+      ...(attempt.warnings ? { warnings: attempt.warnings } : {}),
     })),
     latency: row.latencyMs,
     moderation_latency: null,

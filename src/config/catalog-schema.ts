@@ -92,6 +92,8 @@ export const ProviderConfig = T.Object(
     ),
     /** Anthropic: the `anthropic-version` header. */
     anthropic_version: T.Optional(T.String()),
+    /** Anthropic: `anthropic-beta` flags forwarded from clients, on top of the defaults (what Claude Code sends). */
+    anthropic_beta_allow: T.Optional(T.Array(T.String({ minLength: 1 }))),
     simulation: T.Optional(Simulation),
     timeouts: T.Optional(T.Partial(UpstreamTimeouts)),
     /** Overrides `upstream.max_response_bytes` for this provider. */

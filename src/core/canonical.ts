@@ -116,6 +116,10 @@ export interface CanonicalRequest {
   echoUpstreamBody?: boolean;
   /** The preset slug named by `preset` or `@preset/slug`; resolved by the pipeline. */
   preset?: string;
+  /** The client's `anthropic-beta` flags, for Anthropic-wire upstreams (filtered by their allow-list). */
+  anthropicBeta?: string[];
+  /** Anthropic `context_management` (server-side context edits such as clearing old thinking or tool uses), as sent. */
+  contextManagement?: { edits?: Array<{ type: string } & Record<string, unknown>> } & Record<string, unknown>;
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";

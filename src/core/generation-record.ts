@@ -29,6 +29,8 @@ export interface AttemptRecord {
   status: number;
   code?: string;
   latency_ms: number;
+  /** What the attempt's upstream could not take (see UpstreamRequest.warnings). */
+  warnings?: string[];
 }
 
 /** A generation row with every field set, the given fields on top. */

@@ -222,7 +222,15 @@ export class Pipeline {
             : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) };
         // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
         const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
-        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - attemptStart) });
+        attempts.push({
+          provider: endpoint.provider.slug,
+          endpoint: endpoint.key,
+          model: model.id,
+          status: 200,
+          latency_ms: Math.round(performance.now() - attemptStart),
+          ...(sent.warnings ? { warnings: sent.warnings } : {}),
+        });
+        if (sent.warnings) this.deps.logger.info("request parameters not taken upstream", { id: generationId, provider: endpoint.provider.slug, warnings: sent.warnings });
         this.deps.metrics?.attempt(endpoint.provider.slug, 200);
         if (result.kind === "json") {
           const response = result.response;
@@ -307,6 +315,21 @@ export class Pipeline {
     this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
     settle(0);
     throw error;
+  }
+
+  /**
+   * The endpoint a request would try first (the router's plan, cooling endpoints passed over) and the
+   * credential for it: `count_tokens` asks that upstream, without running the request.
+   */
+  firstEndpoint(request: CanonicalRequest, caller: Caller): { model: CatalogModel; endpoint: Endpoint; apiKey: string | undefined } {
+    const plan = this.deps.router.plan(request, caller.workspaceId, {
+      allowedProviders: caller.allowedProviders ?? null,
+      ignoredProviders: caller.ignoredProviders ?? null,
+      dataRegion: caller.dataRegion ?? null,
+    });
+    const first = plan.attempts.find(({ endpoint }) => !this.deps.health.isCoolingDown(endpoint.key)) ?? plan.attempts[0];
+    if (first === undefined) throw new GatewayError("unavailable", "No endpoint could serve the request");
+    return { ...first, apiKey: this.deps.credentialFor(caller.workspaceId, first.endpoint) };
   }
 
   #pluginContext(workspaceId: string, conversation: () => string) {

@@ -226,7 +226,7 @@ export const generations = sqliteTable(
     userAgent: text("user_agent"),
     httpReferer: text("http_referer"),
     serviceTier: text("service_tier"),
-    attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number }>>(),
+    attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number; warnings?: string[] }>>(),
     createdAt: text("created_at").notNull(),
   },
   (table) => [

@@ -9,6 +9,11 @@ export interface UpstreamRequest {
   headers: Record<string, string>;
   /** The JSON body (the debug echo shows it as sent). */
   body: Record<string, unknown>;
+  /**
+   * What the request asked for that this upstream cannot take, said in words (`reasoning: ...`):
+   * reported in the routing metadata and the generation record instead of being silently lost.
+   */
+  warnings?: string[];
 }
 
 /** One server-sent event as read from an upstream stream. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, validateConfig } from "../config/load.ts";
+import { DEFAULT_ANTHROPIC_BETAS } from "../providers/anthropic/betas.ts";
 import { Catalog, SIMULATED_MODEL_ID } from "./catalog.ts";
 
 function catalog(document: Record<string, unknown>): Catalog {
@@ -7,6 +8,17 @@ function catalog(document: Record<string, unknown>): Catalog {
 }
 
 describe("catalog from the config", () => {
+  test("an Anthropic provider's anthropic_beta_allow adds to the default beta flags", () => {
+    const built = catalog({
+      providers: { anthropic: { type: "anthropic", api_key: "k", anthropic_beta_allow: ["files-api-2025-04-14"] } },
+      models: [{ id: "a/b", endpoints: [{ provider: "anthropic" }] }],
+    });
+    const allow = built.model("a/b")!.endpoints[0]!.provider.anthropicBetaAllow;
+    expect(allow.has("files-api-2025-04-14")).toBe(true);
+    expect(DEFAULT_ANTHROPIC_BETAS.every((flag) => allow.has(flag))).toBe(true);
+    expect(() => catalog({ providers: { anthropic: { type: "anthropic", anthropic_beta_allow: [""] } } })).toThrow(ConfigError);
+  });
+
   test("no providers and no models: the embedded simulated model", () => {
     const built = catalog({});
     const model = built.model(SIMULATED_MODEL_ID)!;

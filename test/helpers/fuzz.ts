@@ -92,6 +92,8 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /api/v1/responses": responses,
   "POST /api/v1/messages": messages,
   "POST /api/v1/v1/messages": messages,
+  "POST /api/v1/messages/count_tokens": messages,
+  "POST /api/v1/v1/messages/count_tokens": messages,
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */

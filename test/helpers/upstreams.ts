@@ -25,6 +25,32 @@ export interface UpstreamBehaviour {
   /** A JSON answer without a finish reason (`finish_reason` / `stop_reason` null): an answer that did not finish. */
   unfinished?: boolean;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
+  /**
+   * Decides each answer from the request body (an agent's multi-turn loop): a tool call to make, or the
+   * text to answer. Without it the first tool is called with `{city: "Oslo"}` whenever tools are offered.
+   */
+  script?: (body: Json) => ScriptedTurn;
+}
+
+/** One scripted answer: call `tool` with `input`, else answer `text`. */
+export interface ScriptedTurn {
+  tool?: { name: string; input: Json };
+  text?: string;
+}
+
+/** The tool call a request gets: the script's, else the first tool with `{city: "Oslo"}` when tools are offered. */
+function plannedCall(behaviour: UpstreamBehaviour, body: Json, tool: Json | undefined, id: string): { id: string; name: string; input: Json } | undefined {
+  if (behaviour.script) {
+    const turn = behaviour.script(body);
+    return turn.tool ? { id: `${id}_${Math.random().toString(36).slice(2, 8)}`, name: turn.tool.name, input: turn.tool.input } : undefined;
+  }
+  return tool ? { id, name: tool.function?.name ?? tool.name, input: { city: "Oslo" } } : undefined;
+}
+
+/** The arguments JSON in two pieces, as a streaming upstream sends them. */
+function halves(json: string): string[] {
+  const middle = Math.ceil(json.length / 2);
+  return [json.slice(0, middle), json.slice(middle)];
 }
 
 export interface RecordedRequest {
@@ -130,7 +156,7 @@ export function startOpenAiUpstream(): Upstream {
     const body = record.body;
     const messages: Json[] = body.messages ?? [];
     const tool = wantsTool(body, messages.at(-1)?.role);
-    const text = behaviour.text ?? "Hello from upstream";
+    const text = behaviour.script?.(body).text ?? behaviour.text ?? "Hello from upstream";
     const reasoning = behaviour.reasoning;
     const usage = behaviour.usage ?? { input: 12, output: 5 };
     const usageJson = {
@@ -140,7 +166,8 @@ export function startOpenAiUpstream(): Upstream {
       prompt_tokens_details: { cached_tokens: usage.cacheRead ?? 0 },
       completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
     };
-    const call = tool ? { id: "call_up_1", name: tool.function.name, arguments: '{"city":"Oslo"}' } : undefined;
+    const planned = plannedCall(behaviour, body, tool, "call_up_1");
+    const call = planned ? { id: planned.id, name: planned.name, arguments: JSON.stringify(planned.input) } : undefined;
     const finish = call ? "tool_calls" : "stop";
     if (!body.stream) {
       const message: Json = { role: "assistant", content: call ? null : text };
@@ -166,7 +193,7 @@ export function startOpenAiUpstream(): Upstream {
     if (call) {
       content.add(frames.length);
       frames.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      for (const piece of ['{"city":', '"Oslo"}']) {
+      for (const piece of halves(call.arguments)) {
         content.add(frames.length);
         frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
       }
@@ -185,18 +212,22 @@ export function startOpenAiUpstream(): Upstream {
   });
 }
 
-/** An Anthropic Messages server: POST /v1/messages, with `event:` lines. */
+/** Anthropic's count answer of the fake upstream (`POST /v1/messages/count_tokens`). */
+export const UPSTREAM_TOKEN_COUNT = 4321;
+
+/** An Anthropic Messages server: POST /v1/messages (with `event:` lines) and /v1/messages/count_tokens. */
 export function startAnthropicUpstream(): Upstream {
   return serve(async (request, record, behaviour) => {
     const body = record.body;
+    if (record.path.endsWith("/count_tokens")) return Response.json({ input_tokens: UPSTREAM_TOKEN_COUNT });
     const messages: Json[] = body.messages ?? [];
     const lastBlocks = Array.isArray(messages.at(-1)?.content) ? messages.at(-1)!.content : [];
     const lastRole = lastBlocks.some((block: Json) => block.type === "tool_result") ? "tool_result" : messages.at(-1)?.role;
     const tool = wantsTool(body, lastRole);
-    const text = behaviour.text ?? "Hello from upstream";
+    const text = behaviour.script?.(body).text ?? behaviour.text ?? "Hello from upstream";
     const thinking = body.thinking?.type === "enabled" ? (behaviour.reasoning ?? "Let me think.") : undefined;
     const usage = behaviour.usage ?? { input: 12, output: 5 };
-    const call = tool ? { id: "toolu_up_1", name: tool.name, input: { city: "Oslo" } } : undefined;
+    const call = plannedCall(behaviour, body, tool, "toolu_up_1");
     const stopReason = call ? "tool_use" : "end_turn";
     const usageJson = {
       input_tokens: usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0),
@@ -231,7 +262,7 @@ export function startAnthropicUpstream(): Upstream {
     }
     if (call) {
       frames.push(event("content_block_start", { index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }));
-      for (const piece of ['{"city":', ' "Oslo"}']) {
+      for (const piece of halves(JSON.stringify(call.input))) {
         contentFrames.add(frames.length);
         frames.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }));
       }

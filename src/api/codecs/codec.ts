@@ -1,4 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
+import type { ValueError } from "@sinclair/typebox/errors";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../../core/canonical.ts";
 import type { GatewayError } from "../../core/errors.ts";
 
@@ -45,6 +46,8 @@ export interface Codec {
   createStreamEncoder(context: EncodeContext): StreamEncoder;
   /** A JSON error body in the style's shape; the HTTP status is the error's. */
   encodeError(error: GatewayError): Record<string, unknown>;
+  /** The message of a body validation error, when the style words them its own way. */
+  validationMessage?(errors: Iterable<ValueError>): string;
 }
 
 /** One SSE frame; `event` adds an `event:` line (the Anthropic SDK needs them). */

@@ -111,14 +111,21 @@ function plural(count: number, noun: string, nouns = `${noun}s`): string {
   return `${count} ${count === 1 ? noun : nouns}`;
 }
 
+/** The error inside the union variant the value was meant for; the union's own error when none stands out. */
+export function intendedError(error: ValueError): ValueError {
+  if (error.type !== ValueErrorType.Union) return error;
+  const variant = intendedVariant(error.schema.anyOf as TSchema[], error.value);
+  const nested = variant === undefined ? undefined : error.errors[variant]?.First();
+  return nested === undefined ? error : intendedError(nested);
+}
+
 function formatError(error: ValueError, root: string): string {
   const { schema } = error;
   const at = renderPath(error.path, root);
   switch (error.type) {
     case ValueErrorType.Union: {
-      const variant = intendedVariant(schema.anyOf as TSchema[], error.value);
-      const nested = variant === undefined ? undefined : error.errors[variant]?.First();
-      if (nested !== undefined) return formatError(nested, root);
+      const nested = intendedError(error);
+      if (nested !== error) return formatError(nested, root);
       return `${at}: expected ${describe(schema)}`;
     }
     case ValueErrorType.ObjectAdditionalProperties: {

@@ -17,8 +17,12 @@ import {
 export const MessagesContentBlock = T.Object({ type: T.String() });
 export type MessagesContentBlock = Static<typeof MessagesContentBlock>;
 
+/**
+ * `system` turns may sit anywhere in the conversation (Claude Code sends them for models it does not
+ * know); their content is text only, checked by the decoder.
+ */
 export const MessagesMessage = T.Object({
-  role: literals(["user", "assistant"]),
+  role: literals(["user", "assistant", "system"]),
   content: union(
     [T.String(), T.Array(MessagesContentBlock)],
     "a string or an array of content blocks with a string type",
@@ -39,11 +43,14 @@ export const MessagesSystem = union(
 );
 export type MessagesSystem = Static<typeof MessagesSystem>;
 
+/** `display` (Claude Code sends `"updates"`) says how thinking is shown; it does not change what is asked. */
+const ThinkingDisplay = T.Optional(T.String());
+
 export const Thinking = union(
   [
-    T.Object({ type: T.Literal("enabled"), budget_tokens: T.Integer({ minimum: 1024 }) }),
+    T.Object({ type: T.Literal("enabled"), budget_tokens: T.Integer({ minimum: 1024 }), display: ThinkingDisplay }),
     T.Object({ type: T.Literal("disabled") }),
-    T.Object({ type: T.Literal("adaptive") }),
+    T.Object({ type: T.Literal("adaptive"), display: ThinkingDisplay }),
   ],
   '{type: "enabled", budget_tokens}, {type: "disabled"}, or {type: "adaptive"}',
 );
@@ -94,8 +101,10 @@ export const MessagesRequest = T.Object(
     tool_choice: T.Optional(MessagesToolChoice),
     fallbacks: T.Optional(Fallbacks),
     metadata: T.Optional(T.Object({ user_id: T.Optional(nullable(T.String())) })),
-    context_management: T.Optional(T.Object({})),
-    output_config: T.Optional(T.Object({})),
+    context_management: T.Optional(T.Object({ edits: T.Optional(T.Array(T.Object({ type: T.String({ minLength: 1 }) }))) })),
+    output_config: T.Optional(
+      T.Object({ effort: T.Optional(literals(["max", "xhigh", "high", "medium", "low", "minimal", "none"])) }),
+    ),
     speed: T.Optional(T.String()),
     provider: T.Optional(ProviderPreferences),
     plugins: T.Optional(Plugins),
@@ -115,9 +124,10 @@ export const MessagesRequest = T.Object(
 );
 export type MessagesRequest = Static<typeof MessagesRequest>;
 
+/** Rules across fields; `root` prefixes the path (none on the messages route, which names paths as Anthropic does). */
 export function checkMessagesRules(body: { fallbacks?: unknown; models?: unknown }, root = "body"): string | null {
   if (body.fallbacks !== undefined && body.models !== undefined) {
-    return `${root}.fallbacks: cannot be combined with models`;
+    return `${root === "" ? "" : `${root}.`}fallbacks: cannot be combined with models`;
   }
   return null;
 }

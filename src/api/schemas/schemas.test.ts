@@ -469,7 +469,7 @@ run("ChatRequest", ChatRequest, chatBase, [
 
 run("MessagesRequest", MessagesRequest, messagesBase, [
   ["messages minimum", {}, { messages: [] }, "body.messages: must have at least 1 item"],
-  ["message role", { messages: [{ role: "assistant", content: "a" }] }, { messages: [{ role: "system", content: "s" }] }, 'body.messages[0].role: expected "user" or "assistant"'],
+  ["message role", { messages: [{ role: "system", content: "s" }] }, { messages: [{ role: "tool", content: "s" }] }, 'body.messages[0].role: expected "user", "assistant", or "system"'],
   ["message content", { messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }] }, { messages: [{ role: "user", content: [{ text: "hi" }] }] }, "body.messages[0].content[0].type: is required"],
   ["message content type", { messages: [{ role: "user", content: "hi" }] }, { messages: [{ role: "user", content: null }] }, "body.messages[0].content: expected a string or an array of content blocks with a string type"],
   ["max_tokens", { max_tokens: 1 }, { max_tokens: 0 }, "body.max_tokens: must be at least 1"],
@@ -478,6 +478,8 @@ run("MessagesRequest", MessagesRequest, messagesBase, [
   ["stop_sequences", { stop_sequences: ["\n\nHuman:"] }, { stop_sequences: "stop" }, "body.stop_sequences: expected an array"],
   ["thinking enabled", { thinking: { type: "enabled", budget_tokens: 1024 } }, { thinking: { type: "enabled", budget_tokens: 1023 } }, "body.thinking.budget_tokens: must be at least 1024"],
   ["thinking budget required", { thinking: { type: "disabled" } }, { thinking: { type: "enabled" } }, "body.thinking.budget_tokens: is required"],
+  ["thinking display", { thinking: { type: "adaptive", display: "updates" } }, { thinking: { type: "adaptive", display: 1 } }, "body.thinking.display: expected a string"],
+  ["output_config effort", { output_config: { effort: "high" } }, { output_config: { effort: "huge" } }, 'body.output_config.effort: expected "max", "xhigh", "high", "medium", "low", "minimal", or "none"'],
   ["thinking kinds", { thinking: { type: "adaptive" } }, { thinking: { type: "on" } }, 'body.thinking: expected {type: "enabled", budget_tokens}, {type: "disabled"}, or {type: "adaptive"}'],
   [
     "tools",

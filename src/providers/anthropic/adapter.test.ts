@@ -264,6 +264,71 @@ describe("buildRequest: reasoning", () => {
     expect(body({ reasoning: { effort: "low" }, tools, toolChoice: "required" }).thinking).toBeUndefined();
     expect(body({ reasoning: { effort: "low" }, tools, toolChoice: "auto" }).thinking).toBeDefined();
   });
+
+  test("what thinking displaces, or thinking that cannot be sent, is reported in warnings", () => {
+    const warnings = (overrides: Partial<CanonicalRequest>, target = endpoint) =>
+      anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined }).warnings;
+    expect(warnings({ reasoning: { effort: "low" }, temperature: 0.2, topK: 5 })).toEqual([
+      "temperature, top_k: not accepted together with thinking on the Anthropic wire; not sent",
+    ]);
+    const tools: CanonicalRequest["tools"] = [{ type: "function", name: "f" }];
+    expect(warnings({ reasoning: { enabled: true }, tools, toolChoice: "required" })).toEqual([
+      "reasoning: thinking cannot be combined with a forced tool on the Anthropic wire; thinking was left off",
+    ]);
+    expect(warnings({ maxTokens: 500, reasoning: { effort: "low" } }, makeEndpoint({ maxOutput: 1024 }))).toEqual([
+      "reasoning: a thinking budget of at least 1024 tokens does not fit in max_tokens 500; thinking was left off",
+    ]);
+    expect(warnings({ reasoning: { effort: "low" }, temperature: 1 })).toBeUndefined();
+    expect(warnings({ temperature: 0.2 })).toBeUndefined();
+  });
+});
+
+describe("buildRequest: context_management", () => {
+  const clearThinking = { type: "clear_thinking_20251015", keep: "all" };
+  const clearTools = { type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 30000 } };
+  const build = (overrides: Partial<CanonicalRequest>, target = endpoint) =>
+    anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined });
+
+  test("sent as is under a context-management beta flag", () => {
+    const request = build({
+      anthropicBeta: ["context-management-2025-06-27"],
+      reasoning: { enabled: true },
+      contextManagement: { edits: [clearThinking, clearTools] },
+    });
+    expect(request.body.context_management).toEqual({ edits: [clearThinking, clearTools] });
+    expect(request.warnings).toBeUndefined();
+  });
+
+  test("without thinking, edits that clear thinking are dropped (nothing to clear)", () => {
+    const beta = { anthropicBeta: ["context-management-2025-06-27"] };
+    expect(build({ ...beta, contextManagement: { edits: [clearThinking] } }).body.context_management).toBeUndefined();
+    expect(build({ ...beta, contextManagement: { edits: [clearThinking, clearTools] } }).body.context_management).toEqual({ edits: [clearTools] });
+  });
+
+  test("without the beta flag it is reported, not sent", () => {
+    const request = build({ contextManagement: { edits: [clearTools] } });
+    expect(request.body.context_management).toBeUndefined();
+    expect(request.warnings).toEqual(["context_management: not sent (the upstream takes it only with a context-management anthropic-beta flag)"]);
+  });
+});
+
+describe("buildRequest: anthropic-beta", () => {
+  const headers = (anthropicBeta: string[] | undefined, target = endpoint) =>
+    anthropicAdapter.buildRequest(canonical(anthropicBeta ? { anthropicBeta } : {}), target, { stream: false, apiKey: undefined });
+
+  test("the client's allowed flags join the provider's own; others are reported and not sent", () => {
+    const request = headers(["claude-code-20250219", "interleaved-thinking-2025-05-14", "secret-beta-1", "prompt-caching-2024-07-31"]);
+    expect(request.headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31,claude-code-20250219,interleaved-thinking-2025-05-14");
+    expect(request.warnings).toEqual(["anthropic-beta: secret-beta-1 not forwarded (not in the provider's anthropic_beta_allow)"]);
+  });
+
+  test("the provider's allow-list decides; without client flags the provider's header stands", () => {
+    const narrow = makeEndpoint({}, { headers: {}, anthropicBetaAllow: new Set(["secret-beta-1"]) });
+    expect(headers(["secret-beta-1"], narrow).headers["anthropic-beta"]).toBe("secret-beta-1");
+    expect(headers(["claude-code-20250219"], narrow).headers["anthropic-beta"]).toBeUndefined();
+    expect(headers(undefined).headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31");
+    expect(headers(undefined).warnings).toBeUndefined();
+  });
 });
 
 describe("buildRequest: response format", () => {

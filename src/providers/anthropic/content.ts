@@ -9,7 +9,10 @@ export function convertMessages(messages: Message[]): { system: AnthropicTextBlo
   for (const message of messages) {
     switch (message.role) {
       case "system":
-        // Anthropic has one top-level system prompt: system messages are hoisted from wherever they sit.
+        // Anthropic has one top-level system prompt: system messages are folded into it from wherever
+        // they sit (a client's mid-conversation system turns included), as text blocks appended in
+        // conversation order after the leading ones. Their position is lost; the cached prefix up to a
+        // breakpoint on the leading system blocks stays as it was.
         for (const part of message.content) if (part.type === "text" && part.text !== "") system.push(textBlock(part.text, part.cacheControl));
         break;
       case "user":

@@ -1,6 +1,7 @@
 import type { CanonicalRequest, ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice } from "../../core/canonical.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
+import { forwardedBetas } from "./betas.ts";
 import { cacheField, convertMessages } from "./content.ts";
 import type { AnthropicBlock, AnthropicRequestBody, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from "./wire.ts";
 
@@ -29,10 +30,18 @@ export function buildAnthropicRequest(request: CanonicalRequest, endpoint: Endpo
     ...(options.apiKey !== undefined ? { "x-api-key": options.apiKey } : {}),
     ...provider.headers,
   };
-  return { url: `${provider.baseUrl}/v1/messages`, headers, body: buildBody(request, endpoint, options.stream) };
+  const warnings: string[] = [];
+  const betas = request.anthropicBeta === undefined ? undefined : forwardedBetas(request.anthropicBeta, provider.headers["anthropic-beta"], provider.anthropicBetaAllow, warnings);
+  if (betas !== undefined) headers["anthropic-beta"] = betas;
+  const body = buildBody(request, endpoint, options.stream, warnings);
+  if (request.contextManagement !== undefined) addContextManagement(body, request.contextManagement, betas ?? provider.headers["anthropic-beta"], warnings);
+  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/v1/messages`, headers, body };
+  if (warnings.length > 0) upstream.warnings = warnings;
+  return upstream;
 }
 
-export function buildBody(request: CanonicalRequest, endpoint: Endpoint, stream: boolean): AnthropicRequestBody {
+/** The Messages body; what the upstream cannot take is said in `warnings`. */
+export function buildBody(request: CanonicalRequest, endpoint: Endpoint, stream: boolean, warnings: string[] = []): AnthropicRequestBody {
   const { system, turns } = convertMessages(request.messages);
   const instruction = responseFormatInstruction(request.responseFormat);
   if (instruction !== undefined) system.push({ type: "text", text: instruction });
@@ -60,22 +69,59 @@ export function buildBody(request: CanonicalRequest, endpoint: Endpoint, stream:
 
   // Anthropic refuses thinking together with a forced tool: the forced tool wins, thinking is left off.
   const forcesTool = toolChoice?.type === "any" || toolChoice?.type === "tool";
-  const budget = forcesTool ? undefined : thinkingBudget(request.reasoning);
-  const thinking = budget === undefined ? undefined : fitThinking(budget, body.max_tokens, endpoint.maxOutput);
+  const budget = thinkingBudget(request.reasoning);
+  const thinking = budget === undefined || forcesTool ? undefined : fitThinking(budget, body.max_tokens, endpoint.maxOutput);
   if (thinking !== undefined) {
     body.max_tokens = thinking.maxTokens;
     body.thinking = { type: "enabled", budget_tokens: thinking.budget };
+  } else if (budget !== undefined) {
+    warnings.push(
+      forcesTool
+        ? "reasoning: thinking cannot be combined with a forced tool on the Anthropic wire; thinking was left off"
+        : `reasoning: a thinking budget of at least ${MIN_THINKING_BUDGET} tokens does not fit in max_tokens ${body.max_tokens}; thinking was left off`,
+    );
   }
   // With thinking on Anthropic rejects a temperature other than 1, any top_k and a top_p under 0.95;
   // those are dropped rather than failing the request.
-  if (request.temperature !== undefined && (thinking === undefined || request.temperature === 1)) body.temperature = request.temperature;
-  if (request.topP !== undefined && (thinking === undefined || request.topP >= 0.95)) body.top_p = request.topP;
-  if (request.topK !== undefined && thinking === undefined) body.top_k = request.topK;
+  const dropped: string[] = [];
+  if (request.temperature !== undefined) {
+    if (thinking === undefined || request.temperature === 1) body.temperature = request.temperature;
+    else dropped.push("temperature");
+  }
+  if (request.topP !== undefined) {
+    if (thinking === undefined || request.topP >= 0.95) body.top_p = request.topP;
+    else dropped.push("top_p");
+  }
+  if (request.topK !== undefined) {
+    if (thinking === undefined) body.top_k = request.topK;
+    else dropped.push("top_k");
+  }
+  if (dropped.length > 0) warnings.push(`${dropped.join(", ")}: not accepted together with thinking on the Anthropic wire; not sent`);
 
   if (request.user !== undefined && request.user !== "") body.metadata = { user_id: request.user };
   if (request.cacheControl !== undefined) addTopLevelBreakpoint(body, request.cacheControl);
   if (stream) body.stream = true;
   return body;
+}
+
+/**
+ * `context_management` goes upstream as sent, under the context-management beta it needs (without the
+ * beta Anthropic refuses the field: it is then reported instead). Edits that clear thinking are dropped
+ * when thinking is off, as Anthropic accepts them only with thinking on (there is nothing to clear).
+ */
+function addContextManagement(
+  body: AnthropicRequestBody,
+  contextManagement: NonNullable<CanonicalRequest["contextManagement"]>,
+  betas: string | undefined,
+  warnings: string[],
+): void {
+  const edits = contextManagement.edits?.filter((edit) => body.thinking !== undefined || !edit.type.startsWith("clear_thinking"));
+  if (contextManagement.edits !== undefined && edits?.length === 0) return;
+  if (!betas?.split(",").some((flag) => flag.trim().startsWith("context-management-"))) {
+    warnings.push("context_management: not sent (the upstream takes it only with a context-management anthropic-beta flag)");
+    return;
+  }
+  body.context_management = edits === undefined ? contextManagement : { ...contextManagement, edits };
 }
 
 function toAnthropicToolChoice(choice: ToolChoice | undefined, parallel: boolean | undefined): AnthropicToolChoice | undefined {
@@ -87,7 +133,11 @@ function toAnthropicToolChoice(choice: ToolChoice | undefined, parallel: boolean
   return { type: "tool", name: choice.name, ...noParallel };
 }
 
-/** The requested thinking budget, or undefined when reasoning is off or not asked for. */
+/**
+ * The requested thinking budget, or undefined when reasoning is off or not asked for. A budget is
+ * sent as is; an effort (`reasoning.effort`, Anthropic `output_config.effort`) becomes the budget of
+ * EFFORT_BUDGET; reasoning switched on without either (adaptive thinking) gets the medium budget.
+ */
 export function thinkingBudget(reasoning: ReasoningConfig | undefined): number | undefined {
   if (reasoning === undefined || reasoning.enabled === false || reasoning.effort === "none") return undefined;
   if (reasoning.maxTokens !== undefined) return reasoning.maxTokens;

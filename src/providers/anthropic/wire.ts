@@ -56,6 +56,7 @@ export type AnthropicRequestBody = {
   top_k?: number;
   thinking?: { type: "enabled"; budget_tokens: number };
   metadata?: { user_id: string };
+  context_management?: Record<string, unknown>;
   stream?: true;
 };
 

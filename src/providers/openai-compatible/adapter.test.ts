@@ -71,6 +71,35 @@ describe("buildRequest: parameters gated by supported_parameters", () => {
     expect(build(reasoning, off).body.reasoning_effort).toBeUndefined();
   });
 
+  test("a thinking budget becomes the nearest effort (low < 4096 <= medium < 12288 <= high); adaptive thinking is medium", () => {
+    const capable = makeEndpoint({ supportedParameters: ["reasoning"] });
+    const effortFor = (reasoning: NonNullable<Parameters<typeof makeRequest>[0]>["reasoning"]) => build({ reasoning }, capable).body.reasoning_effort;
+    expect([1024, 2048, 4095, 4096, 8192, 12287, 12288, 16384, 32000].map((maxTokens) => effortFor({ enabled: true, maxTokens }))).toEqual([
+      "low", "low", "low", "medium", "medium", "medium", "high", "high", "high",
+    ]);
+    expect(effortFor({ enabled: true })).toBe("medium");
+    expect(effortFor({ enabled: true, maxTokens: 30000, effort: "low" })).toBe("low");
+    expect(effortFor({ enabled: false, maxTokens: 30000 })).toBeUndefined();
+    expect(effortFor({ exclude: true })).toBeUndefined();
+  });
+
+  test("context edits other than clearing thinking (which this wire never replays) are reported", () => {
+    const clearThinking = { type: "clear_thinking_20251015", keep: "all" };
+    expect(build({ contextManagement: { edits: [clearThinking] } }).warnings).toBeUndefined();
+    const request = build({ contextManagement: { edits: [clearThinking, { type: "clear_tool_uses_20250919" }] } });
+    expect(request.body.context_management).toBeUndefined();
+    expect(request.warnings).toEqual([`context_management: edits clear_tool_uses_20250919 are not applied by ${makeEndpoint().key}`]);
+  });
+
+  test("reasoning an endpoint cannot take is reported in warnings, never silently dropped", () => {
+    const reasoning = { reasoning: { enabled: true, maxTokens: 2048 } };
+    const plain = build(reasoning, makeEndpoint({ supportedParameters: ["temperature"] }));
+    expect(plain.body.reasoning_effort).toBeUndefined();
+    expect(plain.warnings).toEqual([`reasoning: ${makeEndpoint().key} takes no reasoning effort; effort low was not sent`]);
+    expect(build(reasoning, makeEndpoint({ supportedParameters: ["reasoning"] })).warnings).toBeUndefined();
+    expect(build({}, makeEndpoint({ supportedParameters: ["temperature"] })).warnings).toBeUndefined();
+  });
+
   test("a json_schema response format keeps its name, schema and strictness", () => {
     const body = build({ responseFormat: { type: "json_schema", name: "city", schema: { type: "object" }, strict: true } }).body;
     expect(body.response_format).toEqual({ type: "json_schema", json_schema: { name: "city", schema: { type: "object" }, strict: true } });

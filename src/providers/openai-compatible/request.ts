@@ -1,4 +1,4 @@
-import type { CanonicalRequest, ContentPart, Message } from "../../core/canonical.ts";
+import type { CanonicalRequest, ContentPart, Message, ReasoningConfig, ReasoningEffort } from "../../core/canonical.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
 import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
 
@@ -113,13 +113,46 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
           }
         : { type: format.type };
   }
-  const effort = request.reasoning?.effort;
-  if (effort && provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
+  const warnings: string[] = [];
+  const effort = reasoningEffort(request.reasoning);
+  if (effort !== undefined) {
+    if (provider.quirks.reasoningEffort && supports(endpoint, "reasoning_effort")) body.reasoning_effort = effort;
+    else warnings.push(`reasoning: ${endpoint.key} takes no reasoning effort; effort ${effort} was not sent`);
+  }
+  // Chat Completions never replays reasoning, so edits that clear old thinking hold by themselves.
+  const edits = request.contextManagement?.edits?.filter((edit) => !edit.type.startsWith("clear_thinking")) ?? [];
+  if (edits.length > 0) warnings.push(`context_management: edits ${edits.map((edit) => edit.type).join(", ")} are not applied by ${endpoint.key}`);
   if (options.stream) {
     body.stream = true;
     if (provider.quirks.streamUsage) body.stream_options = { include_usage: true };
   }
   const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  return { url: `${provider.baseUrl}/chat/completions`, headers, body };
+  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/chat/completions`, headers, body };
+  if (warnings.length > 0) upstream.warnings = warnings;
+  return upstream;
+}
+
+/**
+ * Thinking budgets below these become `low` and `medium` efforts, above them `high`: the midpoints
+ * between the budgets the Anthropic adapter gives those efforts (low 2048, medium 8192, high 16384),
+ * so that an effort sent across both wires comes back as itself.
+ */
+const LOW_EFFORT_BELOW = 4096;
+const MEDIUM_EFFORT_BELOW = 12288;
+
+/**
+ * The `reasoning_effort` a request asks for. An effort is sent as is. A thinking budget (Anthropic
+ * `thinking.budget_tokens`, `reasoning.max_tokens`) becomes one of the efforts every OpenAI-wire
+ * reasoning server takes: under 4096 tokens `low`, under 12288 `medium`, else `high`. Reasoning
+ * switched on without either (adaptive thinking) is `medium`, the servers' own default.
+ */
+export function reasoningEffort(reasoning: ReasoningConfig | undefined): ReasoningEffort | undefined {
+  if (reasoning === undefined || reasoning.enabled === false) return undefined;
+  if (reasoning.effort !== undefined) return reasoning.effort;
+  if (reasoning.maxTokens !== undefined) {
+    if (reasoning.maxTokens < LOW_EFFORT_BELOW) return "low";
+    return reasoning.maxTokens < MEDIUM_EFFORT_BELOW ? "medium" : "high";
+  }
+  return reasoning.enabled === true ? "medium" : undefined;
 }

@@ -15,10 +15,9 @@ import { checkMessagesRules, type MessagesRequest } from "../../schemas/messages
 /**
  * Anthropic Messages body → canonical request. The route has validated the body against
  * `MessagesRequest`, which checks blocks only down to their string `type`; everything below that
- * (block fields, sources, tools) is checked here and refused with a 400 naming the path.
+ * (block fields, sources, tools) is checked here and refused with a 400 naming the path the way
+ * Anthropic's API names it (`messages.1.content.0.text`).
  */
-
-const ROOT = "body";
 
 type Obj = Record<string, unknown>;
 
@@ -104,7 +103,7 @@ function toolResultContent(content: unknown, path: string): ContentPart[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
   if (!Array.isArray(content)) fail(path, "expected a string or an array of content blocks");
   return content.map((item, k) => {
-    const itemPath = `${path}[${k}]`;
+    const itemPath = `${path}.${k}`;
     const block = object(item, itemPath);
     if (block.type === "text") return textPart(block, itemPath);
     if (block.type === "image") return imagePart(block, itemPath);
@@ -132,7 +131,7 @@ function userMessages(content: string | Obj[], path: string): Message[] {
   const tools: Message[] = [];
   const parts: ContentPart[] = [];
   content.forEach((block, j) => {
-    const blockPath = `${path}[${j}]`;
+    const blockPath = `${path}.${j}`;
     switch (block.type) {
       case "text":
         parts.push(textPart(block, blockPath));
@@ -170,7 +169,7 @@ function assistantMessage(content: string | Obj[], path: string): Message {
   const toolCalls: ToolCall[] = [];
   const reasoning: ReasoningPart[] = [];
   content.forEach((block, j) => {
-    const blockPath = `${path}[${j}]`;
+    const blockPath = `${path}.${j}`;
     switch (block.type) {
       case "text":
         parts.push(textPart(block, blockPath));
@@ -209,14 +208,24 @@ function systemMessages(system: MessagesRequest["system"]): Message[] {
   if (system === undefined) return [];
   if (typeof system === "string") return system === "" ? [] : [{ role: "system", content: [{ type: "text", text: system }] }];
   if (system.length === 0) return [];
-  const content = system.map((block, i) => textPart(block as Obj, `${ROOT}.system[${i}]`));
+  const content = system.map((block, i) => textPart(block as Obj, `system.${i}`));
   return [{ role: "system", content }];
+}
+
+/**
+ * A `system` turn inside `messages` stays a system message at its position: upstreams that take
+ * system messages mid-conversation get it there, the others fold it into their system prompt.
+ */
+function systemTurn(content: string | Obj[], path: string): Message[] {
+  if (typeof content === "string") return content === "" ? [] : [{ role: "system", content: [{ type: "text", text: content }] }];
+  const parts = content.map((block, j) => (block.type === "text" ? textPart(block, `${path}.${j}`) : unsupported(`${path}.${j}`, block.type, " in system messages")));
+  return parts.length === 0 ? [] : [{ role: "system", content: parts }];
 }
 
 function decodeTools(tools: NonNullable<MessagesRequest["tools"]>): FunctionTool[] {
   return tools.map((entry, i) => {
     const tool = entry as Obj;
-    const path = `${ROOT}.tools[${i}]`;
+    const path = `tools.${i}`;
     if (!isObject(tool.input_schema)) {
       return fail(path, `server tool ${JSON.stringify(String(tool.type))} is not available on this gateway`);
     }
@@ -242,22 +251,34 @@ function decodeToolChoice(choice: NonNullable<MessagesRequest["tool_choice"]>): 
   }
 }
 
-function decodeThinking(thinking: NonNullable<MessagesRequest["thinking"]>): ReasoningConfig {
-  if (thinking.type === "enabled") return { enabled: true, maxTokens: thinking.budget_tokens };
-  if (thinking.type === "disabled") return { enabled: false };
-  return { enabled: true };
+/**
+ * `thinking` and `output_config.effort` as one reasoning config: a budget (`enabled`), an effort, or
+ * both (adaptive thinking with an effort). Each upstream wire takes what it can (a budget becomes an
+ * effort and an effort a budget, see the adapters); disabled thinking wins over an effort.
+ */
+function decodeReasoning(body: MessagesRequest): ReasoningConfig | undefined {
+  const { thinking } = body;
+  const effort = body.output_config?.effort;
+  if (thinking?.type === "disabled") return { enabled: false };
+  if (thinking === undefined && effort === undefined) return undefined;
+  const reasoning: ReasoningConfig = {};
+  if (thinking !== undefined) reasoning.enabled = true;
+  if (thinking?.type === "enabled") reasoning.maxTokens = thinking.budget_tokens;
+  if (effort !== undefined) reasoning.effort = effort;
+  return reasoning;
 }
 
 export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
-  const problem = checkMessagesRules(raw, ROOT);
+  const problem = checkMessagesRules(raw, "");
   if (problem !== null) throw new GatewayError("bad_request", problem);
   const body = raw as MessagesRequest & { preset?: unknown };
 
   const messages: Message[] = systemMessages(body.system);
   body.messages.forEach((message, i) => {
-    const path = `${ROOT}.messages[${i}].content`;
+    const path = `messages.${i}.content`;
     const content = message.content as string | Obj[];
     if (message.role === "user") messages.push(...userMessages(content, path));
+    else if (message.role === "system") messages.push(...systemTurn(content, path));
     else messages.push(assistantMessage(content, path));
   });
 
@@ -276,8 +297,10 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   if (body.top_p !== undefined) request.topP = body.top_p;
   if (body.top_k !== undefined) request.topK = body.top_k;
   if (body.stop_sequences !== undefined) request.stop = body.stop_sequences;
-  if (body.thinking !== undefined) request.reasoning = decodeThinking(body.thinking);
+  const reasoning = decodeReasoning(body);
+  if (reasoning !== undefined) request.reasoning = reasoning;
   if (body.cache_control !== undefined) request.cacheControl = body.cache_control;
+  if (body.context_management !== undefined) request.contextManagement = body.context_management;
   if (body.service_tier !== undefined && body.service_tier !== null) request.serviceTier = body.service_tier;
   if (body.provider !== undefined) request.provider = body.provider as CanonicalRequest["provider"];
   if (body.plugins !== undefined) request.plugins = body.plugins as CanonicalRequest["plugins"];
@@ -286,7 +309,7 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   const user = body.user ?? body.metadata?.user_id ?? undefined;
   if (user !== undefined && user !== null) request.user = user;
   if (body.preset !== undefined) {
-    if (typeof body.preset !== "string") fail(`${ROOT}.preset`, "expected a string");
+    if (typeof body.preset !== "string") fail("preset", "expected a string");
     request.preset = body.preset;
   }
   return request;

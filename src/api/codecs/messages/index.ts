@@ -3,6 +3,7 @@ import type { Codec } from "../codec.ts";
 import { decodeMessages } from "./decode.ts";
 import { encodeMessagesError, encodeMessagesResponse } from "./encode.ts";
 import { createMessagesStreamEncoder } from "./stream.ts";
+import { messagesValidationMessage } from "./validation.ts";
 
 export { decodeMessages } from "./decode.ts";
 export { anthropicStopReason, anthropicUsage, encodeMessagesError, encodeMessagesResponse } from "./encode.ts";
@@ -16,4 +17,5 @@ export const messagesCodec: Codec = {
   encodeResponse: encodeMessagesResponse,
   createStreamEncoder: createMessagesStreamEncoder,
   encodeError: encodeMessagesError,
+  validationMessage: messagesValidationMessage,
 };

@@ -198,11 +198,52 @@ describe("decode", () => {
     expect(decode({ thinking: { type: "adaptive" } }).reasoning).toEqual({ enabled: true });
   });
 
+  test("output_config.effort with adaptive or budgeted thinking, or alone; disabled thinking wins", () => {
+    const claudeCode = decode({ thinking: { type: "adaptive", display: "updates" }, output_config: { effort: "high" } });
+    expect(claudeCode.reasoning).toEqual({ enabled: true, effort: "high" });
+    expect(decode({ thinking: { type: "enabled", budget_tokens: 4096 }, output_config: { effort: "low" } }).reasoning).toEqual({
+      enabled: true,
+      maxTokens: 4096,
+      effort: "low",
+    });
+    expect(decode({ output_config: { effort: "medium" } }).reasoning).toEqual({ effort: "medium" });
+    expect(decode({ thinking: { type: "disabled" }, output_config: { effort: "high" } }).reasoning).toEqual({ enabled: false });
+    expect(decode({ output_config: {} }).reasoning).toBeUndefined();
+  });
+
+  test("context_management is kept as sent", () => {
+    const contextManagement = { edits: [{ type: "clear_thinking_20251015", keep: "all" }] };
+    expect(decode({ context_management: contextManagement }).contextManagement).toEqual(contextManagement);
+  });
+
+  test("system turns stay system messages at their position", () => {
+    const request = decode({
+      system: "top",
+      messages: [
+        { role: "user", content: "a" },
+        { role: "system", content: [{ type: "text", text: "mid", cache_control: { type: "ephemeral" } }] },
+        { role: "assistant", content: "b" },
+        { role: "system", content: "late" },
+        { role: "system", content: "" },
+      ],
+    });
+    expect(request.messages).toEqual([
+      { role: "system", content: [{ type: "text", text: "top" }] },
+      { role: "user", content: [{ type: "text", text: "a" }] },
+      { role: "system", content: [{ type: "text", text: "mid", cacheControl: { type: "ephemeral" } }] },
+      { role: "assistant", content: [{ type: "text", text: "b" }] },
+      { role: "system", content: [{ type: "text", text: "late" }] },
+    ]);
+    expect(decodeError({ messages: [{ role: "user", content: "a" }, { role: "system", content: [{ type: "image", source: {} }] }] })).toBe(
+      'messages.1.content.0: blocks of type "image" are not supported in system messages',
+    );
+  });
+
   test("fallbacks and models", () => {
     expect(decode({ fallbacks: [{ model: "a/b" }, { model: "c/d" }] }).models).toEqual([MODEL, "a/b", "c/d"]);
     expect(decode({ models: ["x/y", "z/w"] }).models).toEqual(["x/y", "z/w"]);
     expect(decodeError({ models: ["x/y"], fallbacks: [{ model: "a/b" }] })).toBe(
-      "body.fallbacks: cannot be combined with models",
+      "fallbacks: cannot be combined with models",
     );
   });
 
@@ -214,33 +255,33 @@ describe("decode", () => {
   test("refusals name the path", () => {
     const user = (content: unknown[]) => ({ messages: [{ role: "user", content: "a" }, { role: "user", content }] });
     expect(decodeError(user([{ type: "text", text: "x" }, { type: "search_result" }]))).toBe(
-      'body.messages[1].content[1]: blocks of type "search_result" are not supported',
+      'messages.1.content.1: blocks of type "search_result" are not supported',
     );
     expect(decodeError(user([{ type: "tool_use", id: "a", name: "b", input: {} }]))).toBe(
-      'body.messages[1].content[0]: blocks of type "tool_use" are not supported in user messages',
+      'messages.1.content.0: blocks of type "tool_use" are not supported in user messages',
     );
     expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "image", source: {} }] }] })).toBe(
-      'body.messages[0].content[0]: blocks of type "image" are not supported in assistant messages',
+      'messages.0.content.0: blocks of type "image" are not supported in assistant messages',
     );
     expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "server_tool_use" }] }] })).toBe(
-      'body.messages[0].content[0]: blocks of type "server_tool_use" are not supported',
+      'messages.0.content.0: blocks of type "server_tool_use" are not supported',
     );
-    expect(decodeError(user([{ type: "text" }]))).toBe("body.messages[1].content[0].text: expected a string");
+    expect(decodeError(user([{ type: "text" }]))).toBe("messages.1.content.0.text: expected a string");
     expect(decodeError(user([{ type: "image", source: { type: "file", file_id: "f" } }]))).toBe(
-      'body.messages[1].content[0].source.type: image sources of type "file" are not supported',
+      'messages.1.content.0.source.type: image sources of type "file" are not supported',
     );
     expect(
       decodeError(user([{ type: "tool_result", tool_use_id: "t", content: [{ type: "search_result" }] }])),
-    ).toBe('body.messages[1].content[0].content[0]: blocks of type "search_result" are not supported in tool results');
+    ).toBe('messages.1.content.0.content.0: blocks of type "search_result" are not supported in tool results');
     expect(decodeError(user([{ type: "text", text: "x", cache_control: { type: "forever" } }]))).toBe(
-      'body.messages[1].content[0].cache_control: expected {type: "ephemeral", ttl?}',
+      'messages.1.content.0.cache_control: expected {type: "ephemeral", ttl?}',
     );
     expect(decodeError({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] })).toBe(
-      'body.tools[0]: server tool "web_search_20250305" is not available on this gateway',
+      'tools.0: server tool "web_search_20250305" is not available on this gateway',
     );
     expect(
       decodeError({ tools: [{ name: "ok", input_schema: {} }, { type: "bash_20250124", name: "bash" }] }),
-    ).toBe('body.tools[1]: server tool "bash_20250124" is not available on this gateway');
+    ).toBe('tools.1: server tool "bash_20250124" is not available on this gateway');
   });
 
   test("the codec's schema accepts a typical SDK body", () => {
