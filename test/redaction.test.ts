@@ -6,18 +6,20 @@ import { startAnthropicUpstream, startOpenAiUpstream, type Upstream } from "./he
 
 /**
  * Upstreams that quote the credential they were sent (verbatim, base64, or cut short by a length
- * limit) in their error bodies and in-stream error events: the configured keys and the vault secret
- * must reach no client (JSON errors, SSE error frames of every style), no stored record and no log.
+ * limit) in their error bodies and in-stream error events: the configured keys, a configured
+ * credential header and the vault secret must reach no client (JSON errors, SSE error frames of every style), no stored record and no log.
  */
 const OPENAI_KEY = "sk-config-openai-0123456789abcdefghij";
 const ANTHROPIC_KEY = "sk-ant-config-9876543210zyxwvutsrqpo";
 const VAULT_KEY = "vault-upstream-key-a1b2c3d4e5f6g7h8i9";
-const SECRETS = [OPENAI_KEY, ANTHROPIC_KEY, VAULT_KEY];
+const HEADER_KEY = "header-configured-token-77665544332211";
+const SECRETS = [OPENAI_KEY, ANTHROPIC_KEY, VAULT_KEY, HEADER_KEY];
 
 const MODELS = [
   { model: "acme/keyed", secret: OPENAI_KEY, wire: "openai" },
   { model: "acme/anthro", secret: ANTHROPIC_KEY, wire: "anthropic" },
   { model: "acme/vaulted", secret: VAULT_KEY, wire: "openai" },
+  { model: "acme/headered", secret: HEADER_KEY, wire: "openai" },
 ] as const;
 const STYLES = ["chat", "responses", "messages"] as const;
 
@@ -62,6 +64,7 @@ providers:
   keyed: { type: openai-compatible, base_url: ${openai.url}/v1, api_key: ${OPENAI_KEY} }
   anthro: { type: anthropic, base_url: ${anthropic.url}, api_key: ${ANTHROPIC_KEY} }
   vaulted: { type: openai-compatible, base_url: ${openai.url}/v1, api_key_secret: upstream_token }
+  headered: { type: openai-compatible, base_url: ${openai.url}/v1, headers: { authorization: "Bearer ${HEADER_KEY}" } }
 models:
   - id: acme/keyed
     endpoints: [{ provider: keyed, model: k }]
@@ -69,6 +72,8 @@ models:
     endpoints: [{ provider: anthro, model: a }]
   - id: acme/vaulted
     endpoints: [{ provider: vaulted, model: v }]
+  - id: acme/headered
+    endpoints: [{ provider: headered, model: h }]
   # One endpoint per later case: a stream cut by an error cools its endpoint down.
   - id: acme/keyed-quotes
     endpoints: [{ provider: keyed, model: q }]
@@ -118,11 +123,14 @@ describe("an upstream that quotes its credential", () => {
       test(`${model} → ${style}: after the first token, the stream's error frame is redacted`, async () => {
         const upstream = upstreamOf(wire);
         upstream.behave({ errorAfter: 1, errorMessage: "stream failed for key {credential}" });
-        const response = await ask(style, model, true);
+        // The debug echo of the upstream body rides along where the style has one: it holds no credential either.
+        const echo = style === "messages" ? {} : { debug: { echo_upstream_body: true } };
+        const response = await ask(style, model, true, echo);
         upstream.behave({});
         expect(response.status).toBe(200);
         const text = await response.text();
         expect(text).toContain("Hello");
+        if (style !== "messages") expect(text).toContain("echo_upstream_body");
         expect(text).toContain("[redacted]");
         expectNoSecret(`${style} stream error frame`, text);
       });

@@ -378,12 +378,15 @@ class Summary implements RoutingSummary {
   }
 }
 
+/** Names of configured headers that carry a credential (`authorization`, `x-api-key`, `x-auth-token`…). */
+const CREDENTIAL_HEADER = /auth|key|token|secret/i;
+
 /** The configured upstream credentials: providers' keys and the values of their credential headers. */
 function configuredSecrets(catalog: Catalog): string[] {
   const secrets: string[] = [];
   for (const provider of catalog.providers.values()) {
     if (provider.apiKey) secrets.push(provider.apiKey);
-    for (const [name, value] of Object.entries(provider.headers)) if (/auth|key|token|secret/i.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
+    for (const [name, value] of Object.entries(provider.headers)) if (CREDENTIAL_HEADER.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
   }
   return secrets;
 }
