@@ -103,6 +103,8 @@ models:
     endpoints: [{ provider: up, model: m, pricing: { prompt: 1000, completion: 1000 }, max_output: 100 }]
   - id: acme/long
     endpoints: [{ provider: up, model: l, pricing: { prompt: 1000, completion: 1000 }, context_length: 20000 }]
+  - id: acme/open
+    endpoints: [{ provider: up, model: o, pricing: { prompt: 1000, completion: 1000 } }]
 `,
     });
   });
@@ -195,6 +197,16 @@ models:
     const spent = await spentToday(data.hash);
     expect(spent).toBeCloseTo(admitted * 8.4, 9);
     expect(spent).toBeLessThanOrEqual(20 + reservation);
+  });
+
+  test("a request nothing bounds reserves all that remains: it runs alone against the key", async () => {
+    const { key } = await (await admin("POST", "/keys", { name: "open", limit: 1, limit_reset: "daily" })).json();
+    upstream.behave({ delayMs: 300 });
+    const { statuses } = await burst(key, 2, { model: "acme/open" });
+    upstream.behave({});
+    expect(statuses.sort()).toEqual([200, 402]);
+    // With max_tokens it is bounded again, and fits beside nothing in flight.
+    expect((await chat(key, { model: "acme/open", max_tokens: 10 })).status).toBe(200);
   });
 
   test("a PATCH of the key keeps the spend in flight: a burst after it is still refused", async () => {

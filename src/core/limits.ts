@@ -156,7 +156,7 @@ export class SpendLedger {
     const remaining = Math.max(0, key.limit - ledger.spent - ledger.reserved);
     const reserved = Number.isFinite(amount) ? amount : remaining;
     if ((!Number.isFinite(amount) && remaining <= 0) || ledger.spent + ledger.reserved + reserved > key.limit) {
-      const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (no max_tokens, and the endpoint states no max output or context length)";
+      const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
       throw new GatewayError(
         "payment_required",
         `This key's spend limit of ${key.limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
