@@ -133,7 +133,6 @@ export function keysApi(services: Services) {
           tokensPerMinute: body.rate_limit?.tokens_per_minute,
         });
         if (!row) throw new GatewayError("not_found", "API key not found");
-        services.spend.forget(row.hash);
         return { data: one(row) };
       },
       { body: UpdateKeyBody },

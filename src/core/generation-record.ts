@@ -1,7 +1,7 @@
 import type { GenerationRow } from "../db/schema.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { ResponseAccumulator } from "./accumulate.ts";
-import type { CanonicalRequest, RequestStyle, Usage } from "./canonical.ts";
+import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "./canonical.ts";
 import { estimatePromptTokens } from "../routing/filters.ts";
 
 /** Who asked, for the generation record. */
@@ -123,25 +123,35 @@ function estimateTokens(characters: number): number {
   return Math.ceil(characters / CHARACTERS_PER_TOKEN);
 }
 
-/**
- * The usage of a stream that did not finish with the upstream's final count (cut, failed, left by the
- * client, or from an upstream that reports none): what the upstream reported so far, completed by an
- * estimate at about four characters a token of the prompt and of the output that was produced. Nothing
- * produced and nothing reported is no usage.
- */
-export function usageSoFar(accumulator: ResponseAccumulator, request: CanonicalRequest): Usage | undefined {
-  const reported = accumulator.usage;
-  const characters = accumulator.output.reduce((sum, block) => {
+function outputCharacters(output: readonly OutputBlock[]): number {
+  return output.reduce((sum, block) => {
     if (block.type === "text") return sum + block.text.length;
     if (block.type === "reasoning") return sum + block.part.text.length;
     return sum + block.call.arguments.length + block.call.name.length;
   }, 0);
-  if (reported === undefined && characters === 0) return undefined;
+}
+
+/**
+ * The usage of an answer the upstream reported none for, as charged: the prompt and the output at
+ * about four characters a token.
+ */
+export function estimatedUsage(output: readonly OutputBlock[], request: CanonicalRequest, reported?: Usage): Usage {
   return {
     inputTokens: reported && reported.inputTokens > 0 ? reported.inputTokens : estimatePromptTokens(request),
-    outputTokens: Math.max(reported?.outputTokens ?? 0, estimateTokens(characters)),
+    outputTokens: Math.max(reported?.outputTokens ?? 0, estimateTokens(outputCharacters(output))),
     cacheReadTokens: reported?.cacheReadTokens ?? 0,
     cacheWriteTokens: reported?.cacheWriteTokens ?? 0,
     reasoningTokens: reported?.reasoningTokens ?? 0,
   };
+}
+
+/**
+ * The usage of a stream that did not finish with the upstream's final count (cut, failed, left by the
+ * client, or from an upstream that reports none): what the upstream reported so far, completed by the
+ * estimate above. Nothing produced and nothing reported is no usage.
+ */
+export function usageSoFar(accumulator: ResponseAccumulator, request: CanonicalRequest): Usage | undefined {
+  const reported = accumulator.usage;
+  if (reported === undefined && outputCharacters(accumulator.output) === 0) return undefined;
+  return estimatedUsage(accumulator.output, request, reported);
 }

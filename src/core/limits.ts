@@ -3,9 +3,8 @@ import { GatewayError } from "./errors.ts";
 /**
  * Per-key limits. Rate limits count requests and tokens over a sliding minute in one-second buckets.
  * Spend limits reserve an upper bound of a request's cost before it runs and settle the actual cost
- * after, so concurrent requests can never together overshoot a key's limit by more than what one
- * request under-estimated. All state is in memory; spend already recorded is read once per key and
- * period.
+ * after, so concurrent requests never together overshoot a key's limit while each stays within what
+ * it reserved. All state is in memory; spend already recorded is read once per key and period.
  */
 
 const BUCKETS = 60;
@@ -110,12 +109,12 @@ export interface SpendKey {
 export interface Reservation {
   key: string;
   amount: number;
-  period: number;
 }
 
 interface Ledger {
   period: number;
   spent: number;
+  /** Reserved by requests in flight, whatever period they started in: they settle into the current one. */
   reserved: number;
 }
 
@@ -128,46 +127,55 @@ export class SpendLedger {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /**
+   * The key's ledger for the current period. A new period (a reset passed, or the key's `limit_reset`
+   * changed) reads the spend recorded since its start again; what is reserved stays, so a change of the
+   * key never forgets spend in flight. The limit itself is read from the key on every reservation.
+   */
   #ledger(key: SpendKey): Ledger {
     const period = periodStart(key.limitReset, this.now()).getTime();
     let ledger = this.#ledgers.get(key.hash);
-    if (!ledger || ledger.period !== period) {
-      ledger = { period, spent: this.spentSince(key.hash, new Date(period)), reserved: ledger && ledger.period === period ? ledger.reserved : 0 };
+    if (!ledger) {
+      ledger = { period, spent: this.spentSince(key.hash, new Date(period)), reserved: 0 };
       this.#ledgers.set(key.hash, ledger);
+    } else if (ledger.period !== period) {
+      ledger.period = period;
+      ledger.spent = this.spentSince(key.hash, new Date(period));
     }
     return ledger;
   }
 
-  /** Reserves `amount` USD or throws 402 when the key's limit would be exceeded. Synchronous: no race. */
+  /**
+   * Reserves `amount` USD or throws 402 when the key's limit would be exceeded. Synchronous: no race.
+   * An unbounded amount (Infinity: nothing bounds what the request may cost) reserves all that remains,
+   * so such a request runs alone against the key's limit.
+   */
   reserve(key: SpendKey, amount: number): Reservation | undefined {
     if (key.limit === null) return undefined;
     const ledger = this.#ledger(key);
-    if (ledger.spent + ledger.reserved + amount > key.limit) {
-      const remaining = Math.max(0, key.limit - ledger.spent - ledger.reserved);
+    const remaining = Math.max(0, key.limit - ledger.spent - ledger.reserved);
+    const reserved = Number.isFinite(amount) ? amount : remaining;
+    if ((!Number.isFinite(amount) && remaining <= 0) || ledger.spent + ledger.reserved + reserved > key.limit) {
+      const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
       throw new GatewayError(
         "payment_required",
-        `This key's spend limit of ${key.limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${amount.toFixed(6)} USD)`,
+        `This key's spend limit of ${key.limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
         { metadata: { limit: key.limit, limit_remaining: remaining } },
       );
     }
-    ledger.reserved += amount;
-    return { key: key.hash, amount, period: ledger.period };
+    ledger.reserved += reserved;
+    return { key: key.hash, amount: reserved };
   }
 
   settle(reservation: Reservation | undefined, cost: number): void {
     if (!reservation) return;
     const ledger = this.#ledgers.get(reservation.key);
     if (!ledger) return;
-    if (ledger.period === reservation.period) ledger.reserved = Math.max(0, ledger.reserved - reservation.amount);
+    ledger.reserved = Math.max(0, ledger.reserved - reservation.amount);
     ledger.spent += cost;
   }
 
   release(reservation: Reservation | undefined): void {
     this.settle(reservation, 0);
-  }
-
-  /** Forget a key's ledger (its limit or reset changed). */
-  forget(keyHash: string): void {
-    this.#ledgers.delete(keyHash);
   }
 }

@@ -15,10 +15,11 @@ import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usa
 import { costOf } from "./cost.ts";
 import { GatewayError } from "./errors.ts";
 import type { LimitReset, Reservation } from "./limits.ts";
-import { estimatePromptTokens } from "../routing/filters.ts";
-import { type AttemptRecord, type Caller, countImages, generationRow, usageFields } from "./generation-record.ts";
+import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
 import type { Logger } from "./log.ts";
 import type { PipelineMetrics } from "./metrics.ts";
+import { redactError } from "./redact.ts";
+import { worstCaseCost } from "./spend-bound.ts";
 import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
 
 export type { AttemptRecord, Caller } from "./generation-record.ts";
@@ -125,6 +126,9 @@ function asGatewayError(caught: unknown): GatewayError {
  * response, with the usage so far when a stream is cut or the client leaves.
  */
 export class Pipeline {
+  /** Configured credentials, collected on the first failure. */
+  #configuredSecrets: string[] | undefined;
+
   constructor(private readonly deps: PipelineDeps) {}
 
   async execute(
@@ -166,7 +170,8 @@ export class Pipeline {
     try {
       const limit = caller.limit ?? null;
       if (limit !== null && this.deps.budget) {
-        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, plan, images));
+        const endpoints = plan.attempts.map((attempt) => attempt.endpoint);
+        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images));
       }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -236,13 +241,15 @@ export class Pipeline {
           const response = result.response;
           const seconds = (performance.now() - attemptStart) / 1000;
           this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
-          settle(response.usage ? cost(response.usage) : 0);
+          // An answer without usage is charged its estimate, as a stream without usage is.
+          const usage = response.usage ?? estimatedUsage(response.output, request);
+          settle(cost(usage));
           record({
             status: 200,
             upstreamId: response.upstreamId ?? null,
             finishReason: response.finishReason,
             nativeFinishReason: response.nativeFinishReason ?? null,
-            ...usageFields(response.usage, cost),
+            ...usageFields(usage, cost),
             latencyMs: Math.round(performance.now() - started),
             generationTimeMs: Math.round(performance.now() - attemptStart),
           });
@@ -255,6 +262,7 @@ export class Pipeline {
           attemptStart,
           cost,
           record,
+          redact: (error) => redactError(error, this.#secrets(caller.workspaceId, endpoint)),
           onEnd: (end) => {
             settle(end.usage ? cost(end.usage) : 0);
             this.#streamEnded(plan, model, endpoint, end, signal);
@@ -262,7 +270,7 @@ export class Pipeline {
         });
         return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "stream", parts };
       } catch (caught) {
-        const error = plugins.onError(redact(asGatewayError(caught), this.deps.credentialFor(caller.workspaceId, endpoint)), active, info);
+        const error = plugins.onError(redactError(asGatewayError(caught), this.#secrets(caller.workspaceId, endpoint)), active, info);
         attempts.push({
           provider: endpoint.provider.slug,
           endpoint: endpoint.key,
@@ -332,6 +340,17 @@ export class Pipeline {
     return { ...first, apiKey: this.deps.credentialFor(caller.workspaceId, first.endpoint) };
   }
 
+  /**
+   * What no upstream failure may quote to a client, a record or a log: the credential this request
+   * resolved for the endpoint (a vault secret, or the configured key) and every configured credential.
+   * Only read when an attempt failed.
+   */
+  #secrets(workspaceId: string, endpoint: Endpoint): string[] {
+    this.#configuredSecrets ??= configuredSecrets(this.deps.catalog);
+    const resolved = this.deps.credentialFor(workspaceId, endpoint);
+    return resolved === undefined ? this.#configuredSecrets : [resolved, ...this.#configuredSecrets];
+  }
+
   #pluginContext(workspaceId: string, conversation: () => string) {
     const { catalog, health, traffic, memory, logger } = this.deps;
     return {
@@ -394,29 +413,17 @@ class Summary implements RoutingSummary {
   }
 }
 
-/**
- * An upper bound of what a request can cost: its estimated prompt and its output cap (the request's
- * max_tokens, else the endpoint's max output, else 4096) at the priciest planned endpoint.
- */
-function worstCaseCost(request: CanonicalRequest, plan: RoutePlan, images: number): number {
-  const prompt = estimatePromptTokens(request);
-  let worst = 0;
-  for (const { endpoint } of plan.attempts) {
-    const output = request.maxTokens ?? endpoint.maxOutput ?? 4096;
-    const usage = { inputTokens: prompt, outputTokens: output, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-    worst = Math.max(worst, costOf(usage, endpoint.pricing, images));
-  }
-  return worst;
-}
+/** Names of configured headers that carry a credential (`authorization`, `x-api-key`, `x-auth-token`…). */
+const CREDENTIAL_HEADER = /auth|key|token|secret/i;
 
-/** An upstream that quotes the credential it was sent never gets it past the gateway. */
-function redact(error: GatewayError, credential: string | undefined): GatewayError {
-  if (!credential || credential.length < 8 || !error.message.includes(credential)) return error;
-  return new GatewayError(error.code, error.message.split(credential).join("[redacted]"), {
-    errorType: error.errorType,
-    ...(error.metadata ? { metadata: error.metadata } : {}),
-    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
-  });
+/** The configured upstream credentials: providers' keys and the values of their credential headers. */
+function configuredSecrets(catalog: Catalog): string[] {
+  const secrets: string[] = [];
+  for (const provider of catalog.providers.values()) {
+    if (provider.apiKey) secrets.push(provider.apiKey);
+    for (const [name, value] of Object.entries(provider.headers)) if (CREDENTIAL_HEADER.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
+  }
+  return secrets;
 }
 
 /** The parts as an async generator: already one when no plugin transformed the stream. */

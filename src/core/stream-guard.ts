@@ -56,7 +56,10 @@ export interface StreamEnd {
   durationMs: number;
 }
 
-/** Passes parts through, records the generation once the stream ends in any way, and reports the end. */
+/**
+ * Passes parts through, records the generation once the stream ends in any way, and reports the end.
+ * An error part (the upstream's error event after output began) is redacted before anything sees it.
+ */
 export async function* recordedStream(
   parts: AsyncGenerator<StreamPart>,
   options: {
@@ -66,6 +69,7 @@ export async function* recordedStream(
     attemptStart: number;
     cost: (usage: Usage) => number;
     record: (fields: Partial<GenerationRow>) => void;
+    redact: (error: GatewayError) => GatewayError;
     onEnd: (end: StreamEnd) => void;
   },
 ): AsyncGenerator<StreamPart> {
@@ -75,7 +79,8 @@ export async function* recordedStream(
   // make an upstream failure look like a client that left.
   let ended = false;
   try {
-    for await (const part of parts) {
+    for await (const upstreamPart of parts) {
+      const part: StreamPart = upstreamPart.type === "error" ? { type: "error", error: options.redact(upstreamPart.error) } : upstreamPart;
       if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start")) {
         firstTokenAt = performance.now();
       }

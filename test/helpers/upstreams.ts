@@ -24,6 +24,16 @@ export interface UpstreamBehaviour {
   stallAfter?: number;
   /** A JSON answer without a finish reason (`finish_reason` / `stop_reason` null): an answer that did not finish. */
   unfinished?: boolean;
+  /** Send the wire's in-stream error event (with `errorMessage`) after this many content chunks, then end. */
+  errorAfter?: number;
+  /**
+   * The message of the error body (with `status`) and of the error event (with `errorAfter`).
+   * `{credential}` in it, and in `errorBody`, becomes the credential the request carried (and
+   * `{credential_base64}` its base64), as an upstream that quotes the key it refused would.
+   */
+  errorMessage?: string;
+  /** Report no usage at all (OpenAI wire: no `usage` in the JSON answer nor in the stream). */
+  withoutUsage?: boolean;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
   /**
    * Decides each answer from the request body (an agent's multi-turn loop): a tool call to make, or the
@@ -99,10 +109,13 @@ function serve(handler: (request: Request, record: RecordedRequest, behaviour: U
       };
       requests.push(record);
       request.signal.addEventListener("abort", () => (record.aborted = true));
-      const current = behaviour;
+      const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || (request.headers.get("x-api-key") ?? "");
+      const quoting = (text: string) => text.replaceAll("{credential_base64}", btoa(credential)).replaceAll("{credential}", credential);
+      const current = { ...behaviour, ...(behaviour.errorMessage !== undefined ? { errorMessage: quoting(behaviour.errorMessage) } : {}) };
       if (current.delayMs) await sleep(current.delayMs);
       if (current.status) {
-        return new Response(JSON.stringify(current.errorBody ?? { error: { message: `upstream failure ${current.status}` } }), {
+        const body = current.errorBody ?? { error: { message: current.errorMessage ?? `upstream failure ${current.status}` } };
+        return new Response(quoting(JSON.stringify(body)), {
           status: current.status,
           headers: { "content-type": "application/json", ...current.headers },
         });
@@ -122,8 +135,14 @@ function serve(handler: (request: Request, record: RecordedRequest, behaviour: U
   };
 }
 
-/** A stream body from frames, honouring the behaviour's chunk delay, cut and stall. */
-function streamFrames(frames: string[], behaviour: UpstreamBehaviour, contentFrames: Set<number>, signal: AbortSignal): ReadableStream<Uint8Array> {
+/** A stream body from frames, honouring the behaviour's chunk delay, cut, stall and error event. */
+function streamFrames(
+  frames: string[],
+  behaviour: UpstreamBehaviour,
+  contentFrames: Set<number>,
+  signal: AbortSignal,
+  errorFrame?: string,
+): ReadableStream<Uint8Array> {
   return new ReadableStream({
     async start(controller) {
       let content = 0;
@@ -134,6 +153,11 @@ function streamFrames(frames: string[], behaviour: UpstreamBehaviour, contentFra
             // Let what was sent reach the wire, then reset the connection.
             await sleep(30);
             controller.error(new Error("cut"));
+            return;
+          }
+          if (behaviour.errorAfter !== undefined && errorFrame !== undefined && content >= behaviour.errorAfter) {
+            controller.enqueue(encoder.encode(errorFrame));
+            controller.close();
             return;
           }
           if (behaviour.stallAfter !== undefined && content >= behaviour.stallAfter) {
@@ -179,7 +203,7 @@ export function startOpenAiUpstream(): Upstream {
         created: 1,
         model: body.model,
         choices: [{ index: 0, message, finish_reason: behaviour.unfinished ? null : finish }],
-        usage: usageJson,
+        ...(behaviour.withoutUsage ? {} : { usage: usageJson }),
       });
     }
     const chunk = (delta: Json, finishReason: string | null = null) =>
@@ -204,11 +228,12 @@ export function startOpenAiUpstream(): Upstream {
       }
     }
     frames.push(chunk({}, finish));
-    if (body.stream_options?.include_usage) {
+    if (body.stream_options?.include_usage && !behaviour.withoutUsage) {
       frames.push(`data: ${JSON.stringify({ id: "chatcmpl-up", object: "chat.completion.chunk", created: 1, model: body.model, choices: [], usage: usageJson })}\n\n`);
     }
     frames.push("data: [DONE]\n\n");
-    return new Response(streamFrames(frames, behaviour, content, request.signal), { headers: { "content-type": "text/event-stream" } });
+    const errorFrame = `data: ${JSON.stringify({ error: { message: behaviour.errorMessage ?? "upstream failure", type: "server_error", code: 500 } })}\n\n`;
+    return new Response(streamFrames(frames, behaviour, content, request.signal, errorFrame), { headers: { "content-type": "text/event-stream" } });
   });
 }
 
@@ -276,7 +301,8 @@ export function startAnthropicUpstream(): Upstream {
     frames.push(event("content_block_stop", { index }));
     frames.push(event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output } }));
     frames.push(event("message_stop", {}));
-    return new Response(streamFrames(frames, behaviour, contentFrames, request.signal), { headers: { "content-type": "text/event-stream" } });
+    const errorFrame = event("error", { error: { type: "api_error", message: behaviour.errorMessage ?? "upstream failure" } });
+    return new Response(streamFrames(frames, behaviour, contentFrames, request.signal, errorFrame), { headers: { "content-type": "text/event-stream" } });
   });
 }
 
