@@ -218,7 +218,8 @@ test("SIGKILL right after the last answer: every answered generation, and its sp
     const answered = await Promise.all(
       Array.from({ length: 40 }, async (_, index) => {
         const stream = index % 2 === 1;
-        const body = { model: "sim/priced", stream, messages: [{ role: "user", content: `question ${index}` }] };
+        // max_tokens bounds each reservation: without it an endpoint with no declared context reserves the whole limit.
+        const body = { model: "sim/priced", stream, max_tokens: 64, messages: [{ role: "user", content: `question ${index}` }] };
         const response = await call("POST", "/chat/completions", key, body);
         expect(response.status).toBe(200);
         const text = await response.text();
