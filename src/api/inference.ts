@@ -57,7 +57,11 @@ function context(
     body,
     costOf: outcome.costOf,
   };
-  if (withMetadata) encode.metadata = routingMetadata(outcome);
+  if (withMetadata) {
+    encode.metadata = routingMetadata(outcome);
+    // What the gateway left out of the request (OpenRouter drops unsupported parameters and says so).
+    if (request.warnings) encode.metadata.warnings = request.warnings;
+  }
   return encode;
 }
 
@@ -95,6 +99,7 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
+    if (canonical.warnings) logger.warn("request parts dropped", { model: canonical.model, warnings: canonical.warnings });
     // The body's session_id wins over the header.
     const headerSession = request.headers.get("x-session-id");
     if (canonical.sessionId === undefined && headerSession) {

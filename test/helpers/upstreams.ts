@@ -23,6 +23,12 @@ export interface UpstreamBehaviour {
   /** Stop sending (but keep the connection) after this many content chunks. */
   stallAfter?: number;
   usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number; reasoning?: number };
+  /**
+   * Call this tool with these arguments (instead of the first tool with {"city":"Oslo"}) while the
+   * conversation holds fewer than `toolRounds` (default 1) tool results; no call when it is not offered.
+   */
+  toolCall?: { name: string; arguments: Json };
+  toolRounds?: number;
 }
 
 export interface RecordedRequest {
@@ -52,6 +58,19 @@ function wantsTool(body: Json, lastRole: string | undefined): Json | undefined {
   const choice = body.tool_choice;
   if (tools.length === 0 || choice === "none" || choice?.type === "none" || lastRole === "tool" || lastRole === "tool_result") return undefined;
   return tools[0];
+}
+
+/** The scripted call of `behaviour.toolCall` for this turn, if any; `offered` lists the tool names of the request. */
+function scriptedCall(behaviour: UpstreamBehaviour, offered: string[], toolResults: number, idPrefix: string) {
+  const scripted = behaviour.toolCall;
+  if (!scripted || !offered.includes(scripted.name) || toolResults >= (behaviour.toolRounds ?? 1)) return undefined;
+  return { id: `${idPrefix}${toolResults + 1}`, name: scripted.name, input: scripted.arguments, arguments: JSON.stringify(scripted.arguments) };
+}
+
+/** A JSON text in two pieces, as a stream delivers arguments. */
+function halves(text: string): string[] {
+  const middle = Math.floor(text.length / 2);
+  return [text.slice(0, middle), text.slice(middle)];
 }
 
 function serve(handler: (request: Request, record: RecordedRequest, behaviour: UpstreamBehaviour) => Promise<Response>): Upstream {
@@ -138,7 +157,9 @@ export function startOpenAiUpstream(): Upstream {
       prompt_tokens_details: { cached_tokens: usage.cacheRead ?? 0 },
       completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
     };
-    const call = tool ? { id: "call_up_1", name: tool.function.name, arguments: '{"city":"Oslo"}' } : undefined;
+    const offered = (Array.isArray(body.tools) ? body.tools : []).map((entry: Json) => entry.function?.name);
+    const scripted = scriptedCall(behaviour, offered, messages.filter((message) => message.role === "tool").length, "call_up_");
+    const call = behaviour.toolCall ? scripted : tool ? { id: "call_up_1", name: tool.function.name, arguments: '{"city":"Oslo"}' } : undefined;
     const finish = call ? "tool_calls" : "stop";
     if (!body.stream) {
       const message: Json = { role: "assistant", content: call ? null : text };
@@ -164,7 +185,7 @@ export function startOpenAiUpstream(): Upstream {
     if (call) {
       content.add(frames.length);
       frames.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
-      for (const piece of ['{"city":', '"Oslo"}']) {
+      for (const piece of scripted ? halves(call.arguments) : ['{"city":', '"Oslo"}']) {
         content.add(frames.length);
         frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
       }
@@ -194,7 +215,14 @@ export function startAnthropicUpstream(): Upstream {
     const text = behaviour.text ?? "Hello from upstream";
     const thinking = body.thinking?.type === "enabled" ? (behaviour.reasoning ?? "Let me think.") : undefined;
     const usage = behaviour.usage ?? { input: 12, output: 5 };
-    const call = tool ? { id: "toolu_up_1", name: tool.name, input: { city: "Oslo" } } : undefined;
+    const offered = (Array.isArray(body.tools) ? body.tools : []).map((entry: Json) => entry.name);
+    const results = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block: Json) => block.type === "tool_result");
+    const scripted = scriptedCall(behaviour, offered, results.length, "toolu_up_");
+    const call = behaviour.toolCall
+      ? scripted && { id: scripted.id, name: scripted.name, input: scripted.input }
+      : tool
+        ? { id: "toolu_up_1", name: tool.name, input: { city: "Oslo" } as Json }
+        : undefined;
     const stopReason = call ? "tool_use" : "end_turn";
     const usageJson = {
       input_tokens: usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0),
@@ -229,7 +257,7 @@ export function startAnthropicUpstream(): Upstream {
     }
     if (call) {
       frames.push(event("content_block_start", { index, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }));
-      for (const piece of ['{"city":', ' "Oslo"}']) {
+      for (const piece of scripted ? halves(scripted.arguments) : ['{"city":', ' "Oslo"}']) {
         contentFrames.add(frames.length);
         frames.push(event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: piece } }));
       }
