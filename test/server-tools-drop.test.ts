@@ -44,6 +44,7 @@ describe("server tools no endpoint supports", () => {
     const sent = setup.openai.requests.at(-1)!.body;
     expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(["weather"]);
     expect(setup.gateway.lines.some((line) => line.includes("request parts dropped") && line.includes("web_search"))).toBe(true);
+    expect((await setup.generation(body.id)).warnings).toEqual([DROPPED]);
   });
 
   test("Responses streaming: the warning arrives with the completed response", async () => {
@@ -61,7 +62,9 @@ describe("server tools no endpoint supports", () => {
       tools: [{ type: "function", function: WEATHER }, { type: "web_search" }],
     });
     expect(response.status).toBe(200);
-    expect(((await response.json()) as Record<string, any>).openrouter_metadata.warnings).toEqual([DROPPED]);
+    const body = (await response.json()) as Record<string, any>;
+    expect(body.openrouter_metadata.warnings).toEqual([DROPPED]);
+    expect((await setup.generation(body.id)).warnings).toEqual([DROPPED]);
   });
 
   test("with provider.require_parameters: a 400 naming the tool, and nothing sent upstream", async () => {

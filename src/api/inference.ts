@@ -241,5 +241,6 @@ export function generationJson(row: GenerationRow) {
     workspace_id: row.workspaceId,
     status: row.status,
     error_code: row.errorCode,
+    warnings: row.warnings ?? [],
   };
 }

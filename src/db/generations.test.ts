@@ -38,6 +38,7 @@ function row(id: string): GenerationRow {
     httpReferer: null,
     serviceTier: null,
     attempts: [],
+    warnings: null,
     createdAt: new Date().toISOString(),
   };
 }
