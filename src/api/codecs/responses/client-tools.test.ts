@@ -91,7 +91,7 @@ describe("responses codec: tools the client runs", () => {
       tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", namespace: "multi_agent_v1", name: "close_agent" }] },
     });
     expect(byMember.tools?.map((tool) => tool.name)).toEqual(["multi_agent_v1__close_agent"]);
-    expect(decodeError({ tool_choice: { type: "shell" } }).message).toBe('tool_choice: names "shell", which is not among tools');
+    expect(decodeError({ tool_choice: { type: "custom" } }).message).toBe("tool_choice.name: is required");
   });
 
   test("call and output items of every client-run kind replay as the function calls upstreams saw", () => {

@@ -148,11 +148,6 @@ export function decodeTools(tools: unknown[] | undefined, provider: unknown, war
     .filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
 }
 
-function named(tools: FunctionTool[] | undefined, name: string, where: string): { name: string } {
-  if (!tools?.some((tool) => tool.name === name)) throw bad(`${where}: names "${name}", which is not among tools`);
-  return { name };
-}
-
 /** The upstream name of a tool an allowed-tools entry or a forced choice designates, or undefined for a server tool. */
 function choiceTarget(entry: Json, where: string): string | undefined {
   switch (entry.type) {
@@ -198,7 +193,8 @@ export function decodeToolChoice(
     warnings.push(`tool_choice: forces server tool "${String(choice.type)}", which was dropped; the model chooses freely`);
     return { toolChoice: "auto" };
   }
-  return { toolChoice: named(tools, target, "tool_choice") };
+  // A preset may add the tool a request forces, so the name is not checked against `tools` here.
+  return { toolChoice: { name: target } };
 }
 
 /** The tool a call names, when the client defined it as something other than a plain function. */
