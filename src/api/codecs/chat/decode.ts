@@ -171,9 +171,11 @@ export function decodeChat(body: Json): CanonicalRequest {
     const value = typeof read === "string" ? body[read] : read(body);
     if (value !== undefined && value !== null) target[key] = value;
   }
-  const warnings: string[] = [];
-  if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = tools(body.tools, body.provider, warnings);
-  if (warnings.length > 0) request.warnings = warnings;
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    const warnings: string[] = [];
+    request.tools = tools(body.tools, body.provider, warnings);
+    if (warnings.length > 0) request.warnings = warnings;
+  }
   const choice = toolChoice(body.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;
   const reasoning = body.reasoning ?? (body.reasoning_effort ? { effort: body.reasoning_effort } : undefined);
