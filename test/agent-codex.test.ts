@@ -118,7 +118,8 @@ describe("Codex CLI through the gateway", () => {
   test("a GPT-family model on the OpenAI chat wire: Codex's freeform apply_patch tool edits a file, then answers", async () => {
     const patch = "*** Begin Patch\n*** Add File: hello.txt\n+hello from the gateway\n*** End Patch\n";
     setup.openai.behave({ toolCall: { name: "apply_patch", arguments: { input: patch } }, text: "Created hello.txt." });
-    const dirs = codexHome("openai", "openai/gpt-5.5");
+    // Codex names the model as OpenAI does; the catalog's openai/gpt-5.5 answers to that name.
+    const dirs = codexHome("openai", "gpt-5.5");
     const run = await codexExec(dirs, "Create hello.txt saying hello from the gateway.");
     expect({ code: run.code, last: run.last }).toEqual({ code: 0, last: "Created hello.txt." });
     expect(readFileSync(join(dirs.work, "hello.txt"), "utf8")).toBe("hello from the gateway\n");
