@@ -85,7 +85,7 @@ describe("responses codec: tools the client runs", () => {
       tool_choice: { type: "allowed_tools", mode: "required", tools: [{ type: "function", name: "exec_command" }, { type: "namespace", name: "multi_agent_v1" }, { type: "web_search" }] },
     });
     expect(allowed.toolChoice).toBe("required");
-    expect(allowed.tools?.map((tool) => tool.name)).toEqual(["exec_command"]);
+    expect(allowed.tools?.map((tool) => tool.name)).toEqual(["exec_command", "multi_agent_v1__close_agent"]);
     const byMember = decode({
       tools,
       tool_choice: { type: "allowed_tools", mode: "auto", tools: [{ type: "function", namespace: "multi_agent_v1", name: "close_agent" }] },

@@ -148,7 +148,10 @@ export function decodeTools(tools: unknown[] | undefined, provider: unknown, war
     .filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
 }
 
-/** The upstream name of a tool an allowed-tools entry or a forced choice designates, or undefined for a server tool. */
+/**
+ * The upstream name of a tool an allowed-tools entry or a forced choice designates (a namespace's own
+ * name for a whole namespace), or undefined for a server tool.
+ */
 function choiceTarget(entry: Json, where: string): string | undefined {
   switch (entry.type) {
     case "function":
@@ -161,6 +164,10 @@ function choiceTarget(entry: Json, where: string): string | undefined {
     case "apply_patch":
     case "tool_search":
       return entry.type;
+    case "namespace":
+      // Allows every function of the namespace (see the allowed-tools filter).
+      if (typeof entry.name !== "string") throw bad(`${where}.name: is required`);
+      return entry.name;
     default:
       return undefined;
   }
