@@ -57,6 +57,7 @@ function row(): GenerationRow {
     httpReferer: null,
     serviceTier: null,
     attempts: [{ provider: "openai", endpoint: "openai/gpt-4o-mini", status: 200, latency_ms: 231 }],
+    warnings: null,
     createdAt: new Date().toISOString(),
   };
 }

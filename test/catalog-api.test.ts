@@ -12,6 +12,7 @@ const CONFIG = {
       id: "openai/gpt-4o",
       name: "GPT-4o",
       description: "OpenAI's flagship multimodal model",
+      input_modalities: ["text", "image"],
       endpoints: [
         {
           provider: "alpha",
@@ -31,6 +32,7 @@ const CONFIG = {
       endpoints: [
         {
           provider: "gamma",
+          input_modalities: ["text", "image", "file"],
           pricing: { prompt: 3, completion: 15 },
           context_length: 200_000,
           max_output: 64_000,
@@ -69,6 +71,7 @@ const CONFIG = {
       id: "oldco/legacy-1",
       name: "Legacy One",
       deprecated: true,
+      input_modalities: ["text", "image"],
       release_date: "2023-01-01",
       intelligence_index: 10,
       coding_index: 5,

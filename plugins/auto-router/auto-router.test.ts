@@ -56,7 +56,7 @@ describe("task classifier", () => {
 
 /**
  * Ten models p/m0 … p/m9 priced $1 … $10: price percentiles i/9, so each cost band holds two.
- * Intelligence picks the order within a band for chat; coding for code; m9 takes text only.
+ * Intelligence picks the order within a band for chat; coding for code; m9 declares no image input (text only).
  */
 const INTELLIGENCE = [30, 40, 35, 45, 50, 42, 60, 55, 70, 65];
 const CODING = [50, 20, 10, 30, 40, 45, 20, 60, 10, 20];
@@ -66,7 +66,7 @@ const catalog = catalogOf(
     id: `p/m${i}`,
     intelligence_index: intelligence,
     coding_index: CODING[i],
-    ...(i === 9 ? { input_modalities: ["text"] } : {}),
+    ...(i === 9 ? {} : { input_modalities: ["text", "image"] }),
     endpoints: [ep("sim", i + 1)],
   })),
 );

@@ -60,7 +60,11 @@ function context(
     body,
     costOf: outcome.costOf,
   };
-  if (withMetadata) encode.metadata = routingMetadata(outcome);
+  if (withMetadata) {
+    encode.metadata = routingMetadata(outcome);
+    // What the gateway left out of the request (OpenRouter drops unsupported parameters and says so).
+    if (request.warnings) encode.metadata.warnings = request.warnings;
+  }
   return encode;
 }
 
@@ -174,6 +178,7 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
+    if (canonical.warnings) logger.warn("request parts dropped", { model: canonical.model, warnings: canonical.warnings });
     // `fast` is an alias of `priority` (the spec): one tier from here on, upstream and in the record.
     if (canonical.serviceTier === "fast") canonical.serviceTier = "priority";
     // The body's session_id wins over the header; Claude Code names its session in a header of its own.
@@ -274,5 +279,6 @@ export function generationJson(row: GenerationRow) {
     workspace_id: row.workspaceId,
     status: row.status,
     error_code: row.errorCode,
+    warnings: row.warnings ?? [],
   };
 }

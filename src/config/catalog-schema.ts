@@ -135,7 +135,7 @@ export const EndpointConfig = T.Object(
     /** Whether the provider retains prompts (zdr: true excludes it). */
     retains_prompts: T.Boolean({ default: false }),
     region: T.Optional(T.String()),
-    /** Whether the endpoint takes image input. */
+    /** What the endpoint accepts (text, image, file, audio); defaults to the model's, else text only. */
     input_modalities: T.Optional(T.Array(T.String())),
     /** A disabled endpoint stays in the catalog but serves nothing (no_endpoints when all are). */
     disabled: T.Optional(T.Boolean()),
@@ -162,8 +162,11 @@ export const ModelConfig = T.Object(
     deprecated: T.Optional(T.Boolean()),
     /** For a `:free` variant: the last day it is offered; afterwards it answers 404 free_variant_ended. */
     free_until: T.Optional(T.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$" })),
+    /** What the model accepts (text, image, file, audio); text only unless declared here or on its endpoints. */
     input_modalities: T.Optional(T.Array(T.String())),
     output_modalities: T.Optional(T.Array(T.String())),
+    /** The parameters every endpoint of the model supports, unless an endpoint declares its own. */
+    supported_parameters: T.Optional(T.Array(T.String())),
     endpoints: T.Array(EndpointConfig, { minItems: 1 }),
   },
   { additionalProperties: false },

@@ -50,7 +50,24 @@ export interface FunctionTool {
   parameters?: Record<string, unknown>;
   strict?: boolean;
   cacheControl?: CacheControl;
+  /**
+   * How the client defined the tool when it was not a plain function (a Responses namespace member,
+   * custom or built-in client tool). Upstreams get the function form above; calls to it are shown to the
+   * client in the origin's own shape.
+   */
+  origin?: ToolOrigin;
 }
+
+/** The client-side tool kinds that travel upstream as functions. */
+export type ToolOrigin =
+  /** One function of a namespace (a group of functions); `name` is its name inside the group. */
+  | { kind: "namespace"; namespace: string; name: string }
+  /** Freeform text input (optionally constrained by a grammar), carried as the string argument `input`. */
+  | { kind: "custom" }
+  | { kind: "local_shell" }
+  | { kind: "shell" }
+  | { kind: "apply_patch" }
+  | { kind: "tool_search" };
 
 export type ToolChoice = "auto" | "none" | "required" | { name: string };
 
@@ -120,6 +137,11 @@ export interface CanonicalRequest {
   anthropicBeta?: string[];
   /** Anthropic `context_management` (server-side context edits such as clearing old thinking or tool uses), as sent. */
   contextManagement?: { edits?: Array<{ type: string } & Record<string, unknown>> } & Record<string, unknown>;
+  /**
+   * What the gateway left out of the request and why (a server tool it cannot run, an input item it
+   * cannot resolve): shown in the routing metadata and logged.
+   */
+  warnings?: string[];
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";

@@ -81,6 +81,7 @@ export function generationRow(
     httpReferer: caller.referer ?? null,
     serviceTier: request.serviceTier ?? null,
     attempts,
+    warnings: request.warnings ?? null,
     createdAt: isoNow(),
   };
   return Object.assign(row, fields);

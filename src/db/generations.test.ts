@@ -42,6 +42,7 @@ function row(id: string): GenerationRow {
     httpReferer: null,
     serviceTier: null,
     attempts: [],
+    warnings: null,
     createdAt: new Date().toISOString(),
   };
 }

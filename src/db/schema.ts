@@ -227,6 +227,8 @@ export const generations = sqliteTable(
     httpReferer: text("http_referer"),
     serviceTier: text("service_tier"),
     attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number; warnings?: string[] }>>(),
+    /** What the gateway left out of the request and why (unsupported parameters it dropped). */
+    warnings: text("warnings", { mode: "json" }).$type<string[]>(),
     createdAt: text("created_at").notNull(),
   },
   (table) => [

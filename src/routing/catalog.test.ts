@@ -81,4 +81,34 @@ describe("catalog from the config", () => {
     expect(() => validateConfig({ providers: { x: { type: "grpc" } } }, "test")).toThrow("providers.x.type");
     expect(() => validateConfig({ models: [{ id: "no-slash", endpoints: [{ provider: "p" }] }] }, "test")).toThrow("models[0].id");
   });
+
+  test("a bare name resolves to the one model with that slug; a shared slug resolves to none", () => {
+    const sim = { type: "simulated" };
+    const built = catalog({
+      providers: { sim },
+      models: ["openai/gpt-5.5", "acme/coder", "other/coder"].map((id) => ({ id, endpoints: [{ provider: "sim", pricing: {} }] })),
+    });
+    expect(built.model("gpt-5.5")?.id).toBe("openai/gpt-5.5");
+    expect(built.model("openai/gpt-5.5")?.id).toBe("openai/gpt-5.5");
+    expect(built.model("coder")).toBeUndefined();
+    expect(built.model("x/gpt-5.5")).toBeUndefined();
+  });
+
+  test("modalities: text only unless declared; the model's declarations are its endpoints' defaults", () => {
+    const built = catalog({
+      providers: { sim: { type: "simulated" } },
+      models: [
+        { id: "a/plain", endpoints: [{ provider: "sim", pricing: {} }] },
+        { id: "a/seeing", endpoints: [{ provider: "sim", pricing: {}, input_modalities: ["text", "image"] }, { provider: "sim", model: "b", pricing: {} }] },
+        { id: "a/declared", input_modalities: ["text", "file"], supported_parameters: ["tools"], endpoints: [{ provider: "sim", pricing: {} }] },
+      ],
+    });
+    expect(built.model("a/plain")).toMatchObject({ inputModalities: ["text"], endpoints: [{ inputModalities: ["text"], supportedParameters: null }] });
+    expect(built.model("a/seeing")?.inputModalities).toEqual(["text", "image"]);
+    expect(built.model("a/seeing")?.endpoints.map((endpoint) => endpoint.inputModalities)).toEqual([["text", "image"], ["text"]]);
+    expect(built.model("a/declared")).toMatchObject({
+      inputModalities: ["text", "file"],
+      endpoints: [{ inputModalities: ["text", "file"], supportedParameters: ["tools"] }],
+    });
+  });
 });

@@ -149,7 +149,13 @@ function buildProvider(slug: string, config: ProviderConfig, defaults: Config["u
   return provider;
 }
 
-function buildEndpoint(modelId: string, provider: Provider, config: EndpointConfig): Endpoint {
+/** What the operator declared for a whole model, the default of each of its endpoints. */
+interface ModelDefaults {
+  inputModalities: string[] | undefined;
+  supportedParameters: string[] | undefined;
+}
+
+function buildEndpoint(modelId: string, provider: Provider, config: EndpointConfig, defaults: ModelDefaults): Endpoint {
   const upstreamModel = config.model ?? modelId;
   return {
     key: `${provider.slug}:${upstreamModel}`,
@@ -167,11 +173,12 @@ function buildEndpoint(modelId: string, provider: Provider, config: EndpointConf
     contextLength: config.context_length ?? null,
     maxOutput: config.max_output ?? null,
     quantization: config.quantization ?? null,
-    supportedParameters: config.supported_parameters ?? null,
+    supportedParameters: config.supported_parameters ?? defaults.supportedParameters ?? null,
     collectsData: config.collects_data,
     retainsPrompts: config.retains_prompts,
     region: config.region ?? null,
-    inputModalities: config.input_modalities ?? ["text", "image"],
+    // Text only unless declared: nothing else tells what an upstream model accepts.
+    inputModalities: config.input_modalities ?? defaults.inputModalities ?? ["text"],
     disabled: config.disabled ?? false,
   };
 }
@@ -180,6 +187,11 @@ function buildEndpoint(modelId: string, provider: Provider, config: EndpointConf
 export class Catalog {
   readonly providers: Map<string, Provider>;
   readonly models: Map<string, CatalogModel>;
+  /**
+   * Catalog ids by the part after the author (`gpt-5.5` of `openai/gpt-5.5`), for clients that name
+   * models without one (Codex, the OpenAI SDKs); null when two models share it.
+   */
+  readonly #bySlug = new Map<string, string | null>();
 
   constructor(config: Config) {
     const source =
@@ -201,8 +213,13 @@ export class Catalog {
             `invalid configuration:\n  models[${modelIndex}].endpoints[${endpointIndex}].provider: unknown provider "${endpoint.provider}" (declared: ${[...this.providers.keys()].join(", ") || "none"})`,
           );
         }
-        return buildEndpoint(model.id, provider, endpoint);
+        return buildEndpoint(model.id, provider, endpoint, {
+          inputModalities: model.input_modalities,
+          supportedParameters: model.supported_parameters,
+        });
       });
+      const slug = model.id.slice(model.id.indexOf("/") + 1);
+      this.#bySlug.set(slug, this.#bySlug.has(slug) ? null : model.id);
       const known = KNOWN_MODELS[model.id];
       const release = model.release_date ?? known?.release_date;
       this.models.set(model.id, {
@@ -218,14 +235,25 @@ export class Catalog {
         distillable: model.distillable ?? known?.distillable ?? false,
         deprecated: model.deprecated ?? false,
         freeUntil: model.free_until ? Date.parse(`${model.free_until}T23:59:59.999Z`) : null,
-        inputModalities: model.input_modalities ?? ["text", "image"],
+        inputModalities: model.input_modalities ?? declaredModalities(endpoints),
         outputModalities: model.output_modalities ?? ["text"],
         endpoints,
       });
     });
   }
 
+  /** The model of a catalog id, or of a bare name that is the slug of exactly one catalog model. */
   model(id: string): CatalogModel | undefined {
-    return this.models.get(id);
+    const model = this.models.get(id);
+    if (model !== undefined || id.includes("/")) return model;
+    const full = this.#bySlug.get(id);
+    return full ? this.models.get(full) : undefined;
   }
+}
+
+/** A model's input modalities when only its endpoints declare them: what any of them takes; text alone when none says. */
+function declaredModalities(endpoints: Endpoint[]): string[] {
+  const modalities = new Set(["text"]);
+  for (const endpoint of endpoints) for (const modality of endpoint.inputModalities) modalities.add(modality);
+  return [...modalities];
 }

@@ -40,6 +40,12 @@ export interface UpstreamBehaviour {
    * text to answer. Without it the first tool is called with `{city: "Oslo"}` whenever tools are offered.
    */
   script?: (body: Json) => ScriptedTurn;
+  /**
+   * Call this tool with these arguments (instead of the first tool with {"city":"Oslo"}) while the
+   * conversation holds fewer than `toolRounds` (default 1) tool results; no call when it is not offered.
+   */
+  toolCall?: { name: string; arguments: Json };
+  toolRounds?: number;
 }
 
 /** One scripted answer: call `tool` with `input`, else answer `text`. */
@@ -48,13 +54,28 @@ export interface ScriptedTurn {
   text?: string;
 }
 
-/** The tool call a request gets: the script's, else the first tool with `{city: "Oslo"}` when tools are offered. */
-function plannedCall(behaviour: UpstreamBehaviour, body: Json, tool: Json | undefined, id: string): { id: string; name: string; input: Json } | undefined {
+/**
+ * The tool call a request gets: the script's; else `toolCall` while fewer than `toolRounds` tool results
+ * came back and the tool is offered; else the first tool with `{city: "Oslo"}` when tools are offered.
+ * `prefix` starts the call's id (`call_up_`, `toolu_up_`).
+ */
+function plannedCall(
+  behaviour: UpstreamBehaviour,
+  body: Json,
+  tool: Json | undefined,
+  prefix: string,
+  conversation: { offered: string[]; toolResults: number },
+): { id: string; name: string; input: Json } | undefined {
   if (behaviour.script) {
     const turn = behaviour.script(body);
-    return turn.tool ? { id: `${id}_${Math.random().toString(36).slice(2, 8)}`, name: turn.tool.name, input: turn.tool.input } : undefined;
+    return turn.tool ? { id: `${prefix}${Math.random().toString(36).slice(2, 8)}`, name: turn.tool.name, input: turn.tool.input } : undefined;
   }
-  return tool ? { id, name: tool.function?.name ?? tool.name, input: { city: "Oslo" } } : undefined;
+  if (behaviour.toolCall) {
+    const { name, arguments: input } = behaviour.toolCall;
+    if (!conversation.offered.includes(name) || conversation.toolResults >= (behaviour.toolRounds ?? 1)) return undefined;
+    return { id: `${prefix}${conversation.toolResults + 1}`, name, input };
+  }
+  return tool ? { id: `${prefix}1`, name: tool.function?.name ?? tool.name, input: { city: "Oslo" } } : undefined;
 }
 
 /** The arguments JSON in two pieces, as a streaming upstream sends them. */
@@ -92,6 +113,7 @@ function wantsTool(body: Json, lastRole: string | undefined): Json | undefined {
   return tools[0];
 }
 
+/** The scripted call of `behaviour.toolCall` for this turn, if any; `offered` lists the tool names of the request. */
 function serve(handler: (request: Request, record: RecordedRequest, behaviour: UpstreamBehaviour) => Promise<Response>): Upstream {
   const requests: RecordedRequest[] = [];
   let behaviour: UpstreamBehaviour = {};
@@ -190,7 +212,8 @@ export function startOpenAiUpstream(): Upstream {
       prompt_tokens_details: { cached_tokens: usage.cacheRead ?? 0 },
       completion_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
     };
-    const planned = plannedCall(behaviour, body, tool, "call_up_1");
+    const offered = (Array.isArray(body.tools) ? body.tools : []).map((entry: Json) => entry.function?.name);
+    const planned = plannedCall(behaviour, body, tool, "call_up_", { offered, toolResults: messages.filter((message) => message.role === "tool").length });
     const call = planned ? { id: planned.id, name: planned.name, arguments: JSON.stringify(planned.input) } : undefined;
     const finish = call ? "tool_calls" : "stop";
     if (!body.stream) {
@@ -252,7 +275,9 @@ export function startAnthropicUpstream(): Upstream {
     const text = behaviour.script?.(body).text ?? behaviour.text ?? "Hello from upstream";
     const thinking = body.thinking?.type === "enabled" ? (behaviour.reasoning ?? "Let me think.") : undefined;
     const usage = behaviour.usage ?? { input: 12, output: 5 };
-    const call = plannedCall(behaviour, body, tool, "toolu_up_1");
+    const offered = (Array.isArray(body.tools) ? body.tools : []).map((entry: Json) => entry.name);
+    const results = messages.flatMap((message) => (Array.isArray(message.content) ? message.content : [])).filter((block: Json) => block.type === "tool_result");
+    const call = plannedCall(behaviour, body, tool, "toolu_up_", { offered, toolResults: results.length });
     const stopReason = call ? "tool_use" : "end_turn";
     const usageJson = {
       input_tokens: usage.input - (usage.cacheRead ?? 0) - (usage.cacheWrite ?? 0),

@@ -54,8 +54,11 @@ export const ResponsesFunctionTool = T.Object({
 });
 export type ResponsesFunctionTool = Static<typeof ResponsesFunctionTool>;
 
+/** Codex's client-run tool search (`execution: "client"`); a server-run one is a server tool. */
+export const ResponsesToolSearchTool = T.Object({ type: T.Literal("tool_search") });
+
 export const ResponsesTool = union(
-  [ResponsesFunctionTool, ServerTool],
+  [ResponsesFunctionTool, ServerTool, ResponsesToolSearchTool],
   '{type: "function", name, description, parameters} or a server tool object with a supported type',
 );
 export type ResponsesTool = Static<typeof ResponsesTool>;
@@ -63,7 +66,7 @@ export type ResponsesTool = Static<typeof ResponsesTool>;
 export const ResponsesToolChoice = union(
   [
     literals(["auto", "none", "required"]),
-    T.Object({ type: T.Literal("function"), name: T.String() }),
+    T.Object({ type: literals(["function", "custom"]), name: T.String() }),
     T.Object({ type: literals(["web_search_preview", "web_search_preview_2025_03_11"]) }),
     T.Object({
       type: T.Literal("allowed_tools"),

@@ -1,5 +1,6 @@
 import type { CanonicalRequest, ContentPart, FunctionTool, Message, ReasoningPart, ResponseFormat, ToolChoice } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { planServerTool } from "../server-tools.ts";
 
 type Json = Record<string, any>;
 
@@ -85,16 +86,20 @@ function messages(list: Json[]): Message[] {
   });
 }
 
-function tools(list: Json[]): FunctionTool[] {
-  return list.map((tool, index) => {
-    if (tool.type !== "function") refuse(`tools[${index}]`, `server tool "${tool.type}" is not available on this gateway`);
+/** Function tools; a server tool is planned by `planServerTool` (today: dropped with a warning). */
+function tools(list: Json[], provider: unknown, warnings: string[]): FunctionTool[] {
+  return list.flatMap((tool, index) => {
+    if (tool.type !== "function") {
+      warnings.push(planServerTool(String(tool.type), `tools[${index}]`, provider).warning);
+      return [];
+    }
     const fn = tool.function ?? {};
     const result: FunctionTool = { type: "function", name: fn.name };
     if (fn.description !== undefined && fn.description !== null) result.description = fn.description;
     if (fn.parameters !== undefined && fn.parameters !== null) result.parameters = fn.parameters;
     if (fn.strict !== undefined && fn.strict !== null) result.strict = fn.strict;
     if (tool.cache_control) result.cacheControl = tool.cache_control;
-    return result;
+    return [result];
   });
 }
 
@@ -166,7 +171,11 @@ export function decodeChat(body: Json): CanonicalRequest {
     const value = typeof read === "string" ? body[read] : read(body);
     if (value !== undefined && value !== null) target[key] = value;
   }
-  if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = tools(body.tools);
+  if (Array.isArray(body.tools) && body.tools.length > 0) {
+    const warnings: string[] = [];
+    request.tools = tools(body.tools, body.provider, warnings);
+    if (warnings.length > 0) request.warnings = warnings;
+  }
   const choice = toolChoice(body.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;
   const reasoning = body.reasoning ?? (body.reasoning_effort ? { effort: body.reasoning_effort } : undefined);

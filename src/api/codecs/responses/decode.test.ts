@@ -144,31 +144,22 @@ describe("responses codec: decode", () => {
     expect(decodeError({ input: [{ type: "function_call", name: "f", arguments: "{}" }] }).message).toBe("input[0].call_id: is required");
   });
 
-  test("every other item kind is refused, naming its index and type", () => {
-    const kinds = [
-      "apply_patch_call",
-      "apply_patch_call_output",
-      "shell_call",
-      "local_shell_call",
-      "mcp_call",
-      "mcp_list_tools",
-      "mcp_approval_request",
-      "computer_call",
-      "web_search_call",
-      "file_search_call",
-      "image_generation_call",
-      "code_interpreter_call",
-      "item_reference",
-      "custom_tool_call",
-      "custom_tool_call_output",
-      "compaction",
-    ];
-    for (const type of kinds) {
+  test("an item kind the gateway does not know is refused, naming its index and type", () => {
+    for (const type of ["compaction", "made_up"]) {
       const error = decodeError({ input: [{ role: "user", content: "hi" }, { type, id: "x" }] });
       expect(error.status).toBe(400);
       expect(error.message).toBe(`input[1]: items of type "${type}" are not supported by this gateway`);
     }
   });
+
+  test("items of server tools the gateway never ran are dropped with a warning", () => {
+    for (const type of ["web_search_call", "file_search_call", "computer_call", "code_interpreter_call", "image_generation_call", "mcp_call", "mcp_list_tools", "mcp_approval_request"]) {
+      const request = decode({ input: [{ role: "user", content: "hi" }, { type, id: "x" }] });
+      expect(request.messages).toEqual([{ role: "user", content: [{ type: "text", text: "hi" }] }]);
+      expect(request.warnings).toEqual([`input[1]: a "${type}" item of a server tool this gateway does not run was dropped`]);
+    }
+  });
+
 
   test("stateless: previous_response_id and store: true are refused", () => {
     const previous = decodeError({ previous_response_id: "resp_1" });
@@ -200,13 +191,21 @@ describe("responses codec: decode", () => {
     ]);
     expect(request.toolChoice).toEqual({ name: "f" });
     for (const choice of ["auto", "none", "required"] as const) expect(decode({ tool_choice: choice }).toolChoice).toBe(choice);
-    const server = decodeError({ tools: [{ type: "function", name: "f" }, { type: "web_search" }] });
-    expect(server.message).toBe('tools[1]: server tool "web_search" is not available on this gateway');
-    expect(decodeError({ tools: [{ type: "openrouter:web_fetch" }] }).message).toBe(
-      'tools[0]: server tool "openrouter:web_fetch" is not available on this gateway',
+  });
+
+  test("a server tool no endpoint supports is dropped with a warning, or refused under require_parameters", () => {
+    const dropped = decode({ tools: [{ type: "function", name: "f" }, { type: "web_search", external_web_access: false }] });
+    expect(dropped.tools).toEqual([{ type: "function", name: "f" }]);
+    expect(dropped.warnings).toEqual(['tools[1]: server tool "web_search" is not supported by any endpoint for this model and was dropped']);
+    expect(decode({ tools: [{ type: "openrouter:web_fetch" }] }).tools).toEqual([]);
+    const refused = decodeError({ tools: [{ type: "web_search" }], provider: { require_parameters: true } });
+    expect(refused.status).toBe(400);
+    expect(refused.message).toBe(
+      'tools[0]: server tool "web_search" is not supported by any endpoint for this model, and provider.require_parameters is true',
     );
-    expect(decodeError({ tool_choice: { type: "web_search_preview" } }).message).toStartWith("tool_choice:");
-    expect(decodeError({ tool_choice: { type: "allowed_tools", mode: "auto", tools: [] } }).status).toBe(400);
+    const forced = decode({ tools: [{ type: "web_search_preview" }], tool_choice: { type: "web_search_preview" } });
+    expect(forced.toolChoice).toBe("auto");
+    expect(forced.warnings?.[1]).toBe('tool_choice: forces server tool "web_search_preview", which was dropped; the model chooses freely');
   });
 
   test("sampling, format, reasoning and routing fields", () => {

@@ -1,15 +1,8 @@
-import type {
-  CacheControl,
-  CanonicalRequest,
-  FunctionTool,
-  Message,
-  ReasoningConfig,
-  ResponseFormat,
-  ToolChoice,
-} from "../../../core/canonical.ts";
+import type { CacheControl, CanonicalRequest, Message, ReasoningConfig, ResponseFormat } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { ResponsesRequest } from "../../schemas/responses-request.ts";
-import { decodeInput } from "./input.ts";
+import { decodeInput, type InputContext } from "./input.ts";
+import { decodeTool, decodeToolChoice, decodeTools } from "./tools.ts";
 
 /** The body after schema validation, plus the non-standard `preset` field. */
 type Body = ResponsesRequest & { preset?: unknown };
@@ -40,34 +33,6 @@ function checkStateless(body: Body): void {
   if (raw.prompt !== undefined && raw.prompt !== null && body.provider?.require_parameters === true) {
     throw bad("prompt: stored prompt templates cannot be applied (this gateway keeps no prompts) and provider.require_parameters is true");
   }
-}
-
-function decodeTools(tools: unknown[] | undefined): FunctionTool[] | undefined {
-  if (tools === undefined) return undefined;
-  return tools.map((tool, index) => {
-    if (!isObject(tool)) throw bad(`tools[${index}]: expected a tool object`);
-    if (tool.type !== "function") {
-      throw bad(`tools[${index}]: server tool "${String(tool.type)}" is not available on this gateway`);
-    }
-    if (typeof tool.name !== "string" || tool.name === "") throw bad(`tools[${index}].name: is required`);
-    const decoded: FunctionTool = { type: "function", name: tool.name };
-    if (typeof tool.description === "string") decoded.description = tool.description;
-    if (isObject(tool.parameters)) decoded.parameters = tool.parameters;
-    if (typeof tool.strict === "boolean") decoded.strict = tool.strict;
-    const cacheControl = tool.cache_control;
-    if (isObject(cacheControl) && cacheControl.type === "ephemeral") {
-      decoded.cacheControl = typeof cacheControl.ttl === "string" ? { type: "ephemeral", ttl: cacheControl.ttl } : { type: "ephemeral" };
-    }
-    return decoded;
-  });
-}
-
-function decodeToolChoice(choice: unknown): ToolChoice | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (choice === "auto" || choice === "none" || choice === "required") return choice;
-  if (isObject(choice) && choice.type === "function" && typeof choice.name === "string") return { name: choice.name };
-  const kind = isObject(choice) ? `{type: ${JSON.stringify(choice.type)}}` : JSON.stringify(choice);
-  throw bad(`tool_choice: ${kind} is not supported by this gateway; use "auto", "none", "required" or {type: "function", name}`);
 }
 
 function decodeFormat(format: unknown): ResponseFormat | undefined {
@@ -134,11 +99,20 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   if (typeof body.instructions === "string" && body.instructions !== "") {
     messages.push({ role: "system", content: [{ type: "text", text: body.instructions }] });
   }
-  messages.push(...decodeInput(body.input));
+  const input: InputContext = { warnings: [], loadedTools: [] };
+  messages.push(...decodeInput(body.input, input));
+  const warnings = input.warnings;
 
   const request: CanonicalRequest = { ...decodeModel(body), messages, stream: body.stream === true, streamUsage: false };
-  set(request, "tools", decodeTools(body.tools as unknown[] | undefined));
-  set(request, "toolChoice", decodeToolChoice(body.tool_choice));
+  let tools = decodeTools(body.tools as unknown[] | undefined, body.provider, warnings);
+  if (input.loadedTools.length > 0) {
+    // Tools a client-run tool_search loaded are callable from then on, as if the client had listed them.
+    const loaded = input.loadedTools.flatMap(({ tool, where }) => decodeTool(tool, where, body.provider, warnings));
+    tools = [...(tools ?? []), ...loaded.filter((tool) => !tools?.some((listed) => listed.name === tool.name))];
+  }
+  const choice = decodeToolChoice(body.tool_choice, tools, warnings);
+  set(request, "tools", choice.tools ?? tools);
+  set(request, "toolChoice", choice.toolChoice);
   set(request, "parallelToolCalls", body.parallel_tool_calls);
   set(request, "maxTokens", body.max_output_tokens);
   set(request, "temperature", body.temperature);
@@ -160,5 +134,6 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   set(request, "user", body.user);
   set(request, "metadata", body.metadata);
   if (body.debug?.echo_upstream_body === true) request.echoUpstreamBody = true;
+  if (warnings.length > 0) request.warnings = warnings;
   return request;
 }

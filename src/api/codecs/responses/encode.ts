@@ -1,6 +1,7 @@
 import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../../core/canonical.ts";
 import type { EncodeContext } from "../codec.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "./input.ts";
+import { originOf, restoredCall } from "./tools.ts";
 
 /**
  * Canonical response → Responses `response` object. Every key real clients require is always present
@@ -55,15 +56,19 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
       }
       return item;
     }
-    case "tool-call":
+    case "tool-call": {
+      const id = itemId(context, "fc", index);
+      const restored = restoredCall(block.call, originOf(context.request.tools, block.call.name), id, "completed");
+      if (restored !== undefined) return restored;
       return {
         type: "function_call",
-        id: itemId(context, "fc", index),
+        id,
         call_id: block.call.id,
         name: block.call.name,
         arguments: block.call.arguments,
         status,
       };
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CacheControl, ContentPart, Message, ReasoningPart, ToolCall } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { clientToolCall, clientToolOutput } from "./client-items.ts";
 
 /**
  * Responses `input` items → canonical messages. Adjacent assistant output (a text message, reasoning,
@@ -217,45 +218,120 @@ function requireString(item: Item, key: string, where: string): string {
   return value;
 }
 
-/** `input` (a string or an item list) → messages, without instructions. */
-export function decodeInput(input: unknown): Message[] {
+/** What decoding `input` reports besides the messages. */
+export interface InputContext {
+  /** What was left out, and why. */
+  warnings: string[];
+  /** Tool definitions a client-run tool_search loaded (`tool_search_output.tools`), with where they came from. */
+  loadedTools: Array<{ tool: unknown; where: string }>;
+}
+
+/** Ids the gateway gives reasoning items (encode.ts `itemId`), which OpenAI's own reasoning ids share. */
+const REASONING_ID = /^rs_/;
+
+/** Output items of server tools: the gateway ran none of them, so a history carrying one is replayed without it. */
+const SERVER_TOOL_ITEMS = new Set([
+  "web_search_call",
+  "file_search_call",
+  "computer_call",
+  "computer_call_output",
+  "code_interpreter_call",
+  "image_generation_call",
+  "mcp_list_tools",
+  "mcp_approval_request",
+  "mcp_approval_response",
+  "mcp_call",
+]);
+
+/** The items of `input` by their `id`, for `item_reference`. */
+function itemsById(input: unknown[]): Map<string, Item> {
+  const byId = new Map<string, Item>();
+  for (const item of input) {
+    if (isObject(item) && item.type !== "item_reference" && typeof item.id === "string" && item.id !== "") byId.set(item.id, item);
+  }
+  return byId;
+}
+
+/**
+ * `input` (a string or an item list) → messages, without instructions. An `item_reference` stands for
+ * the item of that id elsewhere in the input (the client sent the whole history); the gateway stores no
+ * responses, so a reference it cannot resolve is dropped with a warning when it names reasoning (the
+ * model can do without its earlier reasoning) and is a 400 otherwise.
+ */
+export function decodeInput(input: unknown, context: InputContext = { warnings: [], loadedTools: [] }): Message[] {
   if (input === undefined || input === null) return [];
   if (typeof input === "string") return [{ role: "user", content: [{ type: "text", text: input }] }];
   if (!Array.isArray(input)) throw bad("input: expected a string or an array of input items");
   const transcript = new Transcript();
-  input.forEach((item: unknown, index) => {
+  let byId: Map<string, Item> | undefined;
+  input.forEach((entry: unknown, index) => {
     const where = `input[${index}]`;
-    if (!isObject(item)) throw bad(`${where}: expected an input item object`);
-    const type = item.type;
-    if (type === undefined || type === "message") {
-      if (typeof item.role !== "string") throw bad(`${where}.role: is required`);
-      decodeMessage(item, where, transcript);
-      return;
-    }
-    switch (type) {
-      case "reasoning":
-        transcript.reasoning(decodeReasoning(item, where));
-        return;
-      case "function_call": {
-        const args = item.arguments;
-        if (typeof args !== "string") throw bad(`${where}.arguments: expected a JSON string`);
-        transcript.functionCall({
-          id: requireString(item, "call_id", where),
-          name: requireString(item, "name", where),
-          arguments: args,
-        });
-        return;
+    if (!isObject(entry)) throw bad(`${where}: expected an input item object`);
+    let item = entry;
+    if (item.type === "item_reference") {
+      const id = item.id;
+      if (typeof id !== "string" || id === "") throw bad(`${where}.id: is required`);
+      const referenced = (byId ??= itemsById(input)).get(id);
+      if (referenced === undefined) {
+        if (REASONING_ID.test(id)) {
+          context.warnings.push(`${where}: item_reference "${id}" names reasoning this gateway does not store; it was dropped`);
+          return;
+        }
+        throw bad(`${where}: item_reference "${id}" cannot be resolved: this gateway stores no responses; send the item itself in input`);
       }
-      case "function_call_output":
-        transcript.push({
-          role: "tool",
-          toolCallId: requireString(item, "call_id", where),
-          content: decodeOutput(item.output, `${where}.output`),
-        });
-        return;
-      default:
-        throw UNSUPPORTED(where, typeof type === "string" ? type : JSON.stringify(type));
+      item = referenced;
     }
+    decodeItem(item, where, transcript, context);
   });
   return transcript.finish();
+}
+
+function decodeItem(item: Item, where: string, transcript: Transcript, context: InputContext): void {
+  const type = item.type;
+  if (type === undefined || type === "message") {
+    if (typeof item.role !== "string") throw bad(`${where}.role: is required`);
+    decodeMessage(item, where, transcript);
+    return;
+  }
+  const call = clientToolCall(item, where);
+  if (call !== undefined) {
+    transcript.functionCall(call);
+    return;
+  }
+  const output = clientToolOutput(item, where, decodeOutput);
+  if (output !== undefined) {
+    transcript.push({ role: "tool", ...output });
+    if (type === "tool_search_output" && Array.isArray(item.tools)) {
+      item.tools.forEach((tool, index) => context.loadedTools.push({ tool, where: `${where}.tools[${index}]` }));
+    }
+    return;
+  }
+  switch (type) {
+    case "reasoning":
+      transcript.reasoning(decodeReasoning(item, where));
+      return;
+    case "function_call": {
+      const args = item.arguments;
+      if (typeof args !== "string") throw bad(`${where}.arguments: expected a JSON string`);
+      transcript.functionCall({
+        id: requireString(item, "call_id", where),
+        name: requireString(item, "name", where),
+        arguments: args,
+      });
+      return;
+    }
+    case "function_call_output":
+      transcript.push({
+        role: "tool",
+        toolCallId: requireString(item, "call_id", where),
+        content: decodeOutput(item.output, `${where}.output`),
+      });
+      return;
+    default:
+      if (typeof type === "string" && SERVER_TOOL_ITEMS.has(type)) {
+        context.warnings.push(`${where}: a "${type}" item of a server tool this gateway does not run was dropped`);
+        return;
+      }
+      throw UNSUPPORTED(where, typeof type === "string" ? type : JSON.stringify(type));
+  }
 }

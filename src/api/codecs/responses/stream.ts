@@ -3,6 +3,7 @@ import { ResponseAccumulator } from "../../../core/accumulate.ts";
 import type { GatewayError } from "../../../core/errors.ts";
 import { type EncodeContext, sseFrame, type StreamEncoder } from "../codec.ts";
 import { encodeResponsesResponse, encodeUsage, itemId, itemStatus, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
+import { originOf } from "./tools.ts";
 
 /**
  * Canonical stream parts → Responses SSE events (reference/clients.md §2.4). Every event carries `type`
@@ -19,6 +20,11 @@ interface OpenItem {
   kind: OutputBlock["type"];
   /** Reasoning: a summary part was opened (on the first non-empty delta). */
   summaryOpen: boolean;
+  /**
+   * A call to a tool the client defined as other than a function (custom, shell, ...): its item's shape
+   * is known only from the whole arguments, so the item is announced and completed when it closes.
+   */
+  deferred: boolean;
 }
 
 class ResponsesStreamEncoder implements StreamEncoder {
@@ -68,7 +74,8 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
       case "tool-call-delta": {
         const callIndex = this.#callIndex.get(part.index);
-        if (callIndex !== undefined && part.argumentsDelta !== "") {
+        const deferred = this.#open.some((item) => item.index === callIndex && item.deferred);
+        if (callIndex !== undefined && part.argumentsDelta !== "" && !deferred) {
           frames.push(
             this.#event("response.function_call_arguments.delta", {
               item_id: itemId(this.#context, "fc", callIndex),
@@ -143,7 +150,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   #openItem(block: OutputBlock, index: number, part: StreamPart): string[] {
     const frames = block.type === "tool-call" ? this.#closeWhere((item) => item.kind !== "tool-call") : this.#closeAll();
-    this.#open.push({ index, kind: block.type, summaryOpen: false });
+    const origin = block.type === "tool-call" ? originOf(this.#context.request.tools, block.call.name) : undefined;
+    const deferred = origin !== undefined && origin.kind !== "namespace";
+    this.#open.push({ index, kind: block.type, summaryOpen: false, deferred });
     switch (block.type) {
       case "text": {
         const id = itemId(this.#context, "msg", index);
@@ -169,22 +178,21 @@ class ResponsesStreamEncoder implements StreamEncoder {
           }),
         );
         break;
-      case "tool-call":
+      case "tool-call": {
         if (part.type === "tool-call-start") this.#callIndex.set(part.index, index);
-        frames.push(
-          this.#event("response.output_item.added", {
-            output_index: index,
-            item: {
-              type: "function_call",
-              id: itemId(this.#context, "fc", index),
-              call_id: block.call.id,
-              name: block.call.name,
-              arguments: "",
-              status: "in_progress",
-            },
-          }),
-        );
+        if (deferred) break;
+        const item: Json = {
+          type: "function_call",
+          id: itemId(this.#context, "fc", index),
+          call_id: block.call.id,
+          name: block.call.name,
+          arguments: "",
+          status: "in_progress",
+        };
+        if (origin?.kind === "namespace") Object.assign(item, { namespace: origin.namespace, name: origin.name });
+        frames.push(this.#event("response.output_item.added", { output_index: index, item }));
         break;
+      }
     }
     return frames;
   }
@@ -265,16 +273,27 @@ class ResponsesStreamEncoder implements StreamEncoder {
         }),
       );
     } else if (block.type === "tool-call") {
-      frames.push(
-        this.#event("response.function_call_arguments.done", {
-          item_id: id,
-          output_index: index,
-          arguments: block.call.arguments,
-          name: block.call.name,
-        }),
-      );
+      frames.push(...this.#callFrames(item, index, open.deferred));
     }
     frames.push(this.#event("response.output_item.done", { output_index: index, item }));
+    return frames;
+  }
+
+  /** The events that complete a call item before its `output_item.done`, announcing a deferred one first. */
+  #callFrames(item: Json, index: number, deferred: boolean): string[] {
+    const frames: string[] = [];
+    const at = { item_id: item.id, output_index: index };
+    if (deferred) frames.push(this.#event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } }));
+    if (item.type === "custom_tool_call") {
+      frames.push(
+        this.#event("response.custom_tool_call_input.delta", { ...at, delta: item.input }),
+        this.#event("response.custom_tool_call_input.done", { ...at, input: item.input }),
+      );
+    } else if (item.type === "function_call") {
+      // A deferred call whose arguments did not fit its tool kind is shown as the function call it is.
+      if (deferred) frames.push(this.#event("response.function_call_arguments.delta", { ...at, delta: item.arguments }));
+      frames.push(this.#event("response.function_call_arguments.done", { ...at, arguments: item.arguments, name: item.name }));
+    }
     return frames;
   }
 }
