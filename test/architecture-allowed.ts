@@ -94,6 +94,6 @@ export const ALLOWED_CYCLES: readonly string[] = [
 
 /** Source files over the line limit, each capped at its present length. */
 export const ALLOWED_LONG_FILES: Readonly<Record<string, number>> = {
-  "src/core/pipeline.ts": 407,
+  "src/core/pipeline.ts": 402,
   "src/providers/upstream-client.ts": 807,
 };

@@ -3,46 +3,32 @@
  * client's envelope. The code union is closed and every code maps to exactly one HTTP status.
  */
 
-export const ERROR_STATUS = {
-  bad_request: 400,
-  unauthorized: 401,
-  payment_required: 402,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  timeout: 408,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  misdirected_request: 421,
-  rate_limited: 429,
-  internal: 500,
-  bad_gateway: 502,
-  unavailable: 503,
-  gateway_timeout: 504,
-} as const;
+/**
+ * The one table: each code's HTTP status, OpenRouter's stable `error_type` for it, and whether it is
+ * retryable, that is, whether the failure may pass or lies with one upstream, so that the next endpoint
+ * may be tried (a rate limit, a timeout, an upstream's 5xx or refused credentials) rather than being
+ * the request's own fault (a 4xx). A `models[]` fallback is tried after any error.
+ */
+export const ERROR_TABLE = {
+  bad_request: { status: 400, errorType: "invalid_request", retryable: false },
+  unauthorized: { status: 401, errorType: "authentication", retryable: false },
+  payment_required: { status: 402, errorType: "payment_required", retryable: false },
+  forbidden: { status: 403, errorType: "permission_denied", retryable: false },
+  not_found: { status: 404, errorType: "not_found", retryable: false },
+  method_not_allowed: { status: 405, errorType: "invalid_request", retryable: false },
+  timeout: { status: 408, errorType: "timeout", retryable: true },
+  conflict: { status: 409, errorType: "precondition_failed", retryable: false },
+  payload_too_large: { status: 413, errorType: "payload_too_large", retryable: false },
+  unsupported_media_type: { status: 415, errorType: "invalid_request", retryable: false },
+  misdirected_request: { status: 421, errorType: "permission_denied", retryable: false },
+  rate_limited: { status: 429, errorType: "rate_limit_exceeded", retryable: true },
+  internal: { status: 500, errorType: "server", retryable: true },
+  bad_gateway: { status: 502, errorType: "provider_unavailable", retryable: true },
+  unavailable: { status: 503, errorType: "provider_overloaded", retryable: true },
+  gateway_timeout: { status: 504, errorType: "timeout", retryable: true },
+} as const satisfies Record<string, { status: number; errorType: string; retryable: boolean }>;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
-
-/** OpenRouter's stable `error_type` vocabulary, one default per code. */
-export const DEFAULT_ERROR_TYPE: Record<ErrorCode, string> = {
-  bad_request: "invalid_request",
-  unauthorized: "authentication",
-  payment_required: "payment_required",
-  forbidden: "permission_denied",
-  not_found: "not_found",
-  method_not_allowed: "invalid_request",
-  timeout: "timeout",
-  conflict: "precondition_failed",
-  payload_too_large: "payload_too_large",
-  unsupported_media_type: "invalid_request",
-  misdirected_request: "permission_denied",
-  rate_limited: "rate_limit_exceeded",
-  internal: "server",
-  bad_gateway: "provider_unavailable",
-  unavailable: "provider_overloaded",
-  gateway_timeout: "timeout",
-};
+export type ErrorCode = keyof typeof ERROR_TABLE;
 
 export type AvailabilityCode =
   | "model_not_found"
@@ -86,15 +72,18 @@ export class GatewayError extends Error {
   readonly retryAfter: number | undefined;
   readonly errorType: string;
   readonly availability: Availability | undefined;
+  /** Whether the next endpoint may be tried after this failure (the code's row in ERROR_TABLE). */
+  readonly retryable: boolean;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "GatewayError";
     this.code = code;
-    this.status = ERROR_STATUS[code];
+    this.status = ERROR_TABLE[code].status;
+    this.retryable = ERROR_TABLE[code].retryable;
     this.metadata = options.metadata;
     this.retryAfter = options.retryAfter;
-    this.errorType = options.errorType ?? DEFAULT_ERROR_TYPE[code];
+    this.errorType = options.errorType ?? ERROR_TABLE[code].errorType;
     this.availability = options.availability;
   }
 }

@@ -108,11 +108,6 @@ export function newGenerationId(): string {
   return `gen-${Math.floor(now / 1000)}-${SORTABLE[Math.floor(millisecond / SORTABLE.length)]}${SORTABLE[millisecond % SORTABLE.length]}${random}`;
 }
 
-/** A failure an attempt may hand to the next endpoint: nothing reached the client yet and it may pass. */
-export function isRetryable(error: GatewayError): boolean {
-  return error.status === 429 || error.status >= 500 || error.status === 408;
-}
-
 function asGatewayError(caught: unknown): GatewayError {
   return caught instanceof GatewayError ? caught : new GatewayError("bad_gateway", "Upstream request failed", { cause: caught });
 }
@@ -299,7 +294,7 @@ export class Pipeline {
           ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
         });
         failures.push({ provider: endpoint.provider.slug, error });
-        if (isRetryable(error)) health.recordFailure(endpoint.key, error.retryAfter);
+        if (error.retryable) health.recordFailure(endpoint.key, error.retryAfter);
         else skipModel = model;
       }
     }

@@ -1,6 +1,5 @@
-import type { HeaderReader } from "./http.ts";
+import type { UpstreamErrorFields } from "./upstream-errors.ts";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
-import type { GatewayError } from "../core/errors.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 
 /** One request to send upstream, fully translated. The http engine sends it; adapters do no I/O. */
@@ -37,12 +36,12 @@ export interface BuildOptions {
 
 /**
  * A wire protocol. Translation only: no fetch, no timers. Optional capabilities are optional members.
- * `parseError` reads an upstream error (status, body text, headers) into a GatewayError whose metadata
- * carries `provider_code` and never the raw body.
+ * `parseError` only extracts the message and the upstream's own code from an error body; the engine
+ * maps the status to the gateway's code once, for every protocol (upstream-errors.ts).
  */
 export interface ProviderAdapter {
   buildRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest;
   parseResponse(body: unknown, endpoint: Endpoint): CanonicalResponse;
   createStreamParser(endpoint: Endpoint): StreamParser;
-  parseError(status: number, bodyText: string, headers: HeaderReader, endpoint: Endpoint): GatewayError;
+  parseError(bodyText: string): UpstreamErrorFields;
 }

@@ -4,7 +4,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { ProviderAdapter, UpstreamRequest } from "./adapter.ts";
 import { readSse } from "./sse.ts";
-import { invalidUpstreamResponse } from "./upstream-errors.ts";
+import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
@@ -252,7 +252,7 @@ async function failure(response: UpstreamResponse, controller: AbortController, 
     clearTimeout(timer);
     controller.abort();
   }
-  return adapter.parseError(response.status, text, response.headers, endpoint);
+  return upstreamError(endpoint, response.status, adapter.parseError(text), response.headers);
 }
 
 /** One non-streaming call: the whole answer within the first-byte timeout. */

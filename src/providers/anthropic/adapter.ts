@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from "../adapter.ts";
-import { parseAnthropicError } from "./errors.ts";
+import { readAnthropicError } from "./errors.ts";
 import { buildAnthropicRequest } from "./request.ts";
 import { parseAnthropicMessage } from "./response.ts";
 import { createAnthropicStreamParser } from "./stream.ts";
@@ -9,5 +9,5 @@ export const anthropicAdapter: ProviderAdapter = {
   buildRequest: buildAnthropicRequest,
   parseResponse: parseAnthropicMessage,
   createStreamParser: createAnthropicStreamParser,
-  parseError: parseAnthropicError,
+  parseError: readAnthropicError,
 };

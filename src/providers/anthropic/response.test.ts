@@ -99,14 +99,14 @@ describe("parseResponse", () => {
         caught = error;
       }
       expect(caught).toBeInstanceOf(GatewayError);
-      expect(caught).toMatchObject({ code: "bad_gateway", status: 502, message: "Upstream returned an invalid response" });
+      expect(caught).toMatchObject({ code: "bad_gateway", status: 502, message: "Anthropic returned an invalid response: not a Messages API answer" });
       expect((caught as GatewayError).metadata?.provider_code).toBe("invalid_response");
     }
   });
 
   test("an error body where a message was expected maps by error type", () => {
     expect(() => parse({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } })).toThrow(
-      expect.objectContaining({ code: "unavailable", metadata: { provider_code: "overloaded_error", provider: "anthropic" } }),
+      expect.objectContaining({ code: "unavailable", metadata: { provider: "anthropic", provider_code: "overloaded_error", upstream_status: 529 } }),
     );
   });
 });

@@ -90,8 +90,8 @@ describe("createStreamParser", () => {
     expect(parts.map((part) => part.type)).toEqual(["start", "usage", "text-delta", "error"]);
     const error = (parts.at(-1) as { error: GatewayError }).error;
     expect(error).toBeInstanceOf(GatewayError);
-    expect(error).toMatchObject({ code: "unavailable", status: 503, message: "Anthropic: Overloaded" });
-    expect(error.metadata).toEqual({ provider_code: "overloaded_error", provider: "anthropic" });
+    expect(error).toMatchObject({ code: "unavailable", status: 503, message: "Anthropic reported overloaded_error: Overloaded" });
+    expect(error.metadata).toEqual({ provider: "anthropic", provider_code: "overloaded_error", upstream_status: 529 });
   });
 
   test("stream error types map to gateway codes", () => {
@@ -115,7 +115,7 @@ describe("createStreamParser", () => {
     }
     const parser = anthropicAdapter.createStreamParser(makeEndpoint());
     const [part] = parser.parse({ data: JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }) });
-    expect((part as { error: GatewayError }).error.message).toBe("Anthropic: Upstream rejected the gateway's credentials");
+    expect((part as { error: GatewayError }).error.message).toBe("Anthropic rejected the gateway's credentials");
   });
 
   test("a malformed chunk is a bad gateway error, and the parser then stays silent", async () => {

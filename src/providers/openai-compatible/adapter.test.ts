@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { FunctionTool } from "../../core/canonical.ts";
+import { upstreamError } from "../upstream-errors.ts";
 import { openAiCompatibleAdapter as adapter } from "./adapter.ts";
 import { fixtureText, makeEndpoint, makeRequest } from "./test-support.ts";
 
@@ -181,11 +182,11 @@ describe("buildRequest: tools, images and tool results", () => {
   });
 });
 
-describe("parseError", () => {
+describe("parseError through the one upstream error path", () => {
   const endpoint = makeEndpoint({}, { slug: "openai", name: "OpenAI" });
 
   test("429 is rate_limited with the upstream's retry-after and message", async () => {
-    const error = adapter.parseError(429, await fixtureText("openai-error-429.json"), new Headers({ "retry-after": "2" }), endpoint);
+    const error = upstreamError(endpoint, 429, adapter.parseError(await fixtureText("openai-error-429.json")), new Headers({ "retry-after": "2" }));
     expect(error.status).toBe(429);
     expect(error.retryAfter).toBe(2);
     expect(error.errorType).toBe("rate_limit_exceeded");
@@ -194,13 +195,13 @@ describe("parseError", () => {
   });
 
   test("retry-after-ms is read as well", async () => {
-    const error = adapter.parseError(429, await fixtureText("openai-error-429.json"), new Headers({ "retry-after-ms": "1500" }), endpoint);
+    const error = upstreamError(endpoint, 429, adapter.parseError(await fixtureText("openai-error-429.json")), new Headers({ "retry-after-ms": "1500" }));
     expect(error.retryAfter).toBe(1.5);
   });
 
   test("401 is a 502 that neither says what the upstream said nor carries its body", async () => {
     const body = await fixtureText("openai-error-401.json");
-    const error = adapter.parseError(401, body, new Headers(), endpoint);
+    const error = upstreamError(endpoint, 401, adapter.parseError(body), new Headers());
     expect(error.status).toBe(502);
     expect(error.message).toBe("OpenAI rejected the gateway's credentials");
     expect(JSON.stringify(error.metadata)).not.toContain("sk-proj");
@@ -209,7 +210,7 @@ describe("parseError", () => {
 
   test("a context-length 400 is a bad request typed context_length_exceeded (OpenAI and vLLM bodies)", async () => {
     for (const name of ["openai-error-context.json", "vllm-error-context.json"]) {
-      const error = adapter.parseError(400, await fixtureText(name), new Headers(), makeEndpoint());
+      const error = upstreamError(makeEndpoint(), 400, adapter.parseError(await fixtureText(name)), new Headers());
       expect(error.status).toBe(400);
       expect(error.errorType).toBe("context_length_exceeded");
       expect(error.message).toContain("maximum context length");
@@ -217,13 +218,13 @@ describe("parseError", () => {
   });
 
   test("llama.cpp loading the model is a 503 naming the upstream's error type", async () => {
-    const error = adapter.parseError(503, await fixtureText("llamacpp-error-loading.json"), new Headers(), makeEndpoint());
+    const error = upstreamError(makeEndpoint(), 503, adapter.parseError(await fixtureText("llamacpp-error-loading.json")), new Headers());
     expect(error.status).toBe(503);
     expect(error.metadata).toMatchObject({ provider_code: "unavailable_error" });
   });
 
   test("a non-JSON body (a proxy's HTML page) is reduced to the status", () => {
-    const error = adapter.parseError(502, "<html><body>502 Bad Gateway nginx/1.25</body></html>", new Headers(), makeEndpoint());
+    const error = upstreamError(makeEndpoint(), 502, adapter.parseError("<html><body>502 Bad Gateway nginx/1.25</body></html>"), new Headers());
     expect(error.status).toBe(502);
     expect(error.message).not.toContain("nginx");
   });

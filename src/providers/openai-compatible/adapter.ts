@@ -1,5 +1,5 @@
 import type { ProviderAdapter } from "../adapter.ts";
-import { parseChatError } from "./errors.ts";
+import { readChatError } from "./errors.ts";
 import { buildChatRequest } from "./request.ts";
 import { parseChatResponse } from "./response.ts";
 import { createChatStreamParser } from "./stream.ts";
@@ -9,5 +9,5 @@ export const openAiCompatibleAdapter: ProviderAdapter = {
   buildRequest: buildChatRequest,
   parseResponse: parseChatResponse,
   createStreamParser: createChatStreamParser,
-  parseError: parseChatError,
+  parseError: readChatError,
 };
