@@ -110,6 +110,13 @@ describe("guarded fetch of request-supplied URLs", () => {
     expect(seen.hosts.at(-1)).toBe(`images.example:${plain.port}`);
   });
 
+  test("an address that is no URL host (an IPv6 zone) is skipped, never replaced by a lookup of the name", async () => {
+    seen.paths.length = 0;
+    const error = await guardedFetch(`http://localhost:${plain.port}/pixel.png`, local({ resolve: async () => ["fe80::1%lo"] })).catch((caught) => caught.message);
+    expect(error).toBe("not reachable");
+    expect(seen.paths).toEqual([]);
+  });
+
   test("over https the checked address is dialled with the hostname as TLS server name, and the certificate is verified for it", async () => {
     seen.hosts.length = 0;
     const fetched = await guardedFetch(`https://images.example:${secure.port}/pixel.png`, local({ ca: CERT }));

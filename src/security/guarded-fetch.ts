@@ -67,8 +67,11 @@ async function open(checked: CheckedUrl, signal: AbortSignal, options: GuardedFe
   const named = isIP(url.hostname.replace(/^\[|\]$/g, "")) === 0;
   let failure: unknown;
   for (const address of checked.addresses.slice(0, MAX_ADDRESSES)) {
+    // The address as a URL host; one the parser refuses (an IPv6 zone) is skipped, never left to a lookup.
+    const host = URL.parse(`http://${address.includes(":") ? `[${address}]` : address}/`)?.hostname;
+    if (!host) continue;
     const pinned = new URL(url);
-    pinned.hostname = address.includes(":") ? `[${address}]` : address;
+    pinned.hostname = host;
     const tls = https && (named || options.ca) ? { tls: { ...(named ? { serverName: url.hostname } : {}), ...(options.ca ? { ca: options.ca } : {}) } } : {};
     try {
       return await fetch(pinned.href, { method: "GET", redirect: "manual", keepalive: false, signal, headers: { host: url.host }, ...tls } as RequestInit);
@@ -77,7 +80,7 @@ async function open(checked: CheckedUrl, signal: AbortSignal, options: GuardedFe
       failure = error;
     }
   }
-  throw failure;
+  throw failure ?? new Error("no address to connect to");
 }
 
 /** Reads the body counting decoded bytes; past the limit the stream is cancelled (the connection closes). */
