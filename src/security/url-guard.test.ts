@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { BLOCKED_LITERALS, PUBLIC_LITERALS } from "../../test/helpers/blocked-addresses.ts";
 import { checkFetchableUrl, isBlockedAddress, parseIpv6 } from "./url-guard.ts";
 
@@ -20,6 +21,34 @@ describe("SSRF guard for request-supplied URLs", () => {
   test.each(PUBLIC_LITERALS)("%s is public", (address) => {
     expect(isBlockedAddress(address)).toBe(false);
     expect(isBlockedAddress(hostOf(address))).toBe(false);
+  });
+
+  test("an IPv4 address embedded in IPv6 is judged as that IPv4 address, in every spelling", () => {
+    const hex = (value: number) => value.toString(16);
+    /** Ways to write an IPv6 address whose low 32 bits (or 6to4 bits 16–48) are the IPv4 address. */
+    const spellings: Array<(octets: number[]) => string> = [
+      (o) => `::ffff:${o.join(".")}`,
+      (o) => `::ffff:${hex(o[0]! * 256 + o[1]!)}:${hex(o[2]! * 256 + o[3]!)}`,
+      (o) => `0:0:0:0:0:ffff:${o.join(".")}`,
+      (o) => `0000:0000:0000:0000:0000:ffff:${hex(o[0]! * 256 + o[1]!).padStart(4, "0")}:${hex(o[2]! * 256 + o[3]!).padStart(4, "0")}`,
+      (o) => `0::ffff:${o.join(".")}`,
+      (o) => `::ffff:0:${o.join(".")}`,
+      (o) => `64:ff9b::${o.join(".")}`,
+      (o) => `64:ff9b:0:0:0:0:${hex(o[0]! * 256 + o[1]!)}:${hex(o[2]! * 256 + o[3]!)}`,
+      (o) => `2002:${hex(o[0]! * 256 + o[1]!)}:${hex(o[2]! * 256 + o[3]!)}::1`,
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 4, maxLength: 4 }), fc.nat(spellings.length - 1), fc.boolean(), (octets, which, upper) => {
+        const written = spellings[which]!(octets);
+        const spelled = upper ? written.toUpperCase() : written;
+        const expected = isBlockedAddress(octets.join("."));
+        expect(isBlockedAddress(spelled)).toBe(expected);
+        expect(isBlockedAddress(hostOf(spelled))).toBe(expected);
+        // IPv4-compatible (deprecated) is never a destination.
+        expect(isBlockedAddress(`::${octets.join(".")}`)).toBe(true);
+      }),
+      { seed: 11, numRuns: 2_000 },
+    );
   });
 
   test("IPv6 is read into eight groups", () => {
