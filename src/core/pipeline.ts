@@ -3,7 +3,7 @@ import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
 import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
 import type { UpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../providers/http.ts";
-import { checkPartUrls, inlineImageUrls } from "../providers/inline-images.ts";
+import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "../providers/inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
 import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
 import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
@@ -201,19 +201,16 @@ export class Pipeline {
         // Each attempt names its model; plugins get their own copy (one may change it in place).
         const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
         let attemptRequest = active.length === 0 ? attemptInput : await plugins.transformRequest(attemptInput, active, info);
+        let fetched: FetchedImages | undefined;
         if (endpoint.provider.quirks.inlineImageUrls) {
-          attemptRequest = await inlineImageUrls(attemptRequest, {
-            allowPrivate: this.deps.allowPrivateUrls ?? false,
-            fetch: this.deps.transports.network,
-            signal,
-          });
+          ({ request: attemptRequest, fetched } = await inlineImageUrls(attemptRequest, { allowPrivate: this.deps.allowPrivateUrls ?? false, signal }));
         }
         const adapter = adapterFor(endpoint.provider);
         upstream = adapter.buildRequest(attemptRequest, endpoint, {
           stream: attemptRequest.stream,
           apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
         });
-        routing.upstreamBodies.push(upstream.body);
+        routing.upstreamBodies.push(fetched?.size ? (withoutFetchedImages(upstream.body, fetched) as Record<string, unknown>) : upstream.body);
         const sent = upstream;
         const fetch = this.deps.transports.fetchFor(endpoint.provider);
         const run = async (): Promise<AttemptResult> =>

@@ -1,44 +1,27 @@
 import type { CanonicalRequest, ContentPart, Message } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
-import { checkFetchableUrl, type Resolver } from "../security/url-guard.ts";
-import type { FetchLike } from "./http.ts";
+import { guardedFetch, type ContentTypeRule } from "../security/guarded-fetch.ts";
+import type { Resolver } from "../security/url-guard.ts";
 
 export interface InlineOptions {
   allowPrivate: boolean;
-  fetch: FetchLike;
   resolve?: Resolver;
+  /** Per image, decoded. Default 20 MiB. */
   maxBytes?: number;
+  /** Per image. Default 10 s. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /** Certificate authorities trusted instead of the system's. */
+  ca?: string;
 }
 
-const MAX_REDIRECTS = 3;
+/**
+ * The images a request's URLs were replaced with: each data URL, and its base64 payload alone (how the
+ * messages wire carries it), mapped to a short placeholder naming the original URL.
+ */
+export type FetchedImages = Map<string, string>;
 
-/** Fetches one image URL the request supplied, re-checking every redirect hop, within size and time limits. */
-async function download(raw: string, options: InlineOptions): Promise<string> {
-  const maxBytes = options.maxBytes ?? 20 * 1024 * 1024;
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 10_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  let target = raw;
-  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const url = await checkFetchableUrl(target, { allowPrivate: options.allowPrivate, ...(options.resolve ? { resolve: options.resolve } : {}) });
-    const response = await options.fetch(url.href, { method: "GET", redirect: "manual", signal } as RequestInit);
-    if (response.status >= 300 && response.status < 400 && response.headers.get("location")) {
-      await response.body?.cancel();
-      target = new URL(response.headers.get("location")!, url).href;
-      continue;
-    }
-    if (!response.ok) throw new GatewayError("bad_request", `the image URL answered ${response.status}`);
-    const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
-    if (!type.startsWith("image/")) throw new GatewayError("bad_request", `the image URL returned ${type || "no content type"}, not an image`);
-    const declared = Number(response.headers.get("content-length") ?? "0");
-    if (declared > maxBytes) throw new GatewayError("bad_request", `the image is larger than ${maxBytes} bytes`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    if (bytes.byteLength > maxBytes) throw new GatewayError("bad_request", `the image is larger than ${maxBytes} bytes`);
-    return `data:${type};base64,${Buffer.from(bytes).toString("base64")}`;
-  }
-  throw new GatewayError("bad_request", `the image URL redirected more than ${MAX_REDIRECTS} times`);
-}
+const IMAGES: ContentTypeRule = { matches: (type) => type.startsWith("image/"), expected: "an image" };
 
 /**
  * Image and file parts may only carry http(s) or data URLs: anything else (file:, ftp:, gopher:) would
@@ -56,11 +39,12 @@ export function checkPartUrls(request: CanonicalRequest): void {
 
 /**
  * For upstreams that take images only inline (`quirks.inline_image_urls`): every http(s) image URL
- * becomes a data URL, fetched by the gateway under the SSRF guard. A failure is a 400 naming the part.
+ * becomes a data URL, fetched by the gateway's guarded fetcher. A failure is a 400 naming the part.
  */
-export async function inlineImageUrls(request: CanonicalRequest, options: InlineOptions): Promise<CanonicalRequest> {
+export async function inlineImageUrls(request: CanonicalRequest, options: InlineOptions): Promise<{ request: CanonicalRequest; fetched: FetchedImages }> {
+  const fetched: FetchedImages = new Map();
   const needs = request.messages.some((message) => message.content.some((part) => part.type === "image" && /^https?:/i.test(part.url)));
-  if (!needs) return request;
+  if (!needs) return { request, fetched };
   const messages: Message[] = [];
   for (const [index, message] of request.messages.entries()) {
     const content: ContentPart[] = [];
@@ -69,14 +53,41 @@ export async function inlineImageUrls(request: CanonicalRequest, options: Inline
         content.push(part);
         continue;
       }
+      let image;
       try {
-        content.push({ ...part, url: await download(part.url, options) });
+        image = await guardedFetch(part.url, {
+          allowPrivate: options.allowPrivate,
+          maxBytes: options.maxBytes ?? 20 * 1024 * 1024,
+          timeoutMs: options.timeoutMs ?? 10_000,
+          accept: IMAGES,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.resolve ? { resolve: options.resolve } : {}),
+          ...(options.ca ? { ca: options.ca } : {}),
+        });
       } catch (error) {
-        const detail = error instanceof GatewayError ? error.message : error instanceof Error ? error.message : String(error);
-        throw new GatewayError("bad_request", `messages[${index}].content[${partIndex}]: could not fetch the image: ${detail}`);
+        if (!(error instanceof GatewayError)) throw error;
+        throw new GatewayError("bad_request", `could not fetch the image at messages[${index}].content[${partIndex}]: ${error.message}`);
       }
+      const base64 = Buffer.from(image.bytes).toString("base64");
+      const url = `data:${image.contentType};base64,${base64}`;
+      const placeholder = `[fetched image: ${image.bytes.byteLength} bytes from ${part.url}]`;
+      fetched.set(url, placeholder).set(base64, placeholder);
+      content.push({ ...part, url });
     }
     messages.push({ ...message, content } as Message);
   }
-  return { ...request, messages };
+  return { request: { ...request, messages }, fetched };
+}
+
+/**
+ * The upstream body as `debug.echo_upstream_body` shows it: the bytes of fetched images are never
+ * echoed (they came from a URL the caller chose, possibly one only the gateway can reach).
+ */
+export function withoutFetchedImages(body: unknown, fetched: FetchedImages): unknown {
+  if (typeof body === "string") return fetched.get(body) ?? body;
+  if (Array.isArray(body)) return body.map((item) => withoutFetchedImages(item, fetched));
+  if (body !== null && typeof body === "object") {
+    return Object.fromEntries(Object.entries(body).map(([key, value]) => [key, withoutFetchedImages(value, fetched)]));
+  }
+  return body;
 }

@@ -19,24 +19,22 @@ export function adapterFor(provider: Provider): ProviderAdapter {
 
 /**
  * How each provider is reached: real upstreams through the gateway's own HTTP/1.1 client (which hands
- * https and proxied URLs to fetch), the simulator in-process. `network` (fetch) is for everything else
- * the gateway fetches, such as images it inlines. A `network` given by the caller (tests wrapping
- * fetch) is used for providers too.
+ * https and proxied URLs to fetch), the simulator in-process. A `network` given by the caller (tests
+ * wrapping fetch) is used for providers instead. URLs a request supplies go through the guarded fetcher
+ * (src/security/guarded-fetch.ts), never through these.
  */
 export class Transports {
   readonly #simulators = new Map<string, FetchLike>();
-  readonly network: FetchLike;
   readonly #client: UpstreamClient | undefined;
   readonly #upstream: UpstreamFetch;
 
   constructor(network?: FetchLike, client: "builtin" | "fetch" = "builtin") {
     if (network) {
-      this.network = network;
       this.#upstream = network;
     } else {
-      this.network = (url, init) => fetch(url, init);
-      this.#client = client === "builtin" ? createUpstreamClient({ fallback: this.network }) : undefined;
-      this.#upstream = this.#client ? this.#client.fetch : this.network;
+      const fallback: FetchLike = (url, init) => fetch(url, init);
+      this.#client = client === "builtin" ? createUpstreamClient({ fallback }) : undefined;
+      this.#upstream = this.#client ? this.#client.fetch : fallback;
     }
   }
 
