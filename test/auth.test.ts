@@ -26,7 +26,7 @@ describe("authentication", () => {
     expect((await gateway.call("PATCH", `/keys/${hash}`, { body: { disabled: true } })).status).toBe(200);
     const disabled = await errorOf(await gateway.call("GET", "/key", { key }));
     expect(disabled.status).toBe(401);
-    expect(disabled.body.error.message).toBe("API key is disabled");
+    expect(disabled.body.error.message).toBe("Invalid API key");
     expect((await gateway.call("PATCH", `/keys/${hash}`, { body: { disabled: false } })).status).toBe(200);
     expect((await gateway.call("GET", "/key", { key })).status).toBe(200);
   });
@@ -40,7 +40,23 @@ describe("authentication", () => {
     });
     const expired = await errorOf(await gateway.call("GET", "/key", { key }));
     expect(expired.status).toBe(401);
-    expect(expired.body.error.message).toBe("API key has expired");
+    expect(expired.body.error.message).toBe("Invalid API key");
+  });
+
+  test("unknown, disabled and expired keys get byte-identical 401 bodies (which keys exist is not told)", async () => {
+    const disabled = await createKey(gateway, { name: "disabled twin", kind: "management" });
+    expect((await gateway.call("PATCH", `/keys/${disabled.hash}`, { body: { disabled: true } })).status).toBe(200);
+    const expired = await createKey(gateway, { name: "expired twin", expires_at: new Date(Date.now() + 60_000).toISOString() });
+    gateway.services.keys.update(gateway.services.keys.findByHash(expired.hash)!.workspaceId, expired.hash, {
+      expiresAt: new Date(Date.now() - 1000).toISOString(),
+    });
+    const unknown = `sk-rh-v1-${"7".repeat(64)}`;
+    const answers = await Promise.all([unknown, disabled.key, expired.key].map((key) => gateway.call("GET", "/keys", { key })));
+    expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401]);
+    const bodies = await Promise.all(answers.map((answer) => answer.text()));
+    expect(bodies[0]).toBe('{"error":{"code":401,"message":"Invalid API key"},"service_metadata":null,"user_id":null}');
+    expect(bodies[1]).toBe(bodies[0]);
+    expect(bodies[2]).toBe(bodies[0]);
   });
 
   test("a past expires_at is refused at creation", async () => {

@@ -13,7 +13,10 @@ export interface Principal {
 }
 
 export const MANAGEMENT_ONLY = "Only management keys can perform this operation";
+export const DEPLOYMENT_ADMIN_ONLY = "Only a deployment admin key can perform this operation";
 const NOT_FOUND = "Not found";
+/** One wording for an unknown, disabled or expired key: the answer must not tell which keys exist. */
+export const INVALID_KEY = "Invalid API key";
 
 /** The bearer token of a request: `Authorization: Bearer …`, or `x-api-key` as Anthropic 0.x clients send. */
 export function readToken(headers: Headers): string {
@@ -36,13 +39,11 @@ export function authenticate(services: Services, request: Request): Principal {
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);
   const key = services.keys.findByHash(hash);
-  if (!key || !hashesEqual(key.hash, hash)) throw new GatewayError("unauthorized", "Invalid API key");
-  if (key.disabled) throw new GatewayError("unauthorized", "API key is disabled");
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) {
-    throw new GatewayError("unauthorized", "API key has expired");
+  if (!key || !hashesEqual(key.hash, hash) || key.disabled || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
+    throw new GatewayError("unauthorized", INVALID_KEY);
   }
   const workspace = services.workspaces.get(key.workspaceId);
-  if (!workspace) throw new GatewayError("unauthorized", "API key has no workspace");
+  if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
   state.principal = principal;
   return principal;
