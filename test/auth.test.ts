@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { ADMIN_KEY, createKey, inProcess, listening } from "./helpers/gateway.ts";
+import { openDatabase } from "../src/db/client.ts";
+import { readMigrationSources } from "../src/db/migrations.ts";
+import { ADMIN_KEY, createKey, inProcess, listening, tempDir } from "./helpers/gateway.ts";
 
 async function errorOf(response: Response) {
   return { status: response.status, body: (await response.json()) as { error: { code: number; message: string } } };
@@ -180,5 +182,81 @@ describe("regional hostnames", () => {
       new Request("http://gateway.example/api/v1/key", { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
     );
     expect(allowed.status).toBe(200);
+  });
+});
+
+describe("deployment admin", () => {
+  const gateway = inProcess();
+  const json = async (response: Promise<Response>) => {
+    const answer = await response;
+    return { status: answer.status, body: (await answer.json()) as any };
+  };
+
+  test("the bootstrap key is the deployment admin; a workspace's own management key is not", async () => {
+    expect((await json(gateway.call("GET", "/key"))).body.data.deployment_admin).toBe(true);
+    const { body } = await json(gateway.call("POST", "/workspaces", { body: { name: "Team", slug: "team-a" } }));
+    const made = await json(gateway.call("POST", "/keys", { body: { name: "team admin", kind: "management", workspace_id: body.data.id } }));
+    expect(made.status).toBe(201);
+    expect(made.body.data).toMatchObject({ kind: "management", deployment_admin: false, workspace_id: body.data.id });
+    expect((await json(gateway.call("GET", "/key", { key: made.body.key }))).body.data.deployment_admin).toBe(false);
+    expect((await json(gateway.call("GET", `/keys/${made.body.data.hash}`, { key: made.body.key }))).body.data.deployment_admin).toBe(false);
+  });
+
+  test("a workspace's management key cannot create workspaces, nor mint a key in another workspace, even a keyless one", async () => {
+    const team = (await json(gateway.call("POST", "/workspaces", { body: { name: "Team B", slug: "team-b" } }))).body.data;
+    const keyless = (await json(gateway.call("POST", "/workspaces", { body: { name: "Empty", slug: "empty" } }))).body.data;
+    const { key } = await createKey(gateway, { name: "team b admin", kind: "management", workspace_id: team.id });
+    const created = await json(gateway.call("POST", "/workspaces", { key, body: { name: "Mine", slug: "mine" } }));
+    expect(created).toEqual({ status: 403, body: { error: { code: 403, message: "Only a deployment admin key can perform this operation" }, service_metadata: null, user_id: null } });
+    for (const target of [keyless.id, keyless.slug, "no-such-workspace"]) {
+      const minted = await json(gateway.call("POST", "/keys", { key, body: { name: "sneaky", kind: "management", workspace_id: target } }));
+      expect({ target, minted }).toEqual({ target, minted: { status: 404, body: { error: { code: 404, message: "Workspace not found" }, service_metadata: null, user_id: null } } });
+    }
+    expect(gateway.services.keys.countInWorkspace(keyless.id)).toBe(0);
+    expect((await json(gateway.call("GET", "/workspaces/mine"))).status).toBe(404);
+    // Its own workspace, named by id or slug, is fine.
+    expect((await json(gateway.call("POST", "/keys", { key, body: { name: "own", workspace_id: "team-b" } }))).status).toBe(201);
+  });
+
+  test("only a deployment admin mints another one, and only as a management key", async () => {
+    const team = (await json(gateway.call("POST", "/workspaces", { body: { name: "Team C", slug: "team-c" } }))).body.data;
+    const { key } = await createKey(gateway, { name: "team c admin", kind: "management", workspace_id: team.id });
+    const refused = await json(gateway.call("POST", "/keys", { key, body: { name: "escalate", kind: "management", deployment_admin: true } }));
+    expect(refused.status).toBe(403);
+    const inference = await json(gateway.call("POST", "/keys", { body: { name: "odd", deployment_admin: true } }));
+    expect(inference.status).toBe(400);
+    expect(inference.body.error.message).toContain("deployment_admin");
+    const second = await json(gateway.call("POST", "/keys", { body: { name: "second admin", kind: "management", deployment_admin: true, workspace_id: team.id } }));
+    expect(second.status).toBe(201);
+    expect(second.body.data).toMatchObject({ deployment_admin: true, workspace_id: team.id });
+    // The new admin manages other workspaces: the first one included.
+    const main = (await json(gateway.call("GET", "/key"))).body.data.workspace_id;
+    expect((await json(gateway.call("GET", `/workspaces/${main}`, { key: second.body.key }))).status).toBe(200);
+    expect((await json(gateway.call("POST", "/workspaces", { key: second.body.key, body: { name: "By second", slug: "by-second" } }))).status).toBe(201);
+  });
+
+  test("upgrading a database: the earliest management key becomes the deployment admin, no other key", async () => {
+    const dir = tempDir();
+    try {
+      const sources = readMigrationSources();
+      const before = sources.slice(0, sources.findIndex((source) => source.tag.endsWith("_deployment_admin")));
+      const db = openDatabase({ dataDir: dir.path, migrations: before });
+      const insert = db.$client.prepare("INSERT INTO api_keys (hash, kind, name, label, workspace_id, created_at) VALUES (?, ?, ?, 'x', ?, ?)");
+      db.$client.run("INSERT INTO workspaces (id, name, slug, created_at) VALUES ('w1', 'One', 'one', '2026-01-01T00:00:00.000Z'), ('w2', 'Two', 'two', '2026-01-02T00:00:00.000Z')");
+      insert.run("a".repeat(64), "inference", "older inference", "w1", "2026-01-01T00:00:00.000Z");
+      insert.run("b".repeat(64), "management", "bootstrap", "w1", "2026-01-01T00:00:01.000Z");
+      insert.run("c".repeat(64), "management", "team", "w2", "2026-01-03T00:00:00.000Z");
+      db.$client.close();
+      const upgraded = openDatabase({ dataDir: dir.path });
+      const rows = upgraded.$client.query("SELECT name, deployment_admin AS admin FROM api_keys ORDER BY created_at").all();
+      upgraded.$client.close();
+      expect(rows).toEqual([
+        { name: "older inference", admin: 0 },
+        { name: "bootstrap", admin: 1 },
+        { name: "team", admin: 0 },
+      ]);
+    } finally {
+      dir.remove();
+    }
   });
 });

@@ -60,6 +60,17 @@ export function requireWorkspaceRoute(principal: Principal, kinds: KeyKind[] = [
   }
 }
 
+/** A management key that administers the whole deployment (the bootstrap key, or one it minted). */
+export function isDeploymentAdmin(principal: Principal): boolean {
+  return principal.kind === "management" && principal.key.deploymentAdmin;
+}
+
+/** Deployment-wide administration (creating workspaces, minting deployment admins): 403 for any other key. */
+export function requireDeploymentAdmin(principal: Principal): void {
+  requireWorkspaceRoute(principal);
+  if (!isDeploymentAdmin(principal)) throw new GatewayError("forbidden", DEPLOYMENT_ADMIN_ONLY);
+}
+
 /** Every /interns and /vault route answers 404 unless the workspace is in the Intern API programme. */
 export function requireInternProgramme(principal: Principal): void {
   if (!principal.workspace.internApiAccess) throw new GatewayError("not_found", NOT_FOUND);

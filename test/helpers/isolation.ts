@@ -29,6 +29,9 @@ export interface Side {
 
 export interface World {
   gateway: InProcess;
+  /** The deployment's first workspace, whose management key is the bootstrap key: the deployment admin. */
+  admin: Side;
+  /** Workspaces created by the deployment admin, each with its own (not deployment admin) management key. */
   alpha: Side;
   bravo: Side;
   /** Seeded like the others, then taken out of the Intern API programme. */
@@ -110,16 +113,17 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
 
 export async function seedWorld(): Promise<World> {
   const gateway = inProcess(FUZZ_CONFIG);
-  const alpha = await seedSide(gateway, ADMIN_KEY, "alphamark");
+  const admin = await seedSide(gateway, ADMIN_KEY, "adminmark");
   const firstKey = async (token: string) => {
     const workspace = (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: `new ${token}`, slug: `new-${token}` })).data;
-    // The one case where a key names another workspace: the first key of a new workspace.
+    // The deployment admin issues the first management key of a workspace it created.
     return (await must(gateway, ADMIN_KEY, "POST", "/keys", { name: `key-${token}-management`, kind: "management", workspace_id: workspace.id })).key as string;
   };
+  const alpha = await seedSide(gateway, await firstKey("alphamark"), "alphamark");
   const bravo = await seedSide(gateway, await firstKey("bravomark"), "bravomark");
   const charlie = await seedSide(gateway, await firstKey("charliemark"), "charliemark");
   await must(gateway, charlie.keys.management, "PATCH", `/workspaces/${charlie.workspaceId}`, { intern_api_access: false });
-  return { gateway, alpha, bravo, charlie };
+  return { gateway, admin, alpha, bravo, charlie };
 }
 
 let victims = 0;
@@ -130,6 +134,11 @@ export function victimsOf(gateway: InProcess, side: Side) {
   const name = () => `victim_${side.token}_${++victims}`;
   return {
     key: async () => (await call("POST", "/keys", { name: name() })).data.hash as string,
+    /** A workspace of nobody's fixture, made by the deployment admin. */
+    workspace: async () => {
+      const slug = `victim-${side.token}-${++victims}`;
+      return (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: slug, slug })).data.id as string;
+    },
     intern: async () => (await call("POST", "/interns", { name: name() })).id as string,
     secret: async () => {
       const secret = name();
