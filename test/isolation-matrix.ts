@@ -55,9 +55,9 @@ const pub = (path: string): Entry => ({ targets: OWN, public: true, request: () 
 const managed = (management: Expect, request: Entry["request"], targets = OWN_FOREIGN, programme = false): Entry => ({
   targets, programme, request, management, inference: 403, intern: 404,
 });
-/** Intern routes an intern's own key may not use. */
+/** Intern routes an intern's own key may not use. An inference key sees no intern: 404, as for an intern it cannot see. */
 const internOnly = (management: Expect, request: Entry["request"]): Entry => ({
-  targets: INTERN_TARGETS, programme: true, request, management, inference: 403, intern: 404,
+  targets: INTERN_TARGETS, programme: true, request, management, inference: 404, intern: 404,
 });
 const mgmtOnIntern = (ok: number) => ({ own: ok, sibling: ok, foreign: 404 });
 const inference = (path: string, body: (model: string) => unknown): Entry => ({
@@ -152,12 +152,12 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/vault/interns/:internId/secrets": {
     targets: INTERN_TARGETS, programme: true,
     request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets` }),
-    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+    management: mgmtOnIntern(200), inference: 404, intern: { own: 200, sibling: 404, foreign: 404 },
   },
   "GET /api/v1/vault/interns/:internId/secrets/effective": {
     targets: INTERN_TARGETS, programme: true,
     request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets/effective` }),
-    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+    management: mgmtOnIntern(200), inference: 404, intern: { own: 200, sibling: 404, foreign: 404 },
   },
   "PUT /api/v1/vault/interns/:internId/secrets/:name": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
     method: "PUT",

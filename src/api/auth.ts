@@ -78,7 +78,9 @@ export function requireInternProgramme(principal: Principal): void {
 
 /**
  * Resolves an intern route's intern. `ownKeyAllowed` marks the routes an intern's own key may use
- * (reading its secrets and effective secrets); on every other intern route its key gets 404.
+ * (reading its secrets and effective secrets); on every other intern route its key gets 404. Only a
+ * management key sees the workspace's interns: for any other key every intern is one it cannot see,
+ * which the spec answers with 404 (not 403).
  */
 export function resolveIntern(
   services: Services,
@@ -87,11 +89,8 @@ export function resolveIntern(
   options: { ownKeyAllowed: boolean },
 ): InternRow {
   requireInternProgramme(principal);
-  if (principal.kind === "intern") {
-    if (!options.ownKeyAllowed || principal.internId !== internId) throw new GatewayError("not_found", NOT_FOUND);
-  } else if (principal.kind !== "management") {
-    throw new GatewayError("forbidden", MANAGEMENT_ONLY);
-  }
+  const visible = principal.kind === "management" || (principal.kind === "intern" && options.ownKeyAllowed && principal.internId === internId);
+  if (!visible) throw new GatewayError("not_found", NOT_FOUND);
   const intern = services.interns.get(principal.workspace.id, internId);
   if (!intern) throw new GatewayError("not_found", "Intern not found");
   return intern;
