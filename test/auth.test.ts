@@ -1,7 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { openDatabase } from "../src/db/client.ts";
 import { readMigrationSources } from "../src/db/migrations.ts";
+import { rawExchange } from "./helpers/fuzz.ts";
 import { ADMIN_KEY, createKey, inProcess, listening, tempDir } from "./helpers/gateway.ts";
+
+/** A GET /api/v1/key written on a raw socket with exactly these header lines (a duplicated Host included). */
+async function exchange(port: number, headers: string[]): Promise<{ status: number; body: string }> {
+  const lines = ["GET /api/v1/key HTTP/1.1", ...headers, `Authorization: Bearer ${ADMIN_KEY}`, "Connection: close"];
+  const answer = await rawExchange(port, `${lines.join("\r\n")}\r\n\r\n`, 5_000);
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]), body: answer.slice(answer.indexOf("\r\n\r\n") + 4) };
+}
 
 async function errorOf(response: Response) {
   return { status: response.status, body: (await response.json()) as { error: { code: number; message: string } } };
@@ -182,6 +190,54 @@ describe("regional hostnames", () => {
       new Request("http://gateway.example/api/v1/key", { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
     );
     expect(allowed.status).toBe(200);
+  });
+
+  test("over a socket: several Host values get 400; case, port and one trailing dot do not hide a regional host", async () => {
+    const gateway = await listening({ configText: "server:\n  regional_hostnames: [eu.gateway.example]\n" });
+    try {
+      const problems: string[] = [];
+      const cases: Array<[string[], number]> = [
+        [["Host: gateway.example", "Host: eu.gateway.example"], 400],
+        [["Host: eu.gateway.example", "Host: gateway.example"], 400],
+        [["Host: gateway.example, eu.gateway.example"], 400],
+        [["Host: EU.Gateway.Example.:8080"], 421],
+        [["Host: eu.gateway.example."], 421],
+        [["Host: gateway.example"], 200],
+        // Without trusted proxies, X-Forwarded-Host is not read at all.
+        [["Host: gateway.example", "X-Forwarded-Host: eu.gateway.example"], 200],
+        [["Host: eu.gateway.example", "X-Forwarded-Host: gateway.example"], 421],
+      ];
+      for (const [headers, status] of cases) {
+        const answer = await exchange(gateway.port, headers);
+        if (answer.status !== status) problems.push(`${headers.join(" | ")}: expected ${status}, got ${answer.status} ${answer.body}`);
+        if (status === 400) expect(JSON.parse(answer.body)).toEqual({ error: { code: 400, message: "Several Host values: send exactly one Host header" }, service_metadata: null, user_id: null });
+      }
+      // A value that is no host (Bun then leaves the request's URL relative or unparseable): 400 in the envelope.
+      for (const host of ["a b", "a/b", "a@b", "[::1", "a:99999", "::1", "*"]) {
+        const answer = await exchange(gateway.port, [`Host: ${host}`]);
+        const body = answer.status === 400 ? JSON.parse(answer.body) : answer.body;
+        if (body?.error?.message !== "Invalid Host header: expected a hostname or IP address and an optional port") problems.push(`Host: ${host}: got ${answer.status} ${answer.body}`);
+      }
+      expect(problems).toEqual([]);
+      expect((await exchange(gateway.port, ["Host: [::1]:8080"])).status).toBe(200);
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  test("X-Forwarded-Host names the host only when the TCP peer is a configured trusted proxy", async () => {
+    const config = (proxies: string) => `server:\n  regional_hostnames: [eu.gateway.example]\n  trusted_proxies: ${proxies}\n`;
+    const trusted = await listening({ configText: config("['127.0.0.0/8', '::1']") });
+    const elsewhere = await listening({ configText: config("['10.0.0.0/8']") });
+    try {
+      const forwarded = ["Host: gateway.example", "X-Forwarded-Host: EU.gateway.example."];
+      expect((await exchange(trusted.port, forwarded)).status).toBe(421);
+      expect((await exchange(trusted.port, ["Host: eu.gateway.example", "X-Forwarded-Host: gateway.example"])).status).toBe(200);
+      expect((await exchange(trusted.port, ["Host: gateway.example", "X-Forwarded-Host: gateway.example", "X-Forwarded-Host: eu.gateway.example"])).status).toBe(400);
+      expect((await exchange(elsewhere.port, forwarded)).status).toBe(200);
+    } finally {
+      await Promise.all([trusted.stop(), elsewhere.stop()]);
+    }
   });
 });
 
