@@ -134,6 +134,12 @@ describe("isolation matrix", () => {
     expect(await snapshot(world.gateway, world.alpha)).toEqual(before);
   });
 
+  test("alpha's keys against the deployment admin's workspace: the right status, no data of it (not even the admin key's hash), nothing changed", async () => {
+    const before = await snapshot(world.gateway, world.admin);
+    expect(await runMatrix(world.alpha, world.admin)).toEqual([]);
+    expect(await snapshot(world.gateway, world.admin)).toEqual(before);
+  });
+
   test("GET /workspaces: a workspace's management key sees its own workspace only; the deployment admin lists them all", async () => {
     const names = async (key: string) => {
       const listed = await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, key);

@@ -56,10 +56,13 @@ function toInput(body: WorkspaceBody): WorkspaceInput {
   };
 }
 
-/** Which key created a workspace is told only inside that workspace (the deployment admin sees them all). */
-function visible(row: WorkspaceRow, callerWorkspaceId: string) {
+/**
+ * Which key created a workspace is told to the deployment admin only: the creator is a deployment
+ * admin key, whose hash is an identifier of another scope for the workspace's own keys.
+ */
+function visible(row: WorkspaceRow, principal: Principal) {
   const json = workspaceJson(row);
-  return row.id === callerWorkspaceId ? json : { ...json, created_by: null };
+  return isDeploymentAdmin(principal) ? json : { ...json, created_by: null };
 }
 
 /**
@@ -84,10 +87,10 @@ export function workspacesApi(services: Services) {
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
       if (!isDeploymentAdmin(principal)) {
         const own = page.offset === 0 ? [principal.workspace] : [];
-        return { data: own.map(workspaceJson), total_count: 1 };
+        return { data: own.map((row) => visible(row, principal)), total_count: 1 };
       }
       const { rows, total } = services.workspaces.list(page.offset, page.limit);
-      return { data: rows.map((row) => visible(row, principal.workspace.id)), total_count: total };
+      return { data: rows.map((row) => visible(row, principal)), total_count: total };
     })
     .post(
       "/",
@@ -100,13 +103,13 @@ export function workspacesApi(services: Services) {
       },
       { body: CreateWorkspaceBody },
     )
-    .get("/:id", ({ params, principal }) => ({ data: visible(find(principal, params.id), principal.workspace.id) }))
+    .get("/:id", ({ params, principal }) => ({ data: visible(find(principal, params.id), principal) }))
     .patch(
       "/:id",
       ({ params, body, principal }) => {
         const row = services.workspaces.update(find(principal, params.id).id, toInput(body));
         if (!row) throw new GatewayError("not_found", "Workspace not found");
-        return { data: visible(row, principal.workspace.id) };
+        return { data: visible(row, principal) };
       },
       { body: UpdateWorkspaceBody },
     )

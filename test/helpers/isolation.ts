@@ -161,6 +161,7 @@ export function victimsOf(gateway: InProcess, side: Side) {
 /** Everything a side holds, read through its own management key: compared before and after the matrix. */
 export async function snapshot(gateway: InProcess, side: Side): Promise<unknown> {
   const read = (path: string) => must(gateway, side.keys.management, "GET", path);
+  const { name, slug, description, intern_api_access } = (await read(`/workspaces/${side.workspaceId}`)).data;
   const keys = (await read("/keys?include_disabled=true")).data.map((k: any) => [k.hash, k.name, k.disabled, k.expires_at]);
   const presets = (await read("/presets")).data.map((p: any) => [p.slug, p.designated_version_id]);
   const interns = (await read("/interns")).data.map((i: any) => [i.id, i.name, i.description]);
@@ -168,7 +169,7 @@ export async function snapshot(gateway: InProcess, side: Side): Promise<unknown>
   const internSecrets = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/secrets`)).data));
   const connections = (await read("/vault/connections")).data;
   const usable = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/connections`)).data));
-  return { keys, presets, interns, secrets, internSecrets, connections, usable };
+  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable };
 }
 
 /** Strings of a side another scope must never receive: its token (in every name) and its identifiers. */
