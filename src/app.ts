@@ -1,6 +1,8 @@
 import { type AnyElysia, Elysia } from "elysia";
 import { errorEnvelope, GatewayError, MASKED_INTERNAL_MESSAGE, toGatewayError } from "./core/errors.ts";
+import { checkHostValue, hostnameOf } from "./core/hostname.ts";
 import { describeError } from "./core/log.ts";
+import { trustedProxies } from "./core/trusted-proxies.ts";
 import { formatValidationError } from "./api/schemas/format-errors.ts";
 import { authenticate } from "./api/auth.ts";
 import { readJsonBody } from "./api/http.ts";
@@ -24,6 +26,9 @@ import type { Services } from "./services.ts";
 
 const EMPTY_BODY = Symbol("empty body");
 
+/** What the app needs of the listening server: the TCP peer of a request (none under `app.handle`). */
+type PeerSource = { requestIP(request: Request): { address: string } | null } | null;
+
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Errors on an inference route are rendered in that style's shape (all of them carry the spec's envelope). */
@@ -42,6 +47,14 @@ function renderError(path: string, error: GatewayError): Record<string, unknown>
   return codec ? codec.encodeError(error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
 }
 
+/**
+ * The request's path. Bun leaves the URL relative, or unparseable, when the Host header is no host;
+ * such a request is refused with 400, and rendering that answer must not fail on its URL.
+ */
+function pathOf(request: Request): string {
+  return URL.parse(request.url, "http://localhost")?.pathname ?? "/";
+}
+
 /** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
 function hasValidPercentEncoding(path: string): boolean {
   try {
@@ -52,11 +65,6 @@ function hasValidPercentEncoding(path: string): boolean {
   }
 }
 
-function hostName(request: Request): string {
-  const host = request.headers.get("host") ?? new URL(request.url).host;
-  return host.replace(/:\d+$/, "").replace(/\.$/, "").toLowerCase();
-}
-
 /**
  * The whole HTTP surface. Never listens: `main.ts` serves it and tests call `app.handle(request)`.
  * Hooks registered here apply to every feature instance mounted below them.
@@ -64,7 +72,19 @@ function hostName(request: Request): string {
 export function createApp(services: Services) {
   const { config, logger } = services;
   const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
+  const trusted = trustedProxies(config.server.trusted_proxies);
   const observer = requestObserver(services);
+
+  /**
+   * The hostname the client asked for: `Host`, or `X-Forwarded-Host` when the TCP peer is a trusted
+   * proxy (whose value is checked as strictly as a Host value).
+   */
+  const hostOf = (request: Request, server: PeerSource, host: string): string => {
+    const forwarded = request.headers.get("x-forwarded-host");
+    if (forwarded === null || !trusted(server?.requestIP(request)?.address)) return hostnameOf(host);
+    checkHostValue(forwarded);
+    return hostnameOf(forwarded);
+  };
 
   const api = new Elysia({ prefix: "/api/v1", normalize: false })
     .onParse({ as: "global" }, async ({ request }) => {
@@ -90,20 +110,22 @@ export function createApp(services: Services) {
   let reference: string | undefined;
   const describe = (): Record<string, unknown> => (openApi ??= buildOpenApi(root as unknown as AnyElysia));
   const root = new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
       observer.start(request);
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       requestState(request).requestId = id;
       set.headers["x-request-id"] = id;
-      if (regional.size > 0 && regional.has(hostName(request))) {
-        throw new GatewayError(
-          "misdirected_request",
-          `Requests on the regional hostname ${hostName(request)} are refused; use the deployment's main hostname`,
-        );
+      const host = request.headers.get("host") ?? new URL(request.url).host;
+      checkHostValue(host);
+      if (regional.size > 0) {
+        const name = hostOf(request, server, host);
+        if (regional.has(name)) {
+          throw new GatewayError("misdirected_request", `Requests on the regional hostname ${name} are refused; use the deployment's main hostname`);
+        }
       }
       // A URL without '%' has nothing to decode (the URL parser only adds valid escapes): no parse needed.
-      if (request.url.includes("%") && !hasValidPercentEncoding(new URL(request.url).pathname)) {
+      if (request.url.includes("%") && !hasValidPercentEncoding(pathOf(request))) {
         throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
       }
     })
@@ -116,7 +138,7 @@ export function createApp(services: Services) {
         // Elysia wraps whatever the parse hook throws (our 401 and 413 included).
         failure = error.cause instanceof GatewayError ? error.cause : new GatewayError("bad_request", "Request body is not valid JSON");
       } else if (code === "NOT_FOUND") {
-        const path = new URL(request.url).pathname;
+        const path = pathOf(request);
         failure = /^\/api\/v1\/.*\/\//.test(path)
           ? new GatewayError("bad_request", "Path has an empty segment: every path parameter must be at least 1 character")
           : new GatewayError("not_found", `No route for ${request.method} ${path}`);
@@ -127,14 +149,14 @@ export function createApp(services: Services) {
         logger.error("request failed", {
           request_id: existingState(request)?.requestId,
           method: request.method,
-          path: new URL(request.url).pathname,
+          path: pathOf(request),
           error: describeError(failure.message === MASKED_INTERNAL_MESSAGE ? (failure.cause ?? error) : failure),
         });
       }
       set.status = failure.status;
       set.headers["content-type"] = "application/json";
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
-      return renderError(new URL(request.url).pathname, failure);
+      return renderError(pathOf(request), failure);
     })
     .onAfterResponse(({ request, route, set, responseValue }) => {
       observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: existingState(request)?.requestId });

@@ -15,10 +15,10 @@ function checkKey(name: string, value: string | undefined): string | undefined {
 }
 
 /**
- * The first start creates the first workspace with a management key (ROUNDHOUSE_ADMIN_KEY when set,
- * else generated) and an inference key (ROUNDHOUSE_INFERENCE_KEY when set, else generated), so that
- * one curl gets an answer with zero setup. Generated keys are returned for printing once. Later starts
- * leave keys alone.
+ * The first start creates the first workspace with the deployment admin, a management key that
+ * administers every workspace (ROUNDHOUSE_ADMIN_KEY when set, else generated), and an inference key
+ * (ROUNDHOUSE_INFERENCE_KEY when set, else generated), so that one curl gets an answer with zero setup.
+ * Generated keys are returned for printing once. Later starts leave keys alone.
  */
 export function bootstrapAdminKey(
   services: Services,
@@ -38,6 +38,7 @@ export function bootstrapAdminKey(
     const workspace = existing ?? services.workspaces.create({ name: "Main", slug: "main" }, null);
     const management = services.keys.create({
       kind: "management",
+      deploymentAdmin: true,
       name: "Bootstrap management key",
       workspaceId: workspace.id,
       ...(admin ? { plaintext: admin } : {}),

@@ -73,6 +73,7 @@ describe("help, version and usage", () => {
       [["keys", "frob"], "unknown command 'keys frob'"],
       [["keys", "create"], "--name is required"],
       [["keys", "create", "--name", "x", "--kind", "root"], "--kind must be inference or management"],
+      [["keys", "create", "--name", "x", "--deployment-admin"], "--deployment-admin needs --kind management"],
       [["keys", "create", "--name", "x", "--limit=-1"], "--limit must be a non-negative number"],
       [["keys", "create", "--name", "x", "--expires", "2001-01-01T00:00:00Z"], "--expires must be in the future"],
       [["keys", "create", "--name", "x", "--expires", "tomorrow"], "--expires must be an ISO 8601 timestamp"],
@@ -145,7 +146,9 @@ describe("keys", () => {
     ]);
     const rows = JSON.parse(listed.stdout) as Array<{ hash: string; name: string; limit: number | null; expires_at: string | null; workspace_id: string }>;
     expect(rows.map((row) => row.name)).toEqual(["ci", "ops"]);
-    expect(rows[1]).toMatchObject({ limit: 12.5, expires_at: "2099-01-01T00:00:00.000Z" });
+    // The deployment's first management key is its deployment admin, as the bootstrap key would be.
+    expect(rows[1]).toMatchObject({ limit: 12.5, expires_at: "2099-01-01T00:00:00.000Z", deployment_admin: true });
+    expect(rows[0]).toMatchObject({ deployment_admin: false });
     expect(table.stdout.split("\n")[0]).toMatch(/^HASH\s+NAME\s+KIND\s+WORKSPACE\s+DISABLED\s+CREATED$/);
     expect(table.stdout).toContain(`${key.hash.slice(0, 12)}  ci`);
     expect(missing.code).toBe(1);
@@ -187,6 +190,20 @@ describe("keys", () => {
     } finally {
       await gateway.stop();
     }
+  });
+});
+
+describe("keys create --deployment-admin", () => {
+  test("the first management key of an empty database is the deployment admin; the flag makes another", async () => {
+    const dataDir = freshDir();
+    const first = await run(["keys", "create", "--name", "first", "--kind", "management", "--json"], { dataDir });
+    expect(JSON.parse(first.stdout)).toMatchObject({ kind: "management", deployment_admin: true });
+    const [team, admin] = await Promise.all([
+      run(["keys", "create", "--name", "team", "--kind", "management", "--json"], { dataDir }),
+      run(["keys", "create", "--name", "second admin", "--kind", "management", "--deployment-admin", "--json"], { dataDir }),
+    ]);
+    expect(JSON.parse(team.stdout)).toMatchObject({ kind: "management", deployment_admin: false });
+    expect(JSON.parse(admin.stdout)).toMatchObject({ kind: "management", deployment_admin: true });
   });
 });
 

@@ -13,6 +13,7 @@ export type Expect = number | Partial<Record<Target, number>>;
 
 export interface TargetContext {
   side: Side;
+  target: Target;
   /** The intern addressed: the side's intern (own, foreign) or its second intern (sibling). */
   internId: string;
   /** True when the request is expected to succeed destructively: use a throwaway resource. */
@@ -23,6 +24,7 @@ export interface TargetContext {
     secret(): Promise<string>;
     internSecret(internId: string): Promise<string>;
     connection(): Promise<string>;
+    workspace(): Promise<string>;
   };
 }
 
@@ -34,9 +36,11 @@ export interface Entry {
   public?: boolean;
   request(context: TargetContext): Sent | Promise<Sent>;
   management: Expect;
+  /** The deployment admin's management key, where it differs from any other management key's. */
+  admin?: Expect;
   inference: Expect;
   intern: Expect;
-  /** Why a foreign target is not a 404 (only where README says so). */
+  /** Why the deployment admin reaches a foreign workspace here (only where README says so). */
   note?: string;
 }
 
@@ -51,9 +55,9 @@ const pub = (path: string): Entry => ({ targets: OWN, public: true, request: () 
 const managed = (management: Expect, request: Entry["request"], targets = OWN_FOREIGN, programme = false): Entry => ({
   targets, programme, request, management, inference: 403, intern: 404,
 });
-/** Intern routes an intern's own key may not use. */
+/** Intern routes an intern's own key may not use. An inference key sees no intern: 404, as for an intern it cannot see. */
 const internOnly = (management: Expect, request: Entry["request"]): Entry => ({
-  targets: INTERN_TARGETS, programme: true, request, management, inference: 403, intern: 404,
+  targets: INTERN_TARGETS, programme: true, request, management, inference: 404, intern: 404,
 });
 const mgmtOnIntern = (ok: number) => ({ own: ok, sibling: ok, foreign: 404 });
 const inference = (path: string, body: (model: string) => unknown): Entry => ({
@@ -77,8 +81,14 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/key": { targets: OWN, request: () => ({ method: "GET", path: `${V1}/key` }), management: 200, inference: 200, intern: 200 },
   "GET /api/v1/keys": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
   "POST /api/v1/keys": {
-    ...managed({ own: 201, foreign: 403 }, ({ side }) => ({ method: "POST", path: `${V1}/keys`, body: { name: `made-${side.token}`, workspace_id: side.workspaceId } })),
-    note: "workspace_id may name another workspace only for its first key (README); one with keys is refused",
+    ...managed({ own: 201, foreign: 404 }, async ({ side, target, victim, victims }) => ({
+      method: "POST",
+      path: `${V1}/keys`,
+      // A key the deployment admin creates in another workspace goes to a throwaway one.
+      body: { name: `made-${side.token}`, workspace_id: target === "foreign" && victim ? await victims.workspace() : side.workspaceId },
+    })),
+    admin: { own: 201, foreign: 201 },
+    note: "deployment admin: creates keys in any workspace (workspace_id)",
   },
   "GET /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })),
   "PATCH /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
@@ -91,21 +101,27 @@ export const MATRIX: Record<string, Entry> = {
     path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
   })),
 
-  // Organisation-level by design (README "Keys, workspaces and scope"): a management key lists and
-  // manages every workspace of the deployment, so a foreign workspace id is not a 404 here.
+  // A management key sees and manages its own workspace only; another one is not found. The
+  // deployment admin (README "Keys, workspaces and scope") lists, creates and manages every workspace.
   "GET /api/v1/workspaces/": managed(200, () => ({ method: "GET", path: `${V1}/workspaces` }), OWN),
-  "POST /api/v1/workspaces/": managed(201, () => ({ method: "POST", path: `${V1}/workspaces`, body: { name: "made", slug: `made-${++slugs}` } }), OWN),
+  "POST /api/v1/workspaces/": {
+    ...managed(403, () => ({ method: "POST", path: `${V1}/workspaces`, body: { name: "made", slug: `made-${++slugs}` } }), OWN),
+    admin: 201,
+  },
   "GET /api/v1/workspaces/:id": {
-    ...managed({ own: 200, foreign: 200 }, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}` })),
-    note: "organisation-level: any management key reads any workspace",
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}` })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: reads any workspace",
   },
   "PATCH /api/v1/workspaces/:id": {
-    ...managed({ own: 200, foreign: 200 }, ({ side }) => ({ method: "PATCH", path: `${V1}/workspaces/${side.workspaceId}`, body: {} })),
-    note: "organisation-level: any management key manages any workspace",
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "PATCH", path: `${V1}/workspaces/${side.workspaceId}`, body: {} })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace",
   },
   "DELETE /api/v1/workspaces/:id": {
-    ...managed({ own: 400, foreign: 400 }, ({ side }) => ({ method: "DELETE", path: `${V1}/workspaces/${side.workspaceId}` })),
-    note: "organisation-level; refused while the workspace has keys, which both have",
+    ...managed({ own: 400, foreign: 404 }, ({ side }) => ({ method: "DELETE", path: `${V1}/workspaces/${side.workspaceId}` })),
+    admin: { own: 400, foreign: 400 },
+    note: "deployment admin: deletes any workspace; refused while the workspace has keys, which both have",
   },
 
   "GET /api/v1/interns/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/interns?workspace_id=${side.workspaceId}` }), OWN_FOREIGN, true),
@@ -136,12 +152,12 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/vault/interns/:internId/secrets": {
     targets: INTERN_TARGETS, programme: true,
     request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets` }),
-    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+    management: mgmtOnIntern(200), inference: 404, intern: { own: 200, sibling: 404, foreign: 404 },
   },
   "GET /api/v1/vault/interns/:internId/secrets/effective": {
     targets: INTERN_TARGETS, programme: true,
     request: ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/secrets/effective` }),
-    management: mgmtOnIntern(200), inference: 403, intern: { own: 200, sibling: 404, foreign: 404 },
+    management: mgmtOnIntern(200), inference: 404, intern: { own: 200, sibling: 404, foreign: 404 },
   },
   "PUT /api/v1/vault/interns/:internId/secrets/:name": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
     method: "PUT",

@@ -23,10 +23,10 @@ beforeAll(async () => {
   world = await seedWorld();
 });
 
-function expected(entry: Entry, caller: CallerKind, target: Target): number {
+function expected(entry: Entry, caller: CallerKind, target: Target, admin: boolean): number {
   if (entry.public) return 200;
   if (caller !== "management" && caller !== "inference" && caller !== "intern") return 401;
-  const rule: Expect = entry[caller];
+  const rule: Expect = (admin && caller === "management" ? entry.admin : undefined) ?? entry[caller];
   if (typeof rule === "number") return rule;
   const status = rule[target];
   if (status === undefined) throw new Error(`matrix: no ${caller} expectation for target ${target}`);
@@ -41,12 +41,12 @@ function keyOf(side: Side, caller: CallerKind): string | null {
 
 /**
  * The body must not carry any marker of `other` once what the request itself carried is taken out.
- * `/workspaces` is the one organisation-level resource: its answers may hold workspace records of
- * any workspace (and only those), which are taken out before searching.
+ * The deployment admin's `/workspaces` answers may hold workspace records of any workspace (and only
+ * those), which are taken out before searching; any other key's must not.
  */
-function leaks(route: string, request: Sent, answer: Received, other: Side): string[] {
+function leaks(route: string, request: Sent, answer: Received, other: Side, organisationLevel: boolean): string[] {
   let text = answer.text;
-  if (route.startsWith("/api/v1/workspaces") && answer.status < 300) {
+  if (organisationLevel && route.startsWith("/api/v1/workspaces") && answer.status < 300) {
     const body = JSON.parse(text);
     const records = Array.isArray(body.data) ? body.data : [body.data];
     for (const record of records) {
@@ -59,8 +59,10 @@ function leaks(route: string, request: Sent, answer: Received, other: Side): str
   return markersOf(other).filter((marker) => text.includes(marker));
 }
 
-async function runMatrix(self: Side, other: Side, options: { programmeOff?: boolean } = {}): Promise<string[]> {
+/** `admin`: self's management key is the deployment admin. */
+async function runMatrix(self: Side, other: Side, options: { programmeOff?: boolean; admin?: boolean } = {}): Promise<string[]> {
   const { gateway } = world;
+  const admin = options.admin ?? false;
   const problems: string[] = [];
   for (const route of routesOf(gateway)) {
     const name = `${route.method} ${route.path}`;
@@ -70,10 +72,11 @@ async function runMatrix(self: Side, other: Side, options: { programmeOff?: bool
     const targets: Target[] = options.programmeOff ? ["own"] : entry.targets;
     for (const caller of CALLERS) {
       for (const target of targets) {
-        const status = options.programmeOff && ["management", "inference", "intern"].includes(caller) ? 404 : expected(entry, caller, target);
+        const status = options.programmeOff && ["management", "inference", "intern"].includes(caller) ? 404 : expected(entry, caller, target, admin);
         const side = target === "foreign" ? other : self;
         const request = await entry.request({
           side,
+          target,
           internId: target === "sibling" ? self.siblingId : side.internId,
           victim: status < 300 && route.method !== "GET",
           victims: victimsOf(gateway, side),
@@ -85,7 +88,9 @@ async function runMatrix(self: Side, other: Side, options: { programmeOff?: bool
           const error = JSON.parse(answer.text).error;
           if (error?.code !== answer.status || typeof error.message !== "string") problems.push(`${where}: not the error envelope: ${answer.text.slice(0, 160)}`);
         }
-        for (const marker of leaks(route.path, request, answer, other)) problems.push(`${where}: the answer carries ${other.token}'s ${marker}`);
+        for (const marker of leaks(route.path, request, answer, other, admin && caller === "management")) {
+          problems.push(`${where}: the answer carries ${other.token}'s ${marker}`);
+        }
       }
     }
   }
@@ -97,15 +102,14 @@ describe("isolation matrix", () => {
     const routes = routesOf(world.gateway).map((route) => `${route.method} ${route.path}`);
     expect(routes.filter((route) => !(route in MATRIX))).toEqual([]);
     expect(Object.keys(MATRIX).filter((route) => !routes.includes(route))).toEqual([]);
-    // Only the organisation-level workspace routes answer a foreign target with a success, and they say why.
-    const foreignSuccess = Object.entries(MATRIX).filter(([, entry]) =>
-      (["management", "inference", "intern"] as const).some((kind) => {
-        const rule = entry[kind];
-        return typeof rule === "object" && (rule.foreign ?? 404) < 300;
-      }),
-    );
-    expect(foreignSuccess.map(([route]) => route)).toEqual(["GET /api/v1/workspaces/:id", "PATCH /api/v1/workspaces/:id"]);
-    for (const [, entry] of foreignSuccess) expect(entry.note).toContain("organisation-level");
+    // No workspace's management key reaches a foreign workspace; only the deployment admin does, on the
+    // workspace routes and key creation, and each such entry says why.
+    const reaches = (rule: Expect | undefined) => typeof rule === "object" && (rule.foreign ?? 404) < 300;
+    const entries = Object.entries(MATRIX);
+    expect(entries.filter(([, entry]) => (["management", "inference", "intern"] as const).some((kind) => reaches(entry[kind])))).toEqual([]);
+    const adminReaches = entries.filter(([, entry]) => reaches(entry.admin));
+    expect(adminReaches.map(([route]) => route)).toEqual(["POST /api/v1/keys", "GET /api/v1/workspaces/:id", "PATCH /api/v1/workspaces/:id"]);
+    for (const [, entry] of adminReaches) expect(entry.note).toContain("deployment admin");
   });
 
   test("alpha's keys against alpha and bravo: the right status, no bravo data, bravo unchanged", async () => {
@@ -124,12 +128,30 @@ describe("isolation matrix", () => {
     expect(await runMatrix(world.charlie, world.alpha, { programmeOff: true })).toEqual([]);
   });
 
-  test("the one exception, explicitly: /workspaces lists every workspace by name, and nothing else does", async () => {
-    const listed = await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.management);
-    expect(listed.status).toBe(200);
-    const names = JSON.parse(listed.text).data.map((workspace: { name: string }) => workspace.name);
-    expect(names).toEqual(expect.arrayContaining(["Workspace alphamark", "Workspace bravomark", "Workspace charliemark"]));
-    // Readable by any management key, not by the other kinds.
+  test("the deployment admin's keys against its workspace and alpha: only the workspace routes and key creation reach alpha, alpha's data unchanged", async () => {
+    const before = await snapshot(world.gateway, world.alpha);
+    expect(await runMatrix(world.admin, world.alpha, { admin: true })).toEqual([]);
+    expect(await snapshot(world.gateway, world.alpha)).toEqual(before);
+  });
+
+  test("alpha's keys against the deployment admin's workspace: the right status, no data of it (not even the admin key's hash), nothing changed", async () => {
+    const before = await snapshot(world.gateway, world.admin);
+    expect(await runMatrix(world.alpha, world.admin)).toEqual([]);
+    expect(await snapshot(world.gateway, world.admin)).toEqual(before);
+  });
+
+  test("GET /workspaces: a workspace's management key sees its own workspace only; the deployment admin lists them all", async () => {
+    const names = async (key: string) => {
+      const listed = await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, key);
+      expect(listed.status).toBe(200);
+      const body = JSON.parse(listed.text);
+      return { names: body.data.map((workspace: { name: string }) => workspace.name), total: body.total_count };
+    };
+    expect(await names(world.alpha.keys.management)).toEqual({ names: ["Workspace alphamark"], total: 1 });
+    expect(await names(world.bravo.keys.management)).toEqual({ names: ["Workspace bravomark"], total: 1 });
+    const all = await names(world.admin.keys.management);
+    expect(all.names).toEqual(expect.arrayContaining(["Workspace adminmark", "Workspace alphamark", "Workspace bravomark", "Workspace charliemark"]));
+    // Not readable by the other kinds.
     expect((await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.inference)).status).toBe(403);
     expect((await send(world.gateway, { method: "GET", path: "/api/v1/workspaces" }, world.alpha.keys.intern)).status).toBe(404);
   });

@@ -105,10 +105,12 @@ describe("GET /vault/interns/{internId}/connections", () => {
     expect((await gateway.call("PUT", `/vault/interns/${s.internId}/connections/slack`, { body: { hidden: true } })).status).toBe(404);
   });
 
-  test("an intern's own key and an inference key cannot list connections", async () => {
+  test("an intern's own key and an inference key cannot list connections: 404, an intern they cannot see", async () => {
     const { gateway, internId, internKey, inferenceKey } = s;
-    expect((await gateway.call("GET", `/vault/interns/${internId}/connections`, { key: internKey })).status).toBe(404);
-    expect((await gateway.call("GET", `/vault/interns/${internId}/connections`, { key: inferenceKey })).status).toBe(403);
+    for (const key of [internKey, inferenceKey]) {
+      const answer = await gateway.call("GET", `/vault/interns/${internId}/connections`, { key });
+      expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 404, body: { error: { code: 404, message: "Not found" }, service_metadata: null, user_id: null } });
+    }
   });
 });
 
@@ -253,10 +255,13 @@ describe("vault secrets", () => {
     expect((await gateway.call("GET", "/key", { key: internKey })).status).toBe(200);
   });
 
-  test("an inference key gets 403 on vault routes", async () => {
+  test("an inference key gets 403 on workspace vault routes and 404 on an intern's (an intern it cannot see)", async () => {
     const { gateway, internId, inferenceKey } = s;
-    for (const path of ["/vault/secrets", `/vault/interns/${internId}/secrets`, "/vault/connections"]) {
+    for (const path of ["/vault/secrets", "/vault/connections"]) {
       expect((await gateway.call("GET", path, { key: inferenceKey })).status).toBe(403);
+    }
+    for (const path of [`/vault/interns/${internId}/secrets`, `/vault/interns/${internId}/secrets/effective`, `/vault/interns/${internId}/connections`]) {
+      expect((await gateway.call("GET", path, { key: inferenceKey })).status).toBe(404);
     }
   });
 });

@@ -13,7 +13,10 @@ export interface Principal {
 }
 
 export const MANAGEMENT_ONLY = "Only management keys can perform this operation";
+export const DEPLOYMENT_ADMIN_ONLY = "Only a deployment admin key can perform this operation";
 const NOT_FOUND = "Not found";
+/** One wording for an unknown, disabled or expired key: the answer must not tell which keys exist. */
+export const INVALID_KEY = "Invalid API key";
 
 /** The bearer token of a request: `Authorization: Bearer …`, or `x-api-key` as Anthropic 0.x clients send. */
 export function readToken(headers: Headers): string {
@@ -36,13 +39,11 @@ export function authenticate(services: Services, request: Request): Principal {
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);
   const key = services.keys.findByHash(hash);
-  if (!key || !hashesEqual(key.hash, hash)) throw new GatewayError("unauthorized", "Invalid API key");
-  if (key.disabled) throw new GatewayError("unauthorized", "API key is disabled");
-  if (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now()) {
-    throw new GatewayError("unauthorized", "API key has expired");
+  if (!key || !hashesEqual(key.hash, hash) || key.disabled || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
+    throw new GatewayError("unauthorized", INVALID_KEY);
   }
   const workspace = services.workspaces.get(key.workspaceId);
-  if (!workspace) throw new GatewayError("unauthorized", "API key has no workspace");
+  if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
   state.principal = principal;
   return principal;
@@ -59,6 +60,17 @@ export function requireWorkspaceRoute(principal: Principal, kinds: KeyKind[] = [
   }
 }
 
+/** A management key that administers the whole deployment (the bootstrap key, or one it minted). */
+export function isDeploymentAdmin(principal: Principal): boolean {
+  return principal.kind === "management" && principal.key.deploymentAdmin;
+}
+
+/** Deployment-wide administration (creating workspaces, minting deployment admins): 403 for any other key. */
+export function requireDeploymentAdmin(principal: Principal): void {
+  requireWorkspaceRoute(principal);
+  if (!isDeploymentAdmin(principal)) throw new GatewayError("forbidden", DEPLOYMENT_ADMIN_ONLY);
+}
+
 /** Every /interns and /vault route answers 404 unless the workspace is in the Intern API programme. */
 export function requireInternProgramme(principal: Principal): void {
   if (!principal.workspace.internApiAccess) throw new GatewayError("not_found", NOT_FOUND);
@@ -66,7 +78,9 @@ export function requireInternProgramme(principal: Principal): void {
 
 /**
  * Resolves an intern route's intern. `ownKeyAllowed` marks the routes an intern's own key may use
- * (reading its secrets and effective secrets); on every other intern route its key gets 404.
+ * (reading its secrets and effective secrets); on every other intern route its key gets 404. Only a
+ * management key sees the workspace's interns: for any other key every intern is one it cannot see,
+ * which the spec answers with 404 (not 403).
  */
 export function resolveIntern(
   services: Services,
@@ -75,11 +89,8 @@ export function resolveIntern(
   options: { ownKeyAllowed: boolean },
 ): InternRow {
   requireInternProgramme(principal);
-  if (principal.kind === "intern") {
-    if (!options.ownKeyAllowed || principal.internId !== internId) throw new GatewayError("not_found", NOT_FOUND);
-  } else if (principal.kind !== "management") {
-    throw new GatewayError("forbidden", MANAGEMENT_ONLY);
-  }
+  const visible = principal.kind === "management" || (principal.kind === "intern" && options.ownKeyAllowed && principal.internId === internId);
+  if (!visible) throw new GatewayError("not_found", NOT_FOUND);
   const intern = services.interns.get(principal.workspace.id, internId);
   if (!intern) throw new GatewayError("not_found", "Intern not found");
   return intern;

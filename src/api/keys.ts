@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { Services } from "../services.ts";
-import { authenticate, requireWorkspaceRoute } from "./auth.ts";
+import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin, requireWorkspaceRoute } from "./auth.ts";
 import { parseBooleanParam, parseIntegerParam } from "./http.ts";
 import { apiKeyJson, currentKeyJson } from "./serialize.ts";
 import type { ApiKeyRow } from "../db/schema.ts";
@@ -24,6 +24,7 @@ const CreateKeyBody = t.Object({
   name: Name,
   kind: t.Optional(t.Union([t.Literal("inference"), t.Literal("management")], { expected: '"inference" or "management"' })),
   workspace_id: t.Optional(t.String({ minLength: 1 })),
+  deployment_admin: t.Optional(t.Boolean()),
   limit: t.Optional(t.Union([t.Number({ minimum: 0 }), t.Null()])),
   limit_reset: t.Optional(LimitReset),
   include_byok_in_limit: t.Optional(t.Boolean()),
@@ -52,8 +53,9 @@ export function futureTimestamp(value: string | null | undefined): string | null
 }
 
 /**
- * `/keys` acts on the keys of the caller's active workspace. Creating a key may name another workspace
- * (`workspace_id`): that is how a management key provisions the first key of a new workspace.
+ * `/keys` acts on the keys of the caller's active workspace. Only the deployment admin may create a key
+ * in another workspace (`workspace_id`) or mint another deployment admin (`deployment_admin: true`);
+ * for any other key another workspace is not found.
  */
 export function keysApi(services: Services) {
   const withUsage = (rows: ApiKeyRow[]) => {
@@ -61,6 +63,14 @@ export function keysApi(services: Services) {
     return rows.map((row) => apiKeyJson(row, usage.get(row.hash)));
   };
   const one = (row: ApiKeyRow) => withUsage([row])[0]!;
+  const targetWorkspace = (principal: Principal, idOrSlug: string | undefined) => {
+    if (idOrSlug === undefined) return principal.workspace;
+    const workspace = services.workspaces.find(idOrSlug);
+    if (!workspace || (workspace.id !== principal.workspace.id && !isDeploymentAdmin(principal))) {
+      throw new GatewayError("not_found", "Workspace not found");
+    }
+    return workspace;
+  };
   return new Elysia({ name: "keys-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
     .get("/key", ({ principal }) => ({
@@ -88,14 +98,15 @@ export function keysApi(services: Services) {
       "/keys",
       ({ principal, body, set }) => {
         requireWorkspaceRoute(principal);
-        const workspace = body.workspace_id ? services.workspaces.find(body.workspace_id) : principal.workspace;
-        if (!workspace) throw new GatewayError("not_found", "Workspace not found");
-        // Another workspace only gets its first key this way; once it has keys, it manages its own.
-        if (workspace.id !== principal.workspace.id && services.keys.countInWorkspace(workspace.id) > 0) {
-          throw new GatewayError("forbidden", "workspace_id: another workspace's keys are created with that workspace's management key; only its first key can be issued from here");
+        const workspace = targetWorkspace(principal, body.workspace_id);
+        const kind = body.kind ?? "inference";
+        if (body.deployment_admin) {
+          requireDeploymentAdmin(principal);
+          if (kind !== "management") throw new GatewayError("bad_request", "deployment_admin: only a management key can be a deployment admin");
         }
         const { row, plaintext } = services.keys.create({
-          kind: body.kind ?? "inference",
+          kind,
+          deploymentAdmin: body.deployment_admin ?? false,
           name: body.name,
           workspaceId: workspace.id,
           limit: body.limit ?? null,

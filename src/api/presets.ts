@@ -10,14 +10,17 @@ import { checkPluginLimits, PLUGIN_IDS } from "./schemas/plugins.ts";
 import { ResponsesRequest } from "./schemas/responses-request.ts";
 import { presetJson, presetVersionJson, presetWithVersionJson } from "./serialize.ts";
 
-/** URL-safe: RFC 3986 unreserved characters only. */
-const SLUG = /^[A-Za-z0-9._~-]{1,256}$/;
+/**
+ * URL-safe: RFC 3986 unreserved characters only, and not the dot segments `.` and `..`, which URL
+ * normalisation removes (a client could never address such a preset again).
+ */
+const SLUG = /^(?!\.\.?$)[A-Za-z0-9._~-]{1,256}$/;
 
 function checkSlug(slug: string): string {
   if (!SLUG.test(slug)) {
     throw new GatewayError(
       "bad_request",
-      "slug: must be 1 to 256 URL-safe characters (letters, digits, '-', '.', '_', '~')",
+      "slug: must be 1 to 256 URL-safe characters (letters, digits, '-', '.', '_', '~'), and not '.' or '..'",
     );
   }
   return slug;

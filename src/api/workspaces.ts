@@ -3,7 +3,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { WorkspaceInput } from "../db/workspaces.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import type { Services } from "../services.ts";
-import { authenticate, requireWorkspaceRoute } from "./auth.ts";
+import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { workspaceJson } from "./serialize.ts";
 
@@ -56,20 +56,25 @@ function toInput(body: WorkspaceBody): WorkspaceInput {
   };
 }
 
-/** Which key created a workspace is told only inside that workspace. */
-function visible(row: WorkspaceRow, callerWorkspaceId: string) {
+/**
+ * Which key created a workspace is told to the deployment admin only: the creator is a deployment
+ * admin key, whose hash is an identifier of another scope for the workspace's own keys.
+ */
+function visible(row: WorkspaceRow, principal: Principal) {
   const json = workspaceJson(row);
-  return row.id === callerWorkspaceId ? json : { ...json, created_by: null };
+  return isDeploymentAdmin(principal) ? json : { ...json, created_by: null };
 }
 
 /**
- * `/workspaces` is the deployment's list of workspaces, managed with management keys. Every other
- * route acts on the caller's active workspace only.
+ * `/workspaces`: a management key sees and manages its own workspace only; another workspace is not
+ * found (its existence is not told). The deployment admin lists, creates and manages every workspace.
  */
 export function workspacesApi(services: Services) {
-  const find = (id: string) => {
-    const row = services.workspaces.find(id);
-    if (!row) throw new GatewayError("not_found", "Workspace not found");
+  const find = (principal: Principal, idOrSlug: string) => {
+    const row = services.workspaces.find(idOrSlug);
+    if (!row || (row.id !== principal.workspace.id && !isDeploymentAdmin(principal))) {
+      throw new GatewayError("not_found", "Workspace not found");
+    }
     return row;
   };
   return new Elysia({ name: "workspaces-api", prefix: "/workspaces" })
@@ -80,12 +85,17 @@ export function workspacesApi(services: Services) {
     })
     .get("/", ({ query, principal }) => {
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+      if (!isDeploymentAdmin(principal)) {
+        const own = page.offset === 0 ? [principal.workspace] : [];
+        return { data: own.map((row) => visible(row, principal)), total_count: 1 };
+      }
       const { rows, total } = services.workspaces.list(page.offset, page.limit);
-      return { data: rows.map((row) => visible(row, principal.workspace.id)), total_count: total };
+      return { data: rows.map((row) => visible(row, principal)), total_count: total };
     })
     .post(
       "/",
       ({ body, principal, set }) => {
+        requireDeploymentAdmin(principal);
         const input = toInput(body);
         const row = services.workspaces.create({ ...input, name: body.name, slug: body.slug }, principal.key.hash);
         set.status = 201;
@@ -93,18 +103,18 @@ export function workspacesApi(services: Services) {
       },
       { body: CreateWorkspaceBody },
     )
-    .get("/:id", ({ params, principal }) => ({ data: visible(find(params.id), principal.workspace.id) }))
+    .get("/:id", ({ params, principal }) => ({ data: visible(find(principal, params.id), principal) }))
     .patch(
       "/:id",
       ({ params, body, principal }) => {
-        const row = services.workspaces.update(find(params.id).id, toInput(body));
+        const row = services.workspaces.update(find(principal, params.id).id, toInput(body));
         if (!row) throw new GatewayError("not_found", "Workspace not found");
-        return { data: visible(row, principal.workspace.id) };
+        return { data: visible(row, principal) };
       },
       { body: UpdateWorkspaceBody },
     )
-    .delete("/:id", ({ params }) => {
-      const row = find(params.id);
+    .delete("/:id", ({ params, principal }) => {
+      const row = find(principal, params.id);
       services.workspaces.delete(row.id);
       services.presets.forgetWorkspace(row.id);
       return { deleted: true as const };

@@ -17,8 +17,9 @@ Commands:
 
 Run 'roundhouse keys <command> --help' for its options.`;
 
-const CREATE_HELP = `Usage: roundhouse keys create --name NAME [--kind inference|management] [--workspace ID_OR_SLUG]
-                              [--limit USD] [--expires ISO] [--json] [--config PATH] [--data-dir DIR]
+const CREATE_HELP = `Usage: roundhouse keys create --name NAME [--kind inference|management] [--deployment-admin]
+                              [--workspace ID_OR_SLUG] [--limit USD] [--expires ISO] [--json]
+                              [--config PATH] [--data-dir DIR]
 
 Creates an API key and prints its plaintext on stdout. The plaintext is shown only this once; only
 its SHA-256 hash is stored.
@@ -26,6 +27,8 @@ its SHA-256 hash is stored.
 Options:
   --name NAME               a name for people (required, 1 to 200 characters)
   --kind KIND               inference (default) or management
+  --deployment-admin        with --kind management: the key administers every workspace of the
+                            deployment, not only its own (the first management key always does)
   --workspace ID_OR_SLUG    the key's workspace (default: the first workspace, created if none exists)
   --limit USD               spending limit in US dollars
   --expires ISO             expiry time, e.g. 2030-01-31T00:00:00Z (must be in the future)
@@ -86,6 +89,7 @@ function keyJson(row: ApiKeyRow, workspace: WorkspaceRow | undefined) {
     name: row.name,
     label: row.label,
     kind: row.kind,
+    deployment_admin: row.deploymentAdmin,
     workspace_id: row.workspaceId,
     workspace: workspace?.slug ?? null,
     disabled: row.disabled,
@@ -109,6 +113,7 @@ async function create(argv: string[]): Promise<void> {
     ...LOCATION_OPTIONS,
     name: { type: "string" },
     kind: { type: "string" },
+    "deployment-admin": { type: "boolean" },
     workspace: { type: "string" },
     limit: { type: "string" },
     expires: { type: "string" },
@@ -123,15 +128,17 @@ async function create(argv: string[]): Promise<void> {
   if (kind !== "inference" && kind !== "management") {
     throw new UsageError(`--kind must be inference or management, got '${kind}'`, "keys create");
   }
+  const deploymentAdmin = values["deployment-admin"] === true;
+  if (deploymentAdmin && kind !== "management") throw new UsageError("--deployment-admin needs --kind management", "keys create");
   const limit = values.limit === undefined ? null : parseAmount("keys create", "limit", values.limit);
   const expiresAt = values.expires === undefined ? null : parseFutureTime("keys create", "expires", values.expires);
   await withStores(values, (stores) => {
     const workspace = resolveWorkspace(stores, values.workspace, { create: true });
-    const { row, plaintext } = stores.keys.create({ kind, name, workspaceId: workspace.id, limit, expiresAt });
+    const { row, plaintext } = stores.keys.create({ kind, name, workspaceId: workspace.id, limit, expiresAt, ...(deploymentAdmin ? { deploymentAdmin } : {}) });
     if (values.json) return printJson({ key: plaintext, ...keyJson(row, workspace) });
     printLine(plaintext);
     printError(
-      `Created ${kind} key "${name}" in workspace ${workspace.slug} (hash ${row.hash.slice(0, 12)}). ` +
+      `Created ${kind} key "${name}"${row.deploymentAdmin ? " (deployment admin)" : ""} in workspace ${workspace.slug} (hash ${row.hash.slice(0, 12)}). ` +
         "It is shown only this once; store it now.",
     );
   });
@@ -159,7 +166,7 @@ async function list(argv: string[]): Promise<void> {
         rows.map(({ row, workspace }) => [
           row.hash.slice(0, 12),
           row.name,
-          row.kind,
+          row.deploymentAdmin ? "management (deployment admin)" : row.kind,
           workspace.slug,
           row.disabled ? "yes" : "no",
           shortTime(row.createdAt),

@@ -11,7 +11,8 @@ const Nullable = <S extends ReturnType<typeof T.String>>(schema: S) => T.Union([
 const PresetFields = T.Object(
   {
     id: Text,
-    slug: T.String({ pattern: "^[A-Za-z0-9._~-]{1,256}$" }),
+    // As the API's: URL-safe and not a dot segment ('.' or '..').
+    slug: T.String({ pattern: "^(?!\\.\\.?$)[A-Za-z0-9._~-]{1,256}$" }),
     name: T.String(),
     description: Nullable(T.String()),
     status: Text,

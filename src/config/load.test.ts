@@ -9,6 +9,7 @@ describe("configuration", () => {
       port: 8080,
       max_body_bytes: 10 * 1024 * 1024,
       regional_hostnames: [],
+      trusted_proxies: [],
       shutdown_grace_ms: 10_000,
     });
     expect(config.metrics).toEqual({ enabled: true, require_key: false });
@@ -63,6 +64,15 @@ describe("configuration", () => {
     expect(unknown.message).toContain("server.prot: unknown key");
     const level = await loadConfig({ env: {}, text: "log:\n  level: loud\n" }).catch((e) => e);
     expect(level.message).toContain("log.level");
+  });
+
+  test("server.trusted_proxies takes IP addresses and CIDR ranges; anything else stops the start", async () => {
+    const good = await loadConfig({ env: {}, text: "server:\n  trusted_proxies: [10.0.0.1, 10.0.0.0/8, 'fd00::/8', '::1']\n" });
+    expect(good.server.trusted_proxies).toEqual(["10.0.0.1", "10.0.0.0/8", "fd00::/8", "::1"]);
+    for (const bad of ["proxy.internal", "10.0.0.0/33", "10.0.0.256", "fd00::/129", "10.0.0.0/8/1", "10.0.0.0/"]) {
+      const error = await loadConfig({ env: {}, text: `server:\n  trusted_proxies: ['${bad}']\n` }).catch((e) => e);
+      expect({ bad, message: String(error.message) }).toEqual({ bad, message: expect.stringContaining(`server.trusted_proxies[0]: expected string to match 'ip-or-cidr' format, got "${bad}"`) });
+    }
   });
 
   test("a bad environment override is reported and named", async () => {

@@ -1,5 +1,9 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { FormatRegistry } from "@sinclair/typebox";
+import { isIpOrCidr } from "../core/trusted-proxies.ts";
 import { ModelConfig, ProviderConfig, UpstreamConfig } from "./catalog-schema.ts";
+
+FormatRegistry.Set("ip-or-cidr", isIpOrCidr);
 
 /** Catalog MCP servers a connection key may name (besides github, slack, google and `mcp:<host>`). */
 export const DEFAULT_MCP_CATALOG = [
@@ -38,6 +42,8 @@ export const ServerConfig = T.Object(
     max_body_bytes: T.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 10 * 1024 * 1024 }),
     /** Requests whose Host header names one of these are refused with 421. */
     regional_hostnames: T.Array(Hostname, { default: [] }),
+    /** TCP peers (IPs or CIDR ranges) whose X-Forwarded-Host names the host asked for; no one else's is read. */
+    trusted_proxies: T.Array(T.String({ format: "ip-or-cidr" }), { default: [] }),
     /** On SIGTERM or SIGINT, how long in-flight requests and streams may run before they are aborted. */
     shutdown_grace_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
   },

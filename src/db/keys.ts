@@ -9,6 +9,11 @@ import { type ApiKeyRow, apiKeys } from "./schema.ts";
 
 export interface NewKey {
   kind: KeyKind;
+  /**
+   * Only for a management key: it administers every workspace of the deployment. Default: true for the
+   * deployment's first management key (as the bootstrap key and the upgrade migration), else false.
+   */
+  deploymentAdmin?: boolean;
   name: string;
   workspaceId: string;
   internId?: string | null;
@@ -51,10 +56,12 @@ export class KeyStore {
   }
 
   create(input: NewKey): { row: ApiKeyRow; plaintext: string } {
+    if (input.deploymentAdmin && input.kind !== "management") throw new GatewayError("bad_request", "Only a management key can be a deployment admin");
     const plaintext = input.plaintext ?? generateApiKey(input.kind);
     const row: ApiKeyRow = {
       hash: hashApiKey(plaintext),
       kind: input.kind,
+      deploymentAdmin: input.deploymentAdmin ?? (input.kind === "management" && this.countManagementKeys() === 0),
       name: input.name,
       label: keyLabel(plaintext),
       workspaceId: input.workspaceId,

@@ -59,6 +59,8 @@ export const apiKeys = sqliteTable(
     /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
     hash: text("hash").primaryKey(),
     kind: text("kind", { enum: ["management", "inference", "intern"] }).notNull(),
+    /** A management key that administers the whole deployment: every workspace, not only its own. */
+    deploymentAdmin: integer("deployment_admin", { mode: "boolean" }).notNull().default(false),
     name: text("name").notNull(),
     label: text("label").notNull(),
     workspaceId: text("workspace_id")

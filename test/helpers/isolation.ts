@@ -29,6 +29,9 @@ export interface Side {
 
 export interface World {
   gateway: InProcess;
+  /** The deployment's first workspace, whose management key is the bootstrap key: the deployment admin. */
+  admin: Side;
+  /** Workspaces created by the deployment admin, each with its own (not deployment admin) management key. */
   alpha: Side;
   bravo: Side;
   /** Seeded like the others, then taken out of the Intern API programme. */
@@ -110,16 +113,17 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
 
 export async function seedWorld(): Promise<World> {
   const gateway = inProcess(FUZZ_CONFIG);
-  const alpha = await seedSide(gateway, ADMIN_KEY, "alphamark");
+  const admin = await seedSide(gateway, ADMIN_KEY, "adminmark");
   const firstKey = async (token: string) => {
     const workspace = (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: `new ${token}`, slug: `new-${token}` })).data;
-    // The one case where a key names another workspace: the first key of a new workspace.
+    // The deployment admin issues the first management key of a workspace it created.
     return (await must(gateway, ADMIN_KEY, "POST", "/keys", { name: `key-${token}-management`, kind: "management", workspace_id: workspace.id })).key as string;
   };
+  const alpha = await seedSide(gateway, await firstKey("alphamark"), "alphamark");
   const bravo = await seedSide(gateway, await firstKey("bravomark"), "bravomark");
   const charlie = await seedSide(gateway, await firstKey("charliemark"), "charliemark");
   await must(gateway, charlie.keys.management, "PATCH", `/workspaces/${charlie.workspaceId}`, { intern_api_access: false });
-  return { gateway, alpha, bravo, charlie };
+  return { gateway, admin, alpha, bravo, charlie };
 }
 
 let victims = 0;
@@ -130,6 +134,11 @@ export function victimsOf(gateway: InProcess, side: Side) {
   const name = () => `victim_${side.token}_${++victims}`;
   return {
     key: async () => (await call("POST", "/keys", { name: name() })).data.hash as string,
+    /** A workspace of nobody's fixture, made by the deployment admin. */
+    workspace: async () => {
+      const slug = `victim-${side.token}-${++victims}`;
+      return (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: slug, slug })).data.id as string;
+    },
     intern: async () => (await call("POST", "/interns", { name: name() })).id as string,
     secret: async () => {
       const secret = name();
@@ -152,6 +161,7 @@ export function victimsOf(gateway: InProcess, side: Side) {
 /** Everything a side holds, read through its own management key: compared before and after the matrix. */
 export async function snapshot(gateway: InProcess, side: Side): Promise<unknown> {
   const read = (path: string) => must(gateway, side.keys.management, "GET", path);
+  const { name, slug, description, intern_api_access } = (await read(`/workspaces/${side.workspaceId}`)).data;
   const keys = (await read("/keys?include_disabled=true")).data.map((k: any) => [k.hash, k.name, k.disabled, k.expires_at]);
   const presets = (await read("/presets")).data.map((p: any) => [p.slug, p.designated_version_id]);
   const interns = (await read("/interns")).data.map((i: any) => [i.id, i.name, i.description]);
@@ -159,7 +169,7 @@ export async function snapshot(gateway: InProcess, side: Side): Promise<unknown>
   const internSecrets = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/secrets`)).data));
   const connections = (await read("/vault/connections")).data;
   const usable = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/connections`)).data));
-  return { keys, presets, interns, secrets, internSecrets, connections, usable };
+  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable };
 }
 
 /** Strings of a side another scope must never receive: its token (in every name) and its identifiers. */
