@@ -8,6 +8,7 @@ import { authenticate } from "./api/auth.ts";
 import { readJsonBody } from "./api/http.ts";
 import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
+import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
 import { catalogApi } from "./api/catalog.ts";
@@ -100,6 +101,7 @@ export function createApp(services: Services) {
     .use(keysApi(services))
     .use(workspacesApi(services))
     .use(internsApi(services))
+    .use(internFeaturesApi(services))
     .use(presetsApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))

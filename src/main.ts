@@ -10,6 +10,7 @@ Commands:
   serve      start the gateway
   keys       create, list and revoke API keys (keys create | list | revoke)
   presets    export and import presets with all their versions (presets export | import)
+  interns    give interns features, checked against their connections (interns features add | list | remove)
   migrate    create the database and apply pending migrations
   doctor     check the config, data directory, database, master key and upstreams
   version    print the version (also --version)
@@ -30,6 +31,7 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   serve: async () => (await import("./cli/serve.ts")).serve,
   keys: async () => (await import("./cli/keys.ts")).keys,
   presets: async () => (await import("./cli/presets.ts")).presets,
+  interns: async () => (await import("./cli/interns.ts")).interns,
   migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
   doctor: async () => (await import("./cli/doctor.ts")).doctor,
 };

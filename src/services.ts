@@ -2,6 +2,7 @@ import type { Config } from "./config/schema.ts";
 import type { Logger } from "./core/log.ts";
 import type { Db } from "./db/client.ts";
 import { ConnectionStore } from "./db/connections.ts";
+import { InternFeatureStore } from "./db/intern-features.ts";
 import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
@@ -9,6 +10,7 @@ import { VaultStore } from "./db/vault.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./security/secret-box.ts";
 import { CredentialResolver } from "./core/credentials.ts";
+import { type FeatureCatalog, featureCatalog } from "./core/intern-features.ts";
 import { Pipeline } from "./core/pipeline.ts";
 import { RateLimiter, SpendLedger } from "./core/limits.ts";
 import { GenerationStore } from "./db/generations.ts";
@@ -35,6 +37,9 @@ export interface Services {
   keys: KeyStore;
   workspaces: WorkspaceStore;
   interns: InternStore;
+  /** Features given to interns, and the operator's declared features they refer to. */
+  internFeatures: InternFeatureStore;
+  features: FeatureCatalog;
   presets: PresetStore;
   vault: VaultStore;
   connections: ConnectionStore;
@@ -123,6 +128,8 @@ export function createServices(input: {
     keys: new KeyStore(input.db, changes),
     workspaces: new WorkspaceStore(input.db, changes),
     interns: new InternStore(input.db),
+    internFeatures: new InternFeatureStore(input.db),
+    features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(input.db, changes),
     vault,
     connections: new ConnectionStore(input.db, box),

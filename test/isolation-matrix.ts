@@ -25,6 +25,7 @@ export interface TargetContext {
     internSecret(internId: string): Promise<string>;
     connection(): Promise<string>;
     workspace(): Promise<string>;
+    internWithFeature(): Promise<string>;
   };
 }
 
@@ -133,6 +134,22 @@ export const MATRIX: Record<string, Entry> = {
     path: `${V1}/interns/${victim ? await victims.intern() : internId}`,
   })),
   "POST /api/v1/interns/:internId/keys": internOnly(mgmtOnIntern(201), ({ internId }) => ({ method: "POST", path: `${V1}/interns/${internId}/keys`, body: {} })),
+  "GET /api/v1/features": managed(200, () => ({ method: "GET", path: `${V1}/features` }), OWN, true),
+  "GET /api/v1/interns/:internId/features": {
+    targets: INTERN_TARGETS, programme: true,
+    request: ({ internId }) => ({ method: "GET", path: `${V1}/interns/${internId}/features` }),
+    management: mgmtOnIntern(200), inference: 404, intern: { own: 200, sibling: 404, foreign: 404 },
+  },
+  // A fresh intern each time the request succeeds, so the first add (201) is what is seen.
+  "POST /api/v1/interns/:internId/features": internOnly(mgmtOnIntern(201), async ({ internId, victim, victims }) => ({
+    method: "POST",
+    path: `${V1}/interns/${victim ? await victims.intern() : internId}/features`,
+    body: { feature: "notes" },
+  })),
+  "DELETE /api/v1/interns/:internId/features/:featureId": internOnly(mgmtOnIntern(200), async ({ internId, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/interns/${victim ? await victims.internWithFeature() : internId}/features/notes`,
+  })),
 
   // Preset writes name a slug of the caller's own workspace (a foreign slug would simply create an own preset).
   "POST /api/v1/presets/:slug/responses": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/responses`, body: { model: MODEL } }), OWN),

@@ -2,12 +2,16 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { type Db, openDatabase } from "../db/client.ts";
+import { ConnectionStore } from "../db/connections.ts";
+import { InternFeatureStore } from "../db/intern-features.ts";
+import { InternStore } from "../db/interns.ts";
 import { KeyStore } from "../db/keys.ts";
 import { PresetStore } from "../db/presets.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import { WorkspaceStore } from "../db/workspaces.ts";
 import { sealedSample } from "../db/sealed-sample.ts";
 import { loadMasterKey } from "../security/master-key.ts";
+import { SecretBox } from "../security/secret-box.ts";
 import { CliError } from "./output.ts";
 
 export interface LocationFlags {
@@ -36,6 +40,9 @@ export interface Stores {
   keys: KeyStore;
   workspaces: WorkspaceStore;
   presets: PresetStore;
+  interns: InternStore;
+  connections: ConnectionStore;
+  internFeatures: InternFeatureStore;
   close(): void;
 }
 
@@ -46,9 +53,10 @@ export interface Stores {
  */
 export function openStores(config: Config): Stores {
   let opened: Db | undefined;
+  let key: Buffer;
   const open = () => (opened ??= openDatabase({ dataDir: dataDirOf(config), busyTimeoutMs: config.storage.busy_timeout_ms }));
   try {
-    loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config), sealed: () => sealedSample(open().$client) });
+    key = loadMasterKey({ envValue: process.env.ROUNDHOUSE_MASTER_KEY, file: masterKeyFileOf(config), sealed: () => sealedSample(open().$client) }).key;
   } catch (error) {
     opened?.$client.close();
     throw error;
@@ -59,8 +67,22 @@ export function openStores(config: Config): Stores {
     keys: new KeyStore(db),
     workspaces: new WorkspaceStore(db),
     presets: new PresetStore(db),
+    interns: new InternStore(db),
+    connections: new ConnectionStore(db, new SecretBox(key)),
+    internFeatures: new InternFeatureStore(db),
     close: () => db.$client.close(),
   };
+}
+
+/** Opens the stores for one piece of work and closes them after it, whatever happens. */
+export async function withStores<T>(flags: LocationFlags, work: (stores: Stores, config: Config) => T): Promise<T> {
+  const config = await loadCliConfig(flags);
+  const stores = openStores(config);
+  try {
+    return work(stores, config);
+  } finally {
+    stores.close();
+  }
 }
 
 /**

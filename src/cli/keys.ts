@@ -1,7 +1,7 @@
 import { like } from "drizzle-orm";
 import { type ApiKeyRow, apiKeys, type WorkspaceRow } from "../db/schema.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseAmount, parseCommand, parseFutureTime } from "./args.ts";
-import { allWorkspaces, loadCliConfig, openStores, resolveWorkspace, type Stores } from "./context.ts";
+import { allWorkspaces, resolveWorkspace, withStores } from "./context.ts";
 import { CliError, EXIT, formatTable, printError, printJson, printLine, shortTime, UsageError } from "./output.ts";
 
 const LIVE_GATEWAY_NOTE = "A running gateway on this data directory stops accepting a revoked key within a second.";
@@ -97,15 +97,6 @@ function keyJson(row: ApiKeyRow, workspace: WorkspaceRow | undefined) {
     expires_at: row.expiresAt,
     created_at: row.createdAt,
   };
-}
-
-async function withStores<T>(flags: { config?: string | undefined; "data-dir"?: string | undefined }, work: (stores: Stores) => T): Promise<T> {
-  const stores = openStores(await loadCliConfig(flags));
-  try {
-    return work(stores);
-  } finally {
-    stores.close();
-  }
 }
 
 async function create(argv: string[]): Promise<void> {

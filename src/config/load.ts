@@ -1,5 +1,6 @@
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml, YAMLParseError } from "yaml";
+import { featureProblems, readFeatureFiles } from "./features.ts";
 import { Config } from "./schema.ts";
 
 export class ConfigError extends Error {
@@ -134,8 +135,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     if (raw === undefined || raw === "") continue;
     setPath(merged, override.path, override.parse(raw));
   }
+  let config: Config;
   try {
-    return validateConfig(merged, source);
+    config = validateConfig(merged, source);
   } catch (error) {
     if (error instanceof ConfigError) {
       const names = ENV_OVERRIDES.filter((o) => env[o.name]).map((o) => o.name);
@@ -143,4 +145,23 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     }
     throw error;
   }
+  await resolveFeatures(config, source);
+  return config;
+}
+
+/**
+ * Adds the features of `interns.features_dir` to those of the file and checks them all: ids unique,
+ * connection keys of a known form. A problem stops the start like any other config error.
+ */
+async function resolveFeatures(config: Config, source: string): Promise<void> {
+  const located = config.interns.features.map((feature, index) => ({ feature, where: `interns.features[${index}]` }));
+  const problems: string[] = [];
+  if (config.interns.features_dir !== null) {
+    const read = await readFeatureFiles(config.interns.features_dir);
+    problems.push(...read.problems);
+    for (const { feature, file } of read.features) located.push({ feature, where: file });
+  }
+  problems.push(...featureProblems(located, config.vault.mcp_catalog));
+  if (problems.length > 0) throw new ConfigError(`invalid configuration (${source}):\n  ${problems.slice(0, 5).join("\n  ")}`);
+  config.interns.features = located.map(({ feature }) => feature);
 }

@@ -77,6 +77,36 @@ export const VaultConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** A connection key as a feature names it; its form is checked against `vault.mcp_catalog` at load. */
+const ConnectionKey = T.String({ minLength: 1, maxLength: 260 });
+
+/**
+ * A feature: a named capability an intern can be given, with the connections it needs. Adding it to
+ * an intern checks `requires` against the intern's usable connections; `optional` ones are shown.
+ */
+export const FeatureConfig = T.Object(
+  {
+    id: T.String({ pattern: "^[a-z0-9](?:[a-z0-9._-]{0,62}[a-z0-9])?$" }),
+    title: T.String({ minLength: 1, maxLength: 200 }),
+    description: T.String({ maxLength: 2000, default: "" }),
+    requires: T.Array(ConnectionKey, { maxItems: 64, default: [] }),
+    optional: T.Array(ConnectionKey, { maxItems: 64, default: [] }),
+  },
+  { additionalProperties: false },
+);
+
+export type FeatureConfig = Static<typeof FeatureConfig>;
+
+export const InternsConfig = T.Object(
+  {
+    /** Features declared in the config file. */
+    features: T.Array(FeatureConfig, { default: [] }),
+    /** A directory of one feature per file (.yaml, .yml or .json), read at start; null for none. */
+    features_dir: T.Union([T.String({ minLength: 1 }), T.Null()], { default: null }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const StorageConfig = T.Object(
   {
     /** How long a write waits for the database lock before giving up (409 on preset writes). */
@@ -149,6 +179,7 @@ export const Config = T.Object(
     log: LogConfig,
     metrics: MetricsConfig,
     vault: VaultConfig,
+    interns: InternsConfig,
     upstream: UpstreamConfig,
     plugins: PluginsConfig,
     security: SecurityConfig,

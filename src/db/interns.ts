@@ -54,6 +54,16 @@ export class InternStore {
       .get();
   }
 
+  /** Interns of a workspace with exactly this name (names need not be unique). */
+  named(workspaceId: string, name: string): InternRow[] {
+    return this.db
+      .select()
+      .from(interns)
+      .where(and(eq(interns.workspaceId, workspaceId), eq(interns.name, name)))
+      .orderBy(asc(interns.id))
+      .all();
+  }
+
   /** Ordered by id (time-ordered UUIDs), paged with a cursor: the id of the last item seen. */
   list(
     workspaceId: string,

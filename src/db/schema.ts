@@ -119,6 +119,19 @@ export const internConnectionSettings = sqliteTable(
   (table) => [primaryKey({ columns: [table.internId, table.connectionId] })],
 );
 
+/** Features given to an intern (declared in the config; recorded here by id). */
+export const internFeatures = sqliteTable(
+  "intern_features",
+  {
+    internId: text("intern_id")
+      .notNull()
+      .references(() => interns.id, { onDelete: "cascade" }),
+    featureId: text("feature_id").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.internId, table.featureId] })],
+);
+
 export const vaultSecrets = sqliteTable(
   "vault_secrets",
   {
@@ -187,6 +200,7 @@ export const presetVersions = sqliteTable(
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 export type InternRow = typeof interns.$inferSelect;
+export type InternFeatureRow = typeof internFeatures.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type ConnectionRow = typeof connections.$inferSelect;
 export type VaultSecretRow = typeof vaultSecrets.$inferSelect;

@@ -18,6 +18,7 @@ export const FUZZ_CONFIG = {
   server: { regional_hostnames: [REGIONAL_HOST] },
   providers: { sim: { type: "simulated", simulation: { ttft_ms: 0, tokens_per_second: 0 } } },
   models: [{ id: MODEL, endpoints: [{ provider: "sim" }] }],
+  interns: { features: [{ id: "notes", title: "Notes", requires: [] }] },
 };
 
 export interface Fixture {
@@ -78,6 +79,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /api/v1/interns/": { name: "fuzzed intern" },
   "PATCH /api/v1/interns/:internId": { name: "renamed intern" },
   "POST /api/v1/interns/:internId/keys": { name: "fuzzed intern key" },
+  "POST /api/v1/interns/:internId/features": { feature: "notes" },
   "POST /api/v1/presets/:slug/responses": { ...responses, instructions: "be brief" },
   "POST /api/v1/presets/:slug/chat/completions": chat,
   "POST /api/v1/presets/:slug/messages": messages,

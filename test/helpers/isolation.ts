@@ -150,6 +150,12 @@ export function victimsOf(gateway: InProcess, side: Side) {
       await call("PUT", `/vault/interns/${internId}/secrets/${secret}`, { hosts: ["victim.example.com"], value: "v" });
       return secret;
     },
+    /** A fresh intern that has the `notes` feature. */
+    internWithFeature: async () => {
+      const id = (await call("POST", "/interns", { name: name() })).id as string;
+      await call("POST", `/interns/${id}/features`, { feature: "notes" });
+      return id;
+    },
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
@@ -169,7 +175,8 @@ export async function snapshot(gateway: InProcess, side: Side): Promise<unknown>
   const internSecrets = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/secrets`)).data));
   const connections = (await read("/vault/connections")).data;
   const usable = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/connections`)).data));
-  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable };
+  const features = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/interns/${id}/features`)).data));
+  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable, features };
 }
 
 /** Strings of a side another scope must never receive: its token (in every name) and its identifiers. */
