@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { newGenerationId } from "../src/core/pipeline.ts";
+import { newGenerationId } from "../src/core/ids.ts";
 import { createLogger } from "../src/core/log.ts";
 import { openDatabase } from "../src/db/client.ts";
 import { GenerationStore } from "../src/db/generations.ts";

@@ -16,7 +16,9 @@ export const ALLOWED_IMPORTS: readonly string[] = [
   "src/api/access-log.ts -> src/services.ts",
   "src/api/auth.ts -> src/services.ts",
   "src/api/catalog.ts -> src/services.ts",
+  "src/api/count-tokens.ts -> src/services.ts",
   "src/api/inference.ts -> src/services.ts",
+  "src/api/intern-features.ts -> src/services.ts",
   "src/api/interns.ts -> src/services.ts",
   "src/api/keys.ts -> src/services.ts",
   "src/api/ops.ts -> src/services.ts",
@@ -43,13 +45,14 @@ export const ALLOWED_IMPORTS: readonly string[] = [
   "src/core/pipeline.ts -> src/routing/router.ts",
   "src/core/pipeline.ts -> src/routing/sticky.ts",
   "src/core/pipeline.ts -> src/routing/traffic.ts",
-  "src/core/pipeline.ts -> src/routing/filters.ts",
+  "src/core/spend-bound.ts -> src/routing/catalog.ts",
   "src/core/stream-guard.ts -> src/db/schema.ts",
   "src/core/stream-guard.ts -> src/providers/adapter.ts",
   "src/core/stream-guard.ts -> src/providers/http.ts",
   "src/core/stream-guard.ts -> src/routing/catalog.ts",
   "src/db/connections.ts -> src/security/secret-box.ts",
   "src/db/keys.ts -> src/security/api-key.ts",
+  "src/db/sealed-sample.ts -> src/security/master-key.ts",
   "src/db/vault.ts -> src/security/secret-box.ts",
   "src/plugins/contract.ts -> src/routing/catalog.ts",
   "src/plugins/contract.ts -> src/routing/health.ts",
@@ -62,6 +65,7 @@ export const ALLOWED_IMPORTS: readonly string[] = [
   "src/providers/anthropic/stream.ts -> src/routing/catalog.ts",
   "src/providers/anthropic/test-support.ts -> src/routing/catalog.ts",
   "src/providers/http.ts -> src/routing/catalog.ts",
+  "src/providers/inline-images.ts -> src/security/guarded-fetch.ts",
   "src/providers/inline-images.ts -> src/security/url-guard.ts",
   "src/providers/openai-compatible/errors.ts -> src/routing/catalog.ts",
   "src/providers/openai-compatible/request.ts -> src/routing/catalog.ts",
@@ -80,8 +84,6 @@ export const ALLOWED_IMPORTS: readonly string[] = [
 export const ALLOWED_PACKAGES: readonly string[] = [
   "src/api/catalog.ts -> drizzle-orm",
   "src/cli/doctor.ts -> bun:sqlite",
-  "src/cli/doctor.ts -> drizzle-orm/bun-sqlite",
-  "src/cli/doctor.ts -> drizzle-orm",
   "src/cli/keys.ts -> drizzle-orm",
   "src/cli/migrate.ts -> bun:sqlite",
 ];
@@ -94,6 +96,5 @@ export const ALLOWED_CYCLES: readonly string[] = [
 
 /** Source files over the line limit, each capped at its present length. */
 export const ALLOWED_LONG_FILES: Readonly<Record<string, number>> = {
-  "src/core/pipeline.ts": 402,
   "src/providers/upstream-client.ts": 807,
 };

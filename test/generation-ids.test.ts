@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { newGenerationId } from "../src/core/pipeline.ts";
+import { newGenerationId } from "../src/core/ids.ts";
 
 test("generation ids: gen-<seconds>-<20 characters>, unique, ascending with time, random after the millisecond", async () => {
   const first = Array.from({ length: 2000 }, newGenerationId);

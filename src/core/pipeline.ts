@@ -18,11 +18,12 @@ import type { LimitReset, Reservation } from "./limits.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
 import type { Logger } from "./log.ts";
 import type { PipelineMetrics } from "./metrics.ts";
-import { redactError } from "./redact.ts";
+import { configuredSecrets, redactError } from "./redact.ts";
 import { worstCaseCost } from "./spend-bound.ts";
 import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
 
 export type { AttemptRecord, Caller } from "./generation-record.ts";
+import { newGenerationId } from "./ids.ts";
 
 export interface PipelineDeps {
   catalog: Catalog;
@@ -80,32 +81,6 @@ export interface StreamOutcome extends Base {
   kind: "stream";
   /** Parts from the first output on; the stream ends with `finish` or `error`. */
   parts: AsyncGenerator<StreamPart>;
-}
-
-/**
- * Generation ids: `gen-<unix seconds>-<20 characters>`: the millisecond within that second as 2
- * characters of an alphabet that sorts as ASCII, then 18 random base64url characters (108 bits). Ids
- * ascend with time (to the millisecond), so the records' primary-key index grows at its end instead of
- * rewriting pages all over the current second's keys (measured: about half the CPU and a quarter of
- * the kernel time of each insert); they reveal nothing but the time they were made.
- */
-const SORTABLE = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const RANDOM_CHARS = 18;
-/** Random characters for this many ids are drawn at once. */
-const ID_RANDOMS = 256;
-let idRandoms = "";
-let idRandomAt = ID_RANDOMS;
-
-export function newGenerationId(): string {
-  if (idRandomAt === ID_RANDOMS) {
-    // Whole groups of 3 bytes: every base64url character carries 6 random bits.
-    idRandoms = Buffer.from(crypto.getRandomValues(new Uint8Array((RANDOM_CHARS * ID_RANDOMS * 3) / 4))).toString("base64url");
-    idRandomAt = 0;
-  }
-  const random = idRandoms.slice(idRandomAt * RANDOM_CHARS, ++idRandomAt * RANDOM_CHARS);
-  const now = Date.now();
-  const millisecond = now % 1000;
-  return `gen-${Math.floor(now / 1000)}-${SORTABLE[Math.floor(millisecond / SORTABLE.length)]}${SORTABLE[millisecond % SORTABLE.length]}${random}`;
 }
 
 function asGatewayError(caught: unknown): GatewayError {
@@ -166,7 +141,7 @@ export class Pipeline {
       const limit = caller.limit ?? null;
       if (limit !== null && this.deps.budget) {
         const endpoints = plan.attempts.map((attempt) => attempt.endpoint);
-        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images));
+        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).outputCap?.(request, endpoint)));
       }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -338,7 +313,7 @@ export class Pipeline {
    * Only read when an attempt failed.
    */
   #secrets(workspaceId: string, endpoint: Endpoint): string[] {
-    this.#configuredSecrets ??= configuredSecrets(this.deps.catalog);
+    this.#configuredSecrets ??= configuredSecrets(this.deps.catalog.providers.values());
     const resolved = this.deps.credentialFor(workspaceId, endpoint);
     return resolved === undefined ? this.#configuredSecrets : [resolved, ...this.#configuredSecrets];
   }
@@ -403,19 +378,6 @@ class Summary implements RoutingSummary {
   get endpoints(): RoutingSummary["endpoints"] {
     return (this.#endpoints ??= this.#plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })));
   }
-}
-
-/** Names of configured headers that carry a credential (`authorization`, `x-api-key`, `x-auth-token`…). */
-const CREDENTIAL_HEADER = /auth|key|token|secret/i;
-
-/** The configured upstream credentials: providers' keys and the values of their credential headers. */
-function configuredSecrets(catalog: Catalog): string[] {
-  const secrets: string[] = [];
-  for (const provider of catalog.providers.values()) {
-    if (provider.apiKey) secrets.push(provider.apiKey);
-    for (const [name, value] of Object.entries(provider.headers)) if (CREDENTIAL_HEADER.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
-  }
-  return secrets;
 }
 
 /** The parts as an async generator: already one when no plugin transformed the stream. */

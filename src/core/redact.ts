@@ -86,3 +86,16 @@ export function redactError(error: GatewayError, secrets: readonly string[]): Ga
     ...(error.cause !== undefined && !leakingCause ? { cause: error.cause } : {}),
   });
 }
+
+/** Names of configured headers that carry a credential (`authorization`, `x-api-key`, `x-auth-token`…). */
+const CREDENTIAL_HEADER = /auth|key|token|secret/i;
+
+/** The configured upstream credentials: providers' keys and the values of their credential headers. */
+export function configuredSecrets(providers: Iterable<{ apiKey?: string | undefined; headers: Record<string, string> }>): string[] {
+  const secrets: string[] = [];
+  for (const provider of providers) {
+    if (provider.apiKey) secrets.push(provider.apiKey);
+    for (const [name, value] of Object.entries(provider.headers)) if (CREDENTIAL_HEADER.test(name)) secrets.push(value.replace(/^(Bearer|Basic)\s+/i, ""));
+  }
+  return secrets;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { makeEndpoint, makeRequest } from "../providers/openai-compatible/test-support.ts";
+import { anthropicAdapter } from "../providers/anthropic/adapter.ts";
 import { outputTokenBound, promptTokenBound, worstCaseCost } from "./spend-bound.ts";
 
 const pricing = { prompt: 1, completion: 2, cacheRead: 0.5, cacheWrite: 1.25, request: 0, image: 0 };
@@ -27,8 +28,10 @@ describe("the spend bound", () => {
     expect(outputTokenBound(request, makeEndpoint({ maxOutput: null, contextLength: null }))).toBe(Number.POSITIVE_INFINITY);
     // The Anthropic adapter sends 4096 when nothing names a maximum, and raises it for a thinking budget.
     const anthropic = makeEndpoint({ maxOutput: null, contextLength: null }, { type: "anthropic" });
-    expect(outputTokenBound(request, anthropic)).toBe(4096);
-    expect(outputTokenBound(makeRequest({ maxTokens: 100, reasoning: { maxTokens: 10_000 } }), anthropic)).toBe(11_024);
+    const cap = (of: ReturnType<typeof makeRequest>) => anthropicAdapter.outputCap!(of, anthropic);
+    expect(outputTokenBound(request, anthropic, cap(request))).toBe(4096);
+    const thinking = makeRequest({ maxTokens: 100, reasoning: { maxTokens: 10_000 } });
+    expect(outputTokenBound(thinking, anthropic, cap(thinking))).toBe(11_024);
   });
 
   test("the worst case prices the priciest prompt rate, shares the context, and is unbounded without bounds", () => {

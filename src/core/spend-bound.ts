@@ -1,4 +1,3 @@
-import { DEFAULT_MAX_TOKENS, MIN_THINKING_BUDGET, thinkingBudget } from "../providers/anthropic/request.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { CanonicalRequest } from "./canonical.ts";
 
@@ -7,8 +6,6 @@ import type { CanonicalRequest } from "./canonical.ts";
  * tool-call framing): more than any known template adds.
  */
 const FRAMING_TOKENS = 16;
-/** The Anthropic adapter raises max_tokens to a thinking budget plus this much room for the answer. */
-const THINKING_ANSWER_ROOM = 1024;
 
 export interface PromptBound {
   /** No prompt of this request can be more tokens than this: its text counted as one token a byte. */
@@ -46,17 +43,18 @@ export function promptTokenBound(request: CanonicalRequest): PromptBound {
 }
 
 /**
- * The most output tokens the endpoint may produce for this request: the max_tokens the adapter sends
- * (the request's, else the endpoint's max output; Anthropic's default and its thinking-budget raise),
- * never more than the endpoint's max output or context length. Infinity when nothing bounds it.
+ * The protocol's own `max_tokens` for a request, where its API requires one (Anthropic's default and its
+ * thinking-budget raise); undefined where the upstream decides.
  */
-export function outputTokenBound(request: CanonicalRequest, endpoint: Endpoint): number {
-  let bound = request.maxTokens ?? endpoint.maxOutput ?? Number.POSITIVE_INFINITY;
-  if (endpoint.provider.type === "anthropic") {
-    bound = request.maxTokens ?? endpoint.maxOutput ?? DEFAULT_MAX_TOKENS;
-    const budget = thinkingBudget(request.reasoning);
-    if (budget !== undefined) bound = Math.max(bound, Math.max(MIN_THINKING_BUDGET, Math.floor(budget)) + THINKING_ANSWER_ROOM);
-  }
+export type OutputCap = (endpoint: Endpoint) => number | undefined;
+
+/**
+ * The most output tokens the endpoint may produce for this request: the max_tokens the adapter sends
+ * (its own cap, else the request's, else the endpoint's max output), never more than the endpoint's max
+ * output or context length. Infinity when nothing bounds it.
+ */
+export function outputTokenBound(request: CanonicalRequest, endpoint: Endpoint, cap?: number): number {
+  const bound = cap ?? request.maxTokens ?? endpoint.maxOutput ?? Number.POSITIVE_INFINITY;
   return Math.min(bound, endpoint.maxOutput ?? Number.POSITIVE_INFINITY, endpoint.contextLength ?? Number.POSITIVE_INFINITY);
 }
 
@@ -71,12 +69,12 @@ function priced(tokens: number, price: number): number {
  * context length (the pricier kind of token gets the room first), plus the per-request and per-image
  * prices. Infinity when the endpoint states no bound for a priced kind of token.
  */
-export function endpointCostBound(request: CanonicalRequest, endpoint: Endpoint, prompt: PromptBound, images: number): number {
+export function endpointCostBound(request: CanonicalRequest, endpoint: Endpoint, prompt: PromptBound, images: number, cap?: number): number {
   const pricing = endpoint.pricing;
   const context = endpoint.contextLength ?? Number.POSITIVE_INFINITY;
   const promptPrice = Math.max(pricing.prompt, pricing.cacheRead, pricing.cacheWrite);
   let promptTokens = Math.min(prompt.media ? Number.POSITIVE_INFINITY : prompt.tokens, context);
-  let outputTokens = outputTokenBound(request, endpoint);
+  let outputTokens = outputTokenBound(request, endpoint, cap);
   if (Number.isFinite(context)) {
     if (pricing.completion >= promptPrice) promptTokens = Math.min(promptTokens, context - outputTokens);
     else outputTokens = Math.min(outputTokens, context - promptTokens);
@@ -85,10 +83,10 @@ export function endpointCostBound(request: CanonicalRequest, endpoint: Endpoint,
 }
 
 /** The most a request can cost on any of its planned endpoints: what a spend limit reserves. */
-export function worstCaseCost(request: CanonicalRequest, endpoints: Iterable<Endpoint>, images: number): number {
+export function worstCaseCost(request: CanonicalRequest, endpoints: Iterable<Endpoint>, images: number, outputCap: OutputCap = () => undefined): number {
   const prompt = promptTokenBound(request);
   let worst = 0;
-  for (const endpoint of endpoints) worst = Math.max(worst, endpointCostBound(request, endpoint, prompt, images));
+  for (const endpoint of endpoints) worst = Math.max(worst, endpointCostBound(request, endpoint, prompt, images, outputCap(endpoint)));
   // Up to the nano-dollar recorded costs are rounded to (so no actual cost rounds above it), without
   // letting floating-point noise add one.
   return Number.isFinite(worst) ? Math.ceil(worst * 1e9 - 1e-6) / 1e9 : worst;

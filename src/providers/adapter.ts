@@ -44,4 +44,9 @@ export interface ProviderAdapter {
   parseResponse(body: unknown, endpoint: Endpoint): CanonicalResponse;
   createStreamParser(endpoint: Endpoint): StreamParser;
   parseError(bodyText: string): UpstreamErrorFields;
+  /**
+   * The `max_tokens` this protocol always sends for the request (one whose API requires it), so that a
+   * spend limit can bound the output; absent when the upstream decides by itself.
+   */
+  outputCap?(request: CanonicalRequest, endpoint: Endpoint): number;
 }

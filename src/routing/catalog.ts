@@ -1,7 +1,6 @@
 import { ConfigError } from "../config/load.ts";
 import type { EndpointConfig, ProviderConfig, Simulation } from "../config/catalog-schema.ts";
 import type { Config } from "../config/schema.ts";
-import { DEFAULT_ANTHROPIC_BETAS } from "../providers/anthropic/betas.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
 
 export type ProviderType = ProviderConfig["type"];
@@ -28,7 +27,7 @@ export interface Provider {
     inlineImageUrls: boolean;
   };
   anthropicVersion: string;
-  /** The client `anthropic-beta` flags forwarded to this (Anthropic-wire) provider. */
+  /** Client `anthropic-beta` flags forwarded to this (Anthropic-wire) provider besides the default ones. */
   anthropicBetaAllow: ReadonlySet<string>;
   simulation?: Required<Pick<Simulation, "ttft_ms" | "tokens_per_second">> & Simulation;
   timeouts: Timeouts;
@@ -133,7 +132,7 @@ function buildProvider(slug: string, config: ProviderConfig, defaults: Config["u
       inlineImageUrls: config.quirks?.inline_image_urls ?? false,
     },
     anthropicVersion: config.anthropic_version ?? "2023-06-01",
-    anthropicBetaAllow: new Set([...DEFAULT_ANTHROPIC_BETAS, ...(config.anthropic_beta_allow ?? [])]),
+    anthropicBetaAllow: new Set(config.anthropic_beta_allow ?? []),
     timeouts: {
       connectMs: config.timeouts?.connect_timeout_ms ?? defaults.connect_timeout_ms,
       firstByteMs: config.timeouts?.first_byte_timeout_ms ?? defaults.first_byte_timeout_ms,

@@ -322,10 +322,10 @@ describe("buildRequest: anthropic-beta", () => {
     expect(request.warnings).toEqual(["anthropic-beta: secret-beta-1 not forwarded (not in the provider's anthropic_beta_allow)"]);
   });
 
-  test("the provider's allow-list decides; without client flags the provider's header stands", () => {
-    const narrow = makeEndpoint({}, { headers: {}, anthropicBetaAllow: new Set(["secret-beta-1"]) });
-    expect(headers(["secret-beta-1"], narrow).headers["anthropic-beta"]).toBe("secret-beta-1");
-    expect(headers(["claude-code-20250219"], narrow).headers["anthropic-beta"]).toBeUndefined();
+  test("the provider's allow-list adds to the defaults; without client flags the provider's header stands", () => {
+    const extended = makeEndpoint({}, { headers: {}, anthropicBetaAllow: new Set(["secret-beta-1"]) });
+    expect(headers(["secret-beta-1"], extended).headers["anthropic-beta"]).toBe("secret-beta-1");
+    expect(headers(["claude-code-20250219", "other-beta-2"], extended).headers["anthropic-beta"]).toBe("claude-code-20250219");
     expect(headers(undefined).headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31");
     expect(headers(undefined).warnings).toBeUndefined();
   });

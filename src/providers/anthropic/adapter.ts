@@ -1,6 +1,6 @@
 import type { ProviderAdapter } from "../adapter.ts";
 import { readAnthropicError } from "./errors.ts";
-import { buildAnthropicRequest } from "./request.ts";
+import { anthropicOutputCap, buildAnthropicRequest } from "./request.ts";
 import { parseAnthropicMessage } from "./response.ts";
 import { createAnthropicStreamParser } from "./stream.ts";
 
@@ -10,4 +10,5 @@ export const anthropicAdapter: ProviderAdapter = {
   parseResponse: parseAnthropicMessage,
   createStreamParser: createAnthropicStreamParser,
   parseError: readAnthropicError,
+  outputCap: anthropicOutputCap,
 };

@@ -18,6 +18,8 @@ export const DEFAULT_ANTHROPIC_BETAS: readonly string[] = [
   "token-counting-2024-11-01",
 ];
 
+const DEFAULTS: ReadonlySet<string> = new Set(DEFAULT_ANTHROPIC_BETAS);
+
 /** The flags of `anthropic-beta` header values (comma-separated, possibly repeated). */
 export function betaFlags(value: string): string[] {
   return value
@@ -28,13 +30,14 @@ export function betaFlags(value: string): string[] {
 
 /**
  * The `anthropic-beta` value to send: the operator's own (a provider header) then the client's allowed
- * flags, each once; the client's other flags go to `warnings`.
+ * flags (the defaults and the provider's `anthropic_beta_allow`, given as `allow`), each once; the
+ * client's other flags go to `warnings`.
  */
 export function forwardedBetas(client: string[] | undefined, operator: string | undefined, allow: ReadonlySet<string>, warnings: string[]): string | undefined {
   const flags = new Set(operator === undefined ? [] : betaFlags(operator));
   const refused: string[] = [];
   for (const flag of client ?? []) {
-    if (allow.has(flag) || flags.has(flag)) flags.add(flag);
+    if (DEFAULTS.has(flag) || allow.has(flag) || flags.has(flag)) flags.add(flag);
     else refused.push(flag);
   }
   if (refused.length > 0) warnings.push(`anthropic-beta: ${refused.join(", ")} not forwarded (not in the provider's anthropic_beta_allow)`);

@@ -145,6 +145,13 @@ export function thinkingBudget(reasoning: ReasoningConfig | undefined): number |
   return reasoning.enabled === true ? EFFORT_BUDGET.medium : undefined;
 }
 
+/** The `max_tokens` buildAnthropicRequest sends: the request's or the endpoint's, raised to fit thinking. */
+export function anthropicOutputCap(request: CanonicalRequest, endpoint: Endpoint): number {
+  const maxTokens = request.maxTokens ?? endpoint.maxOutput ?? DEFAULT_MAX_TOKENS;
+  const budget = thinkingBudget(request.reasoning);
+  return budget === undefined ? maxTokens : Math.max(maxTokens, Math.max(MIN_THINKING_BUDGET, Math.floor(budget)) + ANSWER_HEADROOM);
+}
+
 /**
  * Anthropic wants 1024 <= budget_tokens < max_tokens. A budget at or above max_tokens raises max_tokens to
  * budget + 1024 (capped by the endpoint's max output), then the budget shrinks to fit; when even the minimum

@@ -2,7 +2,6 @@
 import type { StreamPart } from "../../core/canonical.ts";
 import type { Endpoint, Provider } from "../../routing/catalog.ts";
 import type { SseEvent } from "../adapter.ts";
-import { DEFAULT_ANTHROPIC_BETAS } from "./betas.ts";
 import { anthropicAdapter } from "./adapter.ts";
 
 export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverrides: Partial<Provider> = {}): Endpoint {
@@ -14,7 +13,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     headers: { "anthropic-beta": "prompt-caching-2024-07-31" },
     quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
     anthropicVersion: "2023-06-01",
-    anthropicBetaAllow: new Set(DEFAULT_ANTHROPIC_BETAS),
+    anthropicBetaAllow: new Set(),
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000 },
     ...providerOverrides,
   };

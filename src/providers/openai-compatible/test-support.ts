@@ -1,5 +1,4 @@
 /** Test support for the OpenAI-compatible adapter: endpoints per server, recorded fixtures, stream replay. */
-import { DEFAULT_ANTHROPIC_BETAS } from "../anthropic/betas.ts";
 import type { CanonicalRequest, StreamPart } from "../../core/canonical.ts";
 import type { Endpoint, Provider } from "../../routing/catalog.ts";
 import { SseDecoder } from "../sse.ts";
@@ -14,7 +13,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     headers: {},
     quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
     anthropicVersion: "2023-06-01",
-    anthropicBetaAllow: new Set(DEFAULT_ANTHROPIC_BETAS),
+    anthropicBetaAllow: new Set(),
     timeouts: { connectMs: 5_000, firstByteMs: 60_000, idleMs: 60_000 },
     ...providerOverrides,
   };
