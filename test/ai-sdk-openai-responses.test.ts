@@ -46,11 +46,17 @@ const tools = {
   }),
 };
 
-/** Two rounds of reasoning and a weather call, then reasoning and the answer. */
-function script(): void {
+/** Two rounds of reasoning and a weather call (with `textWithCall` written before it), then reasoning and the answer. */
+function script(textWithCall?: string): void {
   calls.length = 0;
   before = setup.openai.requests.length;
-  setup.openai.behave({ reasoning: "Checking the weather.", toolCall: { name: "weather", arguments: { city: "Oslo" } }, toolRounds: 2, text: "Sunny in Oslo." });
+  setup.openai.behave({
+    reasoning: "Checking the weather.",
+    toolCall: { name: "weather", arguments: { city: "Oslo" } },
+    toolRounds: 2,
+    text: "Sunny in Oslo.",
+    ...(textWithCall === undefined ? {} : { textWithCall }),
+  });
 }
 
 /** What the upstream received on the last step: both tool results, and no reasoning the gateway could not resolve. */
@@ -78,6 +84,18 @@ describe("@ai-sdk/openai Responses, default options, reasoning model with tools"
     expect(sent.store).toBeUndefined();
     expect(sent.input.filter((item) => item.type === "item_reference").length).toBeGreaterThan(0);
     expectLastStepUpstream();
+  });
+
+  test("a step that writes text before its tool call: the SDK refers to that message by id, and the loop still runs", async () => {
+    script("Let me check.");
+    const result = await generateText({ model: openai("gpt-5-mini"), prompt: "Weather in Oslo?", tools, stopWhen: stepCountIs(4), maxRetries: 0 });
+    expect(result.steps.map((step) => step.text)).toEqual(["Let me check.", "Let me check.", "Sunny in Oslo."]);
+    expect(result.text).toBe("Sunny in Oslo.");
+    expect(calls).toEqual(["Oslo", "Oslo"]);
+    const sent = result.steps[2]!.request.body as { input: Array<Record<string, unknown>> };
+    expect(sent.input.some((item) => item.type === "item_reference" && String(item.id).startsWith("msg_"))).toBe(true);
+    expectLastStepUpstream();
+    expect(setup.gateway.lines.some((line) => line.includes("earlier assistant message this gateway does not store"))).toBe(true);
   });
 
   test("streamText runs the same loop", async () => {

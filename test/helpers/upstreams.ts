@@ -46,6 +46,8 @@ export interface UpstreamBehaviour {
    */
   toolCall?: { name: string; arguments: Json };
   toolRounds?: number;
+  /** Text an answer that calls a tool writes before the call (OpenAI wire), as many models do. */
+  textWithCall?: string;
 }
 
 /** One scripted answer: call `tool` with `input`, else answer `text`. */
@@ -217,7 +219,7 @@ export function startOpenAiUpstream(): Upstream {
     const call = planned ? { id: planned.id, name: planned.name, arguments: JSON.stringify(planned.input) } : undefined;
     const finish = call ? "tool_calls" : "stop";
     if (!body.stream) {
-      const message: Json = { role: "assistant", content: call ? null : text };
+      const message: Json = { role: "assistant", content: call ? (behaviour.textWithCall ?? null) : text };
       if (reasoning) message.reasoning_content = reasoning;
       if (call) message.tool_calls = [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }];
       return Response.json({
@@ -238,6 +240,10 @@ export function startOpenAiUpstream(): Upstream {
       frames.push(chunk({ reasoning_content: piece }));
     }
     if (call) {
+      for (const piece of words(behaviour.textWithCall ?? "")) {
+        content.add(frames.length);
+        frames.push(chunk({ content: piece }));
+      }
       content.add(frames.length);
       frames.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
       for (const piece of halves(call.arguments)) {

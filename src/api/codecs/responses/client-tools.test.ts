@@ -162,6 +162,10 @@ describe("responses codec: tools the client runs", () => {
       { role: "user", content: [{ type: "text", text: "again" }] },
     ]);
     expect(request.warnings).toEqual(['input[1]: item_reference "rs_gone_0" names reasoning this gateway does not store; it was dropped']);
+    // The gateway's own message ids (the text a step wrote before its tool calls) are dropped too.
+    const own = decode({ input: [{ role: "user", content: "q" }, { type: "item_reference", id: "msg_1732476000-0Babcdefghijklmnopqr_0" }] });
+    expect(own.messages).toEqual([{ role: "user", content: [{ type: "text", text: "q" }] }]);
+    expect(own.warnings).toEqual(['input[1]: item_reference "msg_1732476000-0Babcdefghijklmnopqr_0" names an earlier assistant message this gateway does not store; it was dropped']);
     const error = decodeError({ input: [{ role: "user", content: "q" }, { type: "item_reference", id: "msg_gone" }] });
     expect(error.status).toBe(400);
     expect(error.message).toBe('input[1]: item_reference "msg_gone" cannot be resolved: this gateway stores no responses; send the item itself in input');

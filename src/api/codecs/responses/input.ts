@@ -228,6 +228,12 @@ export interface InputContext {
 
 /** Ids the gateway gives reasoning items (encode.ts `itemId`), which OpenAI's own reasoning ids share. */
 const REASONING_ID = /^rs_/;
+/**
+ * Ids the gateway gives its own assistant messages (encode.ts `itemId`: `msg_` and the generation id
+ * without `gen-`, then the output index). The AI SDK sends such a reference instead of the text a step
+ * wrote before its tool calls; the gateway stores no responses, so that text cannot come back.
+ */
+const OWN_MESSAGE_ID = /^msg_\d+-[0-9A-Za-z]{2}[A-Za-z0-9_-]{18}_\d+$/;
 
 /** Output items of server tools: the gateway ran none of them, so a history carrying one is replayed without it. */
 const SERVER_TOOL_ITEMS = new Set([
@@ -256,7 +262,9 @@ function itemsById(input: unknown[]): Map<string, Item> {
  * `input` (a string or an item list) → messages, without instructions. An `item_reference` stands for
  * the item of that id elsewhere in the input (the client sent the whole history); the gateway stores no
  * responses, so a reference it cannot resolve is dropped with a warning when it names reasoning (the
- * model can do without its earlier reasoning) and is a 400 otherwise.
+ * model can do without its earlier reasoning) or an assistant message this gateway issued (the model's
+ * own earlier words; its tool calls and their results still travel as items), and is a 400 otherwise:
+ * a reference to anything else would lose what the client said or a call a result answers.
  */
 export function decodeInput(input: unknown, context: InputContext = { warnings: [], loadedTools: [] }): Message[] {
   if (input === undefined || input === null) return [];
@@ -275,6 +283,10 @@ export function decodeInput(input: unknown, context: InputContext = { warnings: 
       if (referenced === undefined) {
         if (REASONING_ID.test(id)) {
           context.warnings.push(`${where}: item_reference "${id}" names reasoning this gateway does not store; it was dropped`);
+          return;
+        }
+        if (OWN_MESSAGE_ID.test(id)) {
+          context.warnings.push(`${where}: item_reference "${id}" names an earlier assistant message this gateway does not store; it was dropped`);
           return;
         }
         throw bad(`${where}: item_reference "${id}" cannot be resolved: this gateway stores no responses; send the item itself in input`);
