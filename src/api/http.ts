@@ -1,4 +1,5 @@
 import { GatewayError } from "../core/errors.ts";
+import { readAtMost } from "../core/read-at-most.ts";
 
 /**
  * Reads a request body as JSON with a size limit. Any content type is read as JSON (curl's default
@@ -16,7 +17,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   }
   // A declared length within the limit is read in one go (the server frames the body by it); an
   // undeclared one (chunked) is read chunk by chunk and cut off at the limit.
-  const bytes = Number.isSafeInteger(declared) && declared >= 0 ? await request.bytes() : await readChunked(request.body, maxBytes);
+  const bytes = Number.isSafeInteger(declared) && declared >= 0 ? await request.bytes() : await readAtMost(request.body, maxBytes, () => tooLarge(maxBytes));
   if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes);
   if (bytes.byteLength === 0) return undefined;
   let text: string;
@@ -40,23 +41,6 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
 }
 
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-async function readChunked(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Uint8Array> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
-}
 
 /** No legitimate request nests this deep (tool schemas included). */
 export const MAX_JSON_DEPTH = 128;

@@ -1,6 +1,7 @@
 import { responseToParts } from "../core/accumulate.ts";
 import type { CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
+import { readAtMost } from "../core/read-at-most.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import type { ProviderAdapter, UpstreamRequest } from "./adapter.ts";
 import { readSse } from "./sse.ts";
@@ -109,23 +110,7 @@ async function readBounded(response: UpstreamResponse, endpoint: Endpoint, max: 
     if (bytes.byteLength > max) throw tooLarge(endpoint, max);
     return UTF8.decode(bytes);
   }
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let done = false;
-  try {
-    for (;;) {
-      const read = await reader.read();
-      if (read.done) break;
-      total += read.value.byteLength;
-      if (total > max) throw tooLarge(endpoint, max);
-      chunks.push(read.value);
-    }
-    done = true;
-  } finally {
-    if (!done) reader.cancel().catch(() => {});
-  }
-  return UTF8.decode(Buffer.concat(chunks, total));
+  return UTF8.decode(await readAtMost(response.body, max, () => tooLarge(endpoint, max)));
 }
 
 const UTF8 = new TextDecoder();

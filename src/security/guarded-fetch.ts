@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
 import { GatewayError } from "../core/errors.ts";
+import { readAtMost } from "../core/read-at-most.ts";
 import { checkFetchableUrl, NOT_REACHABLE, type CheckedUrl, type Resolver } from "./url-guard.ts";
 
 /**
@@ -91,21 +92,7 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
     await response.body?.cancel().catch(() => {});
     throw tooLarge();
   }
-  const reader = response.body?.getReader();
-  if (!reader) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total);
+  return response.body ? readAtMost(response.body, maxBytes, tooLarge) : new Uint8Array(0);
 }
 
 /** Fetches a request-supplied URL under the guard; a refusal is a 400 whose message is the reason. */
