@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
+import { visionGateway } from "./helpers/vision-gateway.ts";
 
 /**
  * Upstreams that take images only inline (`quirks.inline_image_urls`): the gateway fetches the image
@@ -19,34 +19,7 @@ const images = Bun.serve({
   },
 });
 
-async function gatewayWith(allowPrivate: boolean) {
-  const gateway = await listening({
-    configText: `security: { allow_private_urls: ${allowPrivate} }
-providers:
-  inline: { type: openai-compatible, base_url: ${upstream.url}/v1, quirks: { inline_image_urls: true } }
-models:
-  - id: acme/vision
-    endpoints: [{ provider: inline, model: v }]
-`,
-  });
-  const { key } = await (
-    await fetch(`${gateway.url}/api/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "vision" }),
-    })
-  ).json();
-  const ask = (url: string) =>
-    fetch(`${gateway.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "acme/vision",
-        messages: [{ role: "user", content: [{ type: "text", text: "what is this" }, { type: "image_url", image_url: { url } }] }],
-      }),
-    });
-  return { gateway, ask };
-}
+const gatewayWith = (allowPrivate: boolean) => visionGateway(upstream.url, allowPrivate);
 
 beforeAll(() => {
   upstream = startOpenAiUpstream();

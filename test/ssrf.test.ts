@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BLOCKED_LITERALS } from "./helpers/blocked-addresses.ts";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
 import { sseEvents } from "./helpers/inference-setup.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
+import { visionGateway } from "./helpers/vision-gateway.ts";
 
 /**
  * Server-side request forgery through image URLs, over real HTTP: an upstream with
@@ -52,32 +52,7 @@ let guarded: Rig;
 let open: Rig;
 
 async function gatewayWith(allowPrivate: boolean) {
-  const gateway = await listening({
-    configText: `security: { allow_private_urls: ${allowPrivate} }
-providers:
-  inline: { type: openai-compatible, base_url: ${upstream.url}/v1, quirks: { inline_image_urls: true } }
-models:
-  - id: acme/vision
-    endpoints: [{ provider: inline, model: v }]
-`,
-  });
-  const { key } = await (
-    await fetch(`${gateway.url}/api/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "vision" }),
-    })
-  ).json();
-  const ask = (url: string, extra: Record<string, unknown> = {}) =>
-    fetch(`${gateway.url}/api/v1/chat/completions`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-      body: JSON.stringify({
-        model: "acme/vision",
-        messages: [{ role: "user", content: [{ type: "text", text: "what is this" }, { type: "image_url", image_url: { url } }] }],
-        ...extra,
-      }),
-    });
+  const { gateway, ask } = await visionGateway(upstream.url, allowPrivate);
   /** The status and error message of an answer. */
   const refusal = async (url: string) => {
     const response = await ask(url);
