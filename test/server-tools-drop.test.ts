@@ -67,6 +67,20 @@ describe("server tools no endpoint supports", () => {
     expect((await setup.generation(body.id)).warnings).toEqual([DROPPED]);
   });
 
+  test("Messages: Anthropic's server tools (web search, bash) follow the same rule", async () => {
+    const response = await postWithMetadata("/messages", {
+      model: "test/claude",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Weather in Oslo?" }],
+      tools: [{ name: "weather", input_schema: WEATHER.parameters }, { type: "web_search_20250305", name: "web_search", max_uses: 3 }],
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, any>;
+    const dropped = 'tools.1: server tool "web_search_20250305" is not supported by any endpoint for this model and was dropped';
+    expect(body.openrouter_metadata.warnings).toEqual([dropped]);
+    expect(setup.anthropic.requests.at(-1)!.body.tools.map((tool: any) => tool.name)).toEqual(["weather"]);
+  });
+
   test("with provider.require_parameters: a 400 naming the tool, and nothing sent upstream", async () => {
     const before = setup.openai.requests.length;
     const response = await setup.post("/responses", {

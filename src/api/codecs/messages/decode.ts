@@ -10,6 +10,7 @@ import type {
   ToolChoice,
 } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
+import { planServerTool } from "../server-tools.ts";
 import { checkMessagesRules, type MessagesRequest } from "../../schemas/messages-request.ts";
 
 /**
@@ -222,12 +223,14 @@ function systemTurn(content: string | Obj[], path: string): Message[] {
   return parts.length === 0 ? [] : [{ role: "system", content: parts }];
 }
 
-function decodeTools(tools: NonNullable<MessagesRequest["tools"]>): FunctionTool[] {
-  return tools.map((entry, i) => {
+/** Client tools; a server tool (no `input_schema`: web search, bash, ...) is planned by `planServerTool` (today: dropped with a warning). */
+function decodeTools(tools: NonNullable<MessagesRequest["tools"]>, provider: unknown, warnings: string[]): FunctionTool[] {
+  return tools.flatMap((entry, i) => {
     const tool = entry as Obj;
     const path = `tools.${i}`;
     if (!isObject(tool.input_schema)) {
-      return fail(path, `server tool ${JSON.stringify(String(tool.type))} is not available on this gateway`);
+      warnings.push(planServerTool(String(tool.type), path, provider).warning);
+      return [];
     }
     const out: FunctionTool = { type: "function", name: str(tool, "name", path), parameters: tool.input_schema };
     if (typeof tool.description === "string") out.description = tool.description;
@@ -285,7 +288,11 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   const request: CanonicalRequest = { model: body.model, messages, stream: body.stream ?? false, streamUsage: false };
   if (body.models !== undefined) request.models = body.models;
   if (body.fallbacks !== undefined) request.models = [body.model, ...body.fallbacks.map((fallback) => fallback.model)];
-  if (body.tools !== undefined) request.tools = decodeTools(body.tools);
+  if (body.tools !== undefined) {
+    const warnings: string[] = [];
+    request.tools = decodeTools(body.tools, (body as Obj).provider, warnings);
+    if (warnings.length > 0) request.warnings = [...(request.warnings ?? []), ...warnings];
+  }
   if (body.tool_choice !== undefined) {
     request.toolChoice = decodeToolChoice(body.tool_choice);
     if (body.tool_choice.disable_parallel_tool_use !== undefined) {

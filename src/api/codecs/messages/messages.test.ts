@@ -276,12 +276,15 @@ describe("decode", () => {
     expect(decodeError(user([{ type: "text", text: "x", cache_control: { type: "forever" } }]))).toBe(
       'messages.1.content.0.cache_control: expected {type: "ephemeral", ttl?}',
     );
-    expect(decodeError({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }] })).toBe(
-      'tools.0: server tool "web_search_20250305" is not available on this gateway',
+  });
+
+  test("a server tool no endpoint supports is dropped with a warning; with require_parameters it is a 400 naming it", () => {
+    const request = decode({ tools: [{ name: "ok", input_schema: {} }, { type: "bash_20250124", name: "bash" }] });
+    expect(request.tools?.map((tool) => tool.name)).toEqual(["ok"]);
+    expect(request.warnings).toEqual(['tools.1: server tool "bash_20250124" is not supported by any endpoint for this model and was dropped']);
+    expect(decodeError({ tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 3 }], provider: { require_parameters: true } })).toBe(
+      'tools.0: server tool "web_search_20250305" is not supported by any endpoint for this model, and provider.require_parameters is true',
     );
-    expect(
-      decodeError({ tools: [{ name: "ok", input_schema: {} }, { type: "bash_20250124", name: "bash" }] }),
-    ).toBe('tools.1: server tool "bash_20250124" is not available on this gateway');
   });
 
   test("the codec's schema accepts a typical SDK body", () => {
