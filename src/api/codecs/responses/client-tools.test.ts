@@ -2,23 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { setSystemTime } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import type { CanonicalResponse, StreamPart } from "../../../core/canonical.ts";
-import { GatewayError } from "../../../core/errors.ts";
 import { ResponsesRequest } from "../../schemas/responses-request.ts";
 import { responsesCodec } from "./index.ts";
-import { checkStream, context, decode, expectedFinal, type Json, NOW, run } from "./testing.ts";
+import { checkStream, context, decode, decodeError, expectedFinal, type Json, NOW, run } from "./testing.ts";
 
 beforeAll(() => setSystemTime(NOW));
 afterAll(() => setSystemTime());
-
-function decodeError(body: Json): GatewayError {
-  try {
-    decode(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error("decode did not throw");
-}
 
 const GRAMMAR = { type: "grammar", syntax: "lark", definition: 'start: "*** Begin Patch" LF' };
 

@@ -1,19 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
-import { GatewayError } from "../../../core/errors.ts";
 import { ResponsesRequest } from "../../schemas/responses-request.ts";
 import { responsesCodec } from "./index.ts";
-import { decode, type Json } from "./testing.ts";
-
-function decodeError(body: Json): GatewayError {
-  try {
-    decode(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    return error as GatewayError;
-  }
-  throw new Error("decode did not throw");
-}
+import { decode, decodeError, type Json } from "./testing.ts";
 
 describe("responses codec: decode", () => {
   test("a string input is one user message; instructions come first as system", () => {

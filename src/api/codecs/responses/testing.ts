@@ -2,7 +2,7 @@ import { expect } from "bun:test";
 import { StreamEvents$inboundSchema } from "@openrouter/sdk/models";
 import { ResponseAccumulator } from "../../../core/accumulate.ts";
 import type { CanonicalRequest, StreamPart, Usage } from "../../../core/canonical.ts";
-import type { GatewayError } from "../../../core/errors.ts";
+import { GatewayError } from "../../../core/errors.ts";
 import type { EncodeContext } from "../codec.ts";
 import { responsesCodec } from "./index.ts";
 
@@ -15,6 +15,17 @@ export type Json = Record<string, unknown>;
 
 export function decode(body: Json): CanonicalRequest {
   return responsesCodec.decode({ model: "acme/model", ...body });
+}
+
+/** The 400 a body gets from the decoder (the test fails if it decodes). */
+export function decodeError(body: Json): GatewayError {
+  try {
+    decode(body);
+  } catch (error) {
+    expect(error).toBeInstanceOf(GatewayError);
+    return error as GatewayError;
+  }
+  throw new Error("decode did not throw");
 }
 
 export function context(body: Json = { model: "acme/model", input: "hi" }): EncodeContext {
