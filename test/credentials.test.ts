@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { callApi, listening } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /** Upstream credentials from the workspace vault (`api_key_secret`), sent only to the secret's hosts. */
@@ -7,12 +7,7 @@ let upstream: Upstream;
 let gateway: Awaited<ReturnType<typeof listening>>;
 let inferenceKey: string;
 
-const admin = (method: string, path: string, body?: unknown) =>
-  fetch(`${gateway.url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const admin = (method: string, path: string, body?: unknown) => callApi(gateway.url, method, path, body);
 
 beforeAll(async () => {
   upstream = startOpenAiUpstream();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { closedPort } from "./helpers/fault-upstream.ts";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { listening, newInferenceKey } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /**
@@ -27,12 +27,7 @@ models:
       - { provider: five, model: m }
 `,
   });
-  const created = await fetch(`${gateway.url}/api/v1/keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "failover" }),
-  });
-  key = ((await created.json()) as { key: string }).key;
+  key = await newInferenceKey(gateway.url, "failover");
 });
 
 afterAll(async () => {

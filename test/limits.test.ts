@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { periodStart, RateLimiter, SpendLedger } from "../src/core/limits.ts";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { callApi, listening } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 describe("limits in memory", () => {
@@ -78,12 +78,7 @@ describe("limits in memory", () => {
 describe("limits through the gateway", () => {
   let upstream: Upstream;
   let gateway: Awaited<ReturnType<typeof listening>>;
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${gateway.url}/api/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const admin = (method: string, path: string, body?: unknown) => callApi(gateway.url, method, path, body);
   const chat = (key: string, body: Record<string, unknown> = {}) =>
     fetch(`${gateway.url}/api/v1/chat/completions`, {
       method: "POST",

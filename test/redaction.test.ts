@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { callApi, listening } from "./helpers/gateway.ts";
 import { startAnthropicUpstream, startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /**
@@ -28,12 +28,7 @@ let anthropic: Upstream;
 let gateway: Awaited<ReturnType<typeof listening>>;
 let inferenceKey: string;
 
-const admin = (method: string, path: string, body?: unknown) =>
-  fetch(`${gateway.url}/api/v1${path}`, {
-    method,
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const admin = (method: string, path: string, body?: unknown) => callApi(gateway.url, method, path, body);
 
 function ask(style: (typeof STYLES)[number], model: string, stream: boolean, extra: Record<string, unknown> = {}): Promise<Response> {
   const [path, body] =

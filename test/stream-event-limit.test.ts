@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { ADMIN_KEY, listening } from "./helpers/gateway.ts";
+import { listening, newInferenceKey } from "./helpers/gateway.ts";
 import { sseEvents } from "./helpers/inference-setup.ts";
 
 /**
@@ -58,12 +58,7 @@ models:
       - { provider: big, model: m }
 `,
   });
-  const created = await fetch(`${gateway.url}/api/v1/keys`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "limit" }),
-  });
-  key = ((await created.json()) as { key: string }).key;
+  key = await newInferenceKey(gateway.url, "limit");
 });
 
 afterAll(async () => {

@@ -103,3 +103,19 @@ export async function createKey(
   const json = (await response.json()) as { key: string; data: { hash: string } };
   return { key: json.key, hash: json.data.hash };
 }
+
+/** A JSON call to a listening gateway's API (`url` without `/api/v1`), with `key` (default the admin key). */
+export function callApi(url: string, method: string, path: string, body?: unknown, key: string = ADMIN_KEY): Promise<Response> {
+  return fetch(`${url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
+/** Creates an inference key named `name` on a listening gateway with the admin key; its plaintext. */
+export async function newInferenceKey(url: string, name: string): Promise<string> {
+  const created = await callApi(url, "POST", "/keys", { name });
+  if (created.status !== 201) throw new Error(`key creation failed: ${created.status} ${await created.text()}`);
+  return ((await created.json()) as { key: string }).key;
+}

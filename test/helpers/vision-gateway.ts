@@ -1,4 +1,4 @@
-import { ADMIN_KEY, listening } from "./gateway.ts";
+import { listening, newInferenceKey } from "./gateway.ts";
 
 /**
  * A listening gateway whose one model sits on an upstream that takes images only inline
@@ -16,13 +16,7 @@ models:
     endpoints: [{ provider: inline, model: v }]
 `,
   });
-  const { key } = await (
-    await fetch(`${gateway.url}/api/v1/keys`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: "vision" }),
-    })
-  ).json();
+  const key = await newInferenceKey(gateway.url, "vision");
   const ask = (url: string, extra: Record<string, unknown> = {}) =>
     fetch(`${gateway.url}/api/v1/chat/completions`, {
       method: "POST",
