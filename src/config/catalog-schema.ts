@@ -1,4 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
+import { OPERATIONS } from "../core/operations.ts";
 
 const Price = T.Number({ minimum: 0 });
 const Millis = (fallback: number) => T.Integer({ minimum: 0, maximum: 3_600_000, default: fallback });
@@ -102,6 +103,8 @@ export const ProviderConfig = T.Object(
   { additionalProperties: false },
 );
 
+export const Operation = T.Union(OPERATIONS.map((operation) => T.Literal(operation)));
+
 export const Pricing = T.Object(
   {
     /** USD per million prompt tokens. */
@@ -116,6 +119,16 @@ export const Pricing = T.Object(
     request: T.Optional(Price),
     /** USD per input image. */
     image: T.Optional(Price),
+    /** USD per generated image. */
+    image_output: T.Optional(Price),
+    /** USD per second of audio transcribed or spoken. */
+    audio_second: T.Optional(Price),
+    /** USD per character of text spoken. */
+    character: T.Optional(Price),
+    /** USD per rerank search unit (a query with up to 100 documents). */
+    search_unit: T.Optional(Price),
+    /** USD per second of video generated. */
+    video_second: T.Optional(Price),
   },
   { additionalProperties: false, default: {} },
 );
@@ -137,6 +150,11 @@ export const EndpointConfig = T.Object(
     region: T.Optional(T.String()),
     /** What the endpoint accepts (text, image, file, audio); defaults to the model's, else text only. */
     input_modalities: T.Optional(T.Array(T.String())),
+    /**
+     * The operations the endpoint serves (chat, embeddings, rerank, transcription, speech, images,
+     * video); chat unless declared. A request for another operation answers wrong_endpoint.
+     */
+    operations: T.Optional(T.Array(Operation, { minItems: 1, uniqueItems: true })),
     /** A disabled endpoint stays in the catalog but serves nothing (no_endpoints when all are). */
     disabled: T.Optional(T.Boolean()),
   },

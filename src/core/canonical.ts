@@ -6,6 +6,10 @@
  * Conventions: token counts are integers; `arguments` of a tool call is JSON text exactly as the model
  * produced it; optional fields are absent (not undefined-valued) when the client did not send them.
  */
+import type { RoutingEnvelope } from "./envelope.ts";
+import type { Usage } from "./usage.ts";
+
+export { emptyUsage, type Usage } from "./usage.ts";
 
 export interface CacheControl {
   type: "ephemeral";
@@ -89,11 +93,10 @@ export interface ReasoningConfig {
 
 export type RequestStyle = "chat" | "responses" | "messages";
 
-export interface CanonicalRequest {
-  /** As the client named it, after preset expansion: a catalog model id. */
-  model: string;
-  /** Ordered fallback models (`models[]`); the first is tried first. */
-  models?: string[];
+/** A chat request (the three chat styles decode into it): the routing envelope plus the conversation. */
+export interface CanonicalRequest extends RoutingEnvelope {
+  /** Chat is the operation a request without one asks for. */
+  operation?: "chat";
   messages: Message[];
   tools?: FunctionTool[];
   toolChoice?: ToolChoice;
@@ -121,18 +124,9 @@ export interface CanonicalRequest {
   stream: boolean;
   /** The client asked for usage on its stream (chat `stream_options.include_usage`). */
   streamUsage: boolean;
-  /** Routing inputs, passed through untouched to the router and plugins. */
-  provider?: Record<string, unknown> | null;
-  plugins?: Array<Record<string, unknown>>;
-  route?: string | null;
-  sessionId?: string;
   promptCacheKey?: string;
-  user?: string;
-  metadata?: Record<string, string>;
   /** `debug.echo_upstream_body`: the transformed upstream body is sent as the first stream chunk. */
   echoUpstreamBody?: boolean;
-  /** The preset slug named by `preset` or `@preset/slug`; resolved by the pipeline. */
-  preset?: string;
   /** The client's `anthropic-beta` flags, for Anthropic-wire upstreams (filtered by their allow-list). */
   anthropicBeta?: string[];
   /** Anthropic `context_management` (server-side context edits such as clearing old thinking or tool uses), as sent. */
@@ -145,22 +139,6 @@ export interface CanonicalRequest {
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
-
-export interface Usage {
-  /** All prompt tokens, cached ones included. */
-  inputTokens: number;
-  outputTokens: number;
-  /** Prompt tokens read from a cache (part of inputTokens). */
-  cacheReadTokens: number;
-  /** Prompt tokens written to a cache (part of inputTokens). */
-  cacheWriteTokens: number;
-  /** Output tokens spent on reasoning (part of outputTokens). */
-  reasoningTokens: number;
-}
-
-export function emptyUsage(): Usage {
-  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 };
-}
 
 /** Output in the order the model produced it. */
 export type OutputBlock =

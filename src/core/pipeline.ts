@@ -1,7 +1,7 @@
 import type { GenerationRow } from "../db/schema.ts";
 import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
 import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
-import type { UpstreamRequest } from "../providers/adapter.ts";
+import type { JsonUpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../providers/http.ts";
 import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "../providers/inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
@@ -67,7 +67,7 @@ interface Base {
   created: number;
   model: CatalogModel;
   endpoint: Endpoint;
-  upstream: UpstreamRequest;
+  upstream: JsonUpstreamRequest;
   routing: RoutingSummary;
   costOf(usage: Usage): number;
 }
@@ -141,7 +141,7 @@ export class Pipeline {
       const limit = caller.limit ?? null;
       if (limit !== null && this.deps.budget) {
         const endpoints = plan.attempts.map((attempt) => attempt.endpoint);
-        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).outputCap?.(request, endpoint)));
+        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)));
       }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -171,7 +171,6 @@ export class Pipeline {
         this.deps.generations.record(row);
         this.deps.metrics?.generation(row);
       };
-      let upstream: UpstreamRequest | undefined;
       try {
         // Each attempt names its model; plugins get their own copy (one may change it in place).
         const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
@@ -181,7 +180,9 @@ export class Pipeline {
           ({ request: attemptRequest, fetched } = await inlineImageUrls(attemptRequest, { allowPrivate: this.deps.allowPrivateUrls ?? false, signal }));
         }
         const adapter = adapterFor(endpoint.provider);
-        upstream = adapter.buildRequest(attemptRequest, endpoint, {
+        const chat = adapter.chat;
+        if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
+        const upstream = chat.buildRequest(attemptRequest, endpoint, {
           stream: attemptRequest.stream,
           apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
         });
@@ -190,8 +191,8 @@ export class Pipeline {
         const fetch = this.deps.transports.fetchFor(endpoint.provider);
         const run = async (): Promise<AttemptResult> =>
           attemptRequest.stream
-            ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, adapter, { fetch, signal }) }
-            : { kind: "json", response: await sendJson(sent, endpoint, adapter, { fetch, signal }) };
+            ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, chat, adapter, { fetch, signal }) }
+            : { kind: "json", response: await sendJson(sent, endpoint, chat, adapter, { fetch, signal }) };
         // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
         const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
         attempts.push({

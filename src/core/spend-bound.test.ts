@@ -1,9 +1,10 @@
+import { FREE } from "./catalog-types.ts";
 import { describe, expect, test } from "bun:test";
 import { makeEndpoint, makeRequest } from "../providers/openai-compatible/test-support.ts";
 import { anthropicAdapter } from "../providers/anthropic/adapter.ts";
 import { outputTokenBound, promptTokenBound, worstCaseCost } from "./spend-bound.ts";
 
-const pricing = { prompt: 1, completion: 2, cacheRead: 0.5, cacheWrite: 1.25, request: 0, image: 0 };
+const pricing = { ...FREE, prompt: 1, completion: 2, cacheRead: 0.5, cacheWrite: 1.25, request: 0, image: 0 };
 
 describe("the spend bound", () => {
   test("the prompt bound counts UTF-8 bytes of all text, tool schemas and framing; media is flagged", () => {
@@ -28,7 +29,7 @@ describe("the spend bound", () => {
     expect(outputTokenBound(request, makeEndpoint({ maxOutput: null, contextLength: null }))).toBe(Number.POSITIVE_INFINITY);
     // The Anthropic adapter sends 4096 when nothing names a maximum, and raises it for a thinking budget.
     const anthropic = makeEndpoint({ maxOutput: null, contextLength: null }, { type: "anthropic" });
-    const cap = (of: ReturnType<typeof makeRequest>) => anthropicAdapter.outputCap!(of, anthropic);
+    const cap = (of: ReturnType<typeof makeRequest>) => anthropicAdapter.chat.outputCap!(of, anthropic);
     expect(outputTokenBound(request, anthropic, cap(request))).toBe(4096);
     const thinking = makeRequest({ maxTokens: 100, reasoning: { maxTokens: 10_000 } });
     expect(outputTokenBound(thinking, anthropic, cap(thinking))).toBe(11_024);

@@ -1,5 +1,5 @@
 import type { GenerationRow } from "../db/schema.ts";
-import type { ProviderAdapter, UpstreamRequest } from "../providers/adapter.ts";
+import type { ChatReader, ErrorReader, UpstreamRequest } from "../providers/adapter.ts";
 import { openStream, type UpstreamFetch } from "../providers/http.ts";
 import type { Endpoint } from "../routing/catalog.ts";
 import { ResponseAccumulator } from "./accumulate.ts";
@@ -16,10 +16,11 @@ import { usageFields, usageSoFar } from "./generation-record.ts";
 export async function openUntilOutput(
   upstream: UpstreamRequest,
   endpoint: Endpoint,
-  adapter: ProviderAdapter,
+  chat: ChatReader,
+  errors: ErrorReader,
   options: { fetch: UpstreamFetch; signal: AbortSignal },
 ): Promise<AsyncGenerator<StreamPart>> {
-  const parts = await openStream(upstream, endpoint, adapter, options);
+  const parts = await openStream(upstream, endpoint, chat, errors, options);
   const read: StreamPart[] = [];
   for (;;) {
     const next = await parts.next();

@@ -3,16 +3,13 @@ import type { CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import type { Endpoint } from "../routing/catalog.ts";
-import type { ProviderAdapter, UpstreamRequest } from "./adapter.ts";
+import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "../transport/request.ts";
 import { readSse } from "./sse.ts";
 import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-/** The header lookups the engine and the adapters make on an upstream answer. */
-export interface HeaderReader {
-  get(name: string): string | null;
-}
+export type { HeaderReader } from "../transport/request.ts";
 
 /**
  * What the engine reads of an upstream answer. A fetch `Response` is one; the gateway's own client
@@ -119,6 +116,27 @@ const UTF8 = new TextDecoder();
  * A JSON answer's body, read within `ms` and at most the provider's `max_response_bytes`; anything else
  * (a stall, a cut, too much, not JSON) is a GatewayError and the upstream request is aborted.
  */
+async function readText(
+  response: UpstreamResponse,
+  controller: AbortController,
+  endpoint: Endpoint,
+  options: SendOptions,
+  ms: number,
+  deadline?: Deadline,
+): Promise<string> {
+  const timer = deadline ?? new Deadline(controller, ms);
+  if (deadline) deadline.restart();
+  try {
+    return await readBounded(response, endpoint, endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
+  } catch (error) {
+    controller.abort();
+    if (error instanceof GatewayError) throw error;
+    throw timer.timedOut && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
+  } finally {
+    timer.clear();
+  }
+}
+
 async function readJson(
   response: UpstreamResponse,
   controller: AbortController,
@@ -210,9 +228,9 @@ async function send(
   const deadline = new Deadline(controller, ms);
   try {
     const response = await options.fetch(upstream.url, {
-      method: "POST",
+      method: upstream.method ?? "POST",
       headers: upstream.headers,
-      body: JSON.stringify(upstream.body),
+      body: upstream.body !== undefined ? JSON.stringify(upstream.body) : (upstream.form ?? null),
       signal: controller.signal,
     });
     if (!keepDeadline) deadline.clear();
@@ -227,7 +245,7 @@ async function send(
 }
 
 /** An error status: its body (the first 64 KiB, within the first-byte timeout) is read for the message. */
-async function failure(response: UpstreamResponse, controller: AbortController, endpoint: Endpoint, adapter: ProviderAdapter): Promise<GatewayError> {
+async function failure(response: UpstreamResponse, controller: AbortController, endpoint: Endpoint, errors: ErrorReader): Promise<GatewayError> {
   const ms = endpoint.provider.timeouts.firstByteMs;
   const timer = ms > 0 ? setTimeout(() => controller.abort(), ms) : undefined;
   let text = "";
@@ -237,24 +255,79 @@ async function failure(response: UpstreamResponse, controller: AbortController, 
     clearTimeout(timer);
     controller.abort();
   }
-  return upstreamError(endpoint, response.status, adapter.parseError(text), response.headers);
+  return upstreamError(endpoint, response.status, errors.parseError(text), response.headers);
 }
 
-/** One non-streaming call: the whole answer within the first-byte timeout. */
-export async function sendJson(
-  upstream: UpstreamRequest,
-  endpoint: Endpoint,
-  adapter: ProviderAdapter,
-  options: SendOptions,
-): Promise<CanonicalResponse> {
+/**
+ * One non-streaming call, answered as the request's `answer` says: `json` and `text` whole within the
+ * first-byte timeout (bounded by max_response_bytes); `bytes` once the headers arrived, the body then
+ * streamed through with the idle timeout between chunks (cancelling it aborts the upstream).
+ */
+export async function call(upstream: UpstreamRequest, endpoint: Endpoint, errors: ErrorReader, options: SendOptions): Promise<UpstreamAnswer> {
   const ms = endpoint.provider.timeouts.firstByteMs;
   const { response, controller, deadline } = await send(upstream, endpoint, options, ms, "first byte", true);
   if (!response.ok) {
     deadline.clear();
-    throw await failure(response, controller, endpoint, adapter);
+    throw await failure(response, controller, endpoint, errors);
+  }
+  const answer = upstream.answer ?? "json";
+  if (answer === "bytes") {
+    deadline.clear();
+    if (!response.body) throw invalidUpstreamResponse(endpoint, "the answer has no body");
+    return { status: response.status, headers: response.headers, body: streamThrough(response.body, controller, endpoint, options) };
+  }
+  if (answer === "text") {
+    const text = await readText(response, controller, endpoint, options, ms, deadline);
+    return { status: response.status, headers: response.headers, body: text };
   }
   const body = await readJson(response, controller, endpoint, options, ms, deadline);
-  return adapter.parseResponse(body, endpoint);
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** One non-streaming chat call: the whole answer within the first-byte timeout. */
+export async function sendJson(
+  upstream: UpstreamRequest,
+  endpoint: Endpoint,
+  chat: Pick<ChatReader, "parseResponse">,
+  errors: ErrorReader,
+  options: SendOptions,
+): Promise<CanonicalResponse> {
+  const answer = await call({ ...upstream, answer: "json" }, endpoint, errors, options);
+  return chat.parseResponse(answer.body, endpoint);
+}
+
+/**
+ * An upstream body passed on as it arrives: each chunk within the idle timeout, the upstream aborted
+ * when the reader cancels (a client that went away) or a chunk is late.
+ */
+function streamThrough(body: ReadableStream<Uint8Array>, controller: AbortController, endpoint: Endpoint, options: SendOptions): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const idleMs = endpoint.provider.timeouts.idleMs;
+  const onAbort = () => controller.abort();
+  options.signal.addEventListener("abort", onAbort, { once: true });
+  const done = () => options.signal.removeEventListener("abort", onAbort);
+  return new ReadableStream<Uint8Array>({
+    async pull(sink) {
+      const deadline = new Deadline(controller, idleMs);
+      try {
+        const { done: ended, value } = await reader.read();
+        if (ended) {
+          done();
+          sink.close();
+        } else sink.enqueue(value);
+      } catch (error) {
+        done();
+        sink.error(deadline.timedOut ? timeoutError(endpoint, "idle", idleMs) : streamCut(endpoint, error));
+      } finally {
+        deadline.clear();
+      }
+    },
+    cancel(reason) {
+      done();
+      controller.abort(reason);
+      reader.cancel(reason).catch(() => {});
+    },
+  });
 }
 
 /**
@@ -266,17 +339,18 @@ export async function sendJson(
 export async function openStream(
   upstream: UpstreamRequest,
   endpoint: Endpoint,
-  adapter: ProviderAdapter,
+  chat: ChatReader,
+  errors: ErrorReader,
   options: SendOptions,
 ): Promise<AsyncGenerator<StreamPart>> {
   const timeouts = endpoint.provider.timeouts;
   const { response, controller } = await send(upstream, endpoint, options, timeouts.connectMs, "connect");
-  if (!response.ok) throw await failure(response, controller, endpoint, adapter);
+  if (!response.ok) throw await failure(response, controller, endpoint, errors);
   const type = response.headers.get("content-type") ?? "";
   if (type.includes("application/json")) {
     // Some servers answer a stream request with one JSON body; replay it as parts.
     const body = await readJson(response, controller, endpoint, options, timeouts.firstByteMs);
-    const parsed = adapter.parseResponse(body, endpoint);
+    const parsed = chat.parseResponse(body, endpoint);
     return (async function* () {
       yield* responseToParts(parsed);
     })();
@@ -289,7 +363,7 @@ export async function openStream(
   if (!response.body) throw invalidUpstreamResponse(endpoint, "the stream has no body");
   const body = response.body;
   return (async function* () {
-    const parser = adapter.createStreamParser(endpoint);
+    const parser = chat.createStreamParser(endpoint);
     let ended = false;
     try {
       for await (const event of readSse(body, {

@@ -1,6 +1,6 @@
-import type { HeaderReader } from "./http.ts";
+import type { HeaderReader } from "../transport/request.ts";
 import { type ErrorCode, GatewayError } from "../core/errors.ts";
-import type { Endpoint } from "../routing/catalog.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
 
 /**
  * The one upstream error path. An adapter only extracts fields from an error body (its message and its
@@ -9,12 +9,8 @@ import type { Endpoint } from "../routing/catalog.ts";
  */
 
 /** What an adapter reads out of an upstream's error body. Absent fields were not in the body. */
-export interface UpstreamErrorFields {
-  /** The upstream's own message. */
-  message?: string | undefined;
-  /** The upstream's error code or type, e.g. `rate_limit_exceeded` or `overloaded_error`. */
-  providerCode?: string | undefined;
-}
+export type { UpstreamErrorFields } from "../transport/request.ts";
+import type { UpstreamErrorFields } from "../transport/request.ts";
 
 /**
  * An upstream HTTP status → the gateway's code. Credentials (401/403) and the upstream account's

@@ -1,3 +1,4 @@
+import { FREE } from "../core/catalog-types.ts";
 import { describe, expect, test } from "bun:test";
 import { ConfigError, validateConfig } from "../config/load.ts";
 import { Catalog, SIMULATED_MODEL_ID } from "./catalog.ts";
@@ -55,7 +56,7 @@ describe("catalog from the config", () => {
     const llama = built.model("meta-llama/llama-3.1-8b")!.endpoints[0]!;
     expect(llama.provider.baseUrl).toBe("http://gpu-1:8000/v1");
     expect(llama.provider.quirks).toEqual({ maxTokensField: "max_tokens", streamUsage: false, reasoningEffort: true, inlineImageUrls: false });
-    expect(llama.pricing).toEqual({ prompt: 0.1, completion: 0.2, cacheRead: 0.1, cacheWrite: 0.1, request: 0.001, image: 0 });
+    expect(llama.pricing).toEqual({ ...FREE, prompt: 0.1, completion: 0.2, cacheRead: 0.1, cacheWrite: 0.1, request: 0.001 });
     expect(llama).toMatchObject({ contextLength: 131072, maxOutput: 4096, quantization: "fp8", collectsData: true, retainsPrompts: true, region: "eu" });
     const claude = built.model("anthropic/claude")!.endpoints[0]!;
     expect(claude.provider.baseUrl).toBe("https://api.anthropic.com");

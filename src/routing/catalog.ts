@@ -3,88 +3,8 @@ import type { EndpointConfig, ProviderConfig, Simulation } from "../config/catal
 import type { Config } from "../config/schema.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
 
-export type ProviderType = ProviderConfig["type"];
-
-export interface Timeouts {
-  connectMs: number;
-  firstByteMs: number;
-  idleMs: number;
-}
-
-export interface Provider {
-  /** The slug requests name in `provider.order`, `only`, `ignore`. */
-  slug: string;
-  name: string;
-  type: ProviderType;
-  baseUrl: string;
-  apiKey?: string;
-  apiKeySecret?: string;
-  headers: Record<string, string>;
-  quirks: {
-    maxTokensField: "max_tokens" | "max_completion_tokens";
-    streamUsage: boolean;
-    reasoningEffort: boolean;
-    inlineImageUrls: boolean;
-  };
-  anthropicVersion: string;
-  /** Client `anthropic-beta` flags forwarded to this (Anthropic-wire) provider besides the default ones. */
-  anthropicBetaAllow: ReadonlySet<string>;
-  simulation?: Required<Pick<Simulation, "ttft_ms" | "tokens_per_second">> & Simulation;
-  timeouts: Timeouts;
-  /** Largest JSON answer (and single stream event) read from this provider; larger is a 502 (default 64 MiB). */
-  maxResponseBytes?: number;
-}
-
-export interface Pricing {
-  /** USD per million tokens. */
-  prompt: number;
-  completion: number;
-  cacheRead: number;
-  cacheWrite: number;
-  /** USD per request and per input image. */
-  request: number;
-  image: number;
-}
-
-export interface Endpoint {
-  /** Stable key: `<provider>:<upstream model>` within its model. */
-  key: string;
-  modelId: string;
-  provider: Provider;
-  upstreamModel: string;
-  pricing: Pricing;
-  contextLength: number | null;
-  maxOutput: number | null;
-  quantization: string | null;
-  supportedParameters: string[] | null;
-  collectsData: boolean;
-  retainsPrompts: boolean;
-  region: string | null;
-  inputModalities: string[];
-  disabled: boolean;
-}
-
-export interface CatalogModel {
-  id: string;
-  /** The part before the slash: `openai` of `openai/gpt-4o`. */
-  author: string;
-  name: string;
-  description: string | null;
-  /** Unix seconds of the release date (the catalog's `created`), or null when unknown. */
-  created: number | null;
-  intelligenceIndex: number | null;
-  codingIndex: number | null;
-  agenticIndex: number | null;
-  toolSuccessRate: number | null;
-  distillable: boolean;
-  deprecated: boolean;
-  /** Unix ms after which a free variant is no longer offered, or null. */
-  freeUntil: number | null;
-  inputModalities: string[];
-  outputModalities: string[];
-  /** Every configured endpoint, disabled ones included (they serve nothing). */
-  endpoints: Endpoint[];
-}
+export type { CatalogModel, Endpoint, Pricing, Provider, ProviderType, Timeouts } from "../core/catalog-types.ts";
+import type { CatalogModel, Endpoint, Provider, ProviderType } from "../core/catalog-types.ts";
 
 export const SIMULATED_MODEL_ID = "roundhouse/simulated";
 
@@ -168,6 +88,11 @@ function buildEndpoint(modelId: string, provider: Provider, config: EndpointConf
       cacheWrite: config.pricing.cache_write ?? config.pricing.prompt ?? 0,
       request: config.pricing.request ?? 0,
       image: config.pricing.image ?? 0,
+      imageOutput: config.pricing.image_output ?? 0,
+      audioSecond: config.pricing.audio_second ?? 0,
+      character: config.pricing.character ?? 0,
+      searchUnit: config.pricing.search_unit ?? 0,
+      videoSecond: config.pricing.video_second ?? 0,
     },
     contextLength: config.context_length ?? null,
     maxOutput: config.max_output ?? null,
@@ -178,6 +103,7 @@ function buildEndpoint(modelId: string, provider: Provider, config: EndpointConf
     region: config.region ?? null,
     // Text only unless declared: nothing else tells what an upstream model accepts.
     inputModalities: config.input_modalities ?? defaults.inputModalities ?? ["text"],
+    operations: new Set(config.operations ?? ["chat"]),
     disabled: config.disabled ?? false,
   };
 }

@@ -17,7 +17,7 @@ function canonical(overrides: Partial<CanonicalRequest> = {}): CanonicalRequest 
 }
 
 function body(overrides: Partial<CanonicalRequest> = {}, target = endpoint): Record<string, any> {
-  return anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: "sk-ant-test" }).body;
+  return anthropicAdapter.chat.buildRequest(canonical(overrides), target, { stream: false, apiKey: "sk-ant-test" }).body;
 }
 
 const user = (text: string, cacheControl?: typeof ephemeral): Message => ({
@@ -27,7 +27,7 @@ const user = (text: string, cacheControl?: typeof ephemeral): Message => ({
 
 describe("buildRequest: envelope", () => {
   test("url, headers and required fields", () => {
-    const request = anthropicAdapter.buildRequest(canonical(), endpoint, { stream: true, apiKey: "sk-ant-test" });
+    const request = anthropicAdapter.chat.buildRequest(canonical(), endpoint, { stream: true, apiKey: "sk-ant-test" });
     expect(request.url).toBe("https://api.anthropic.test/v1/messages");
     expect(request.headers).toEqual({
       "content-type": "application/json",
@@ -44,7 +44,7 @@ describe("buildRequest: envelope", () => {
   });
 
   test("no x-api-key without a key; stream omitted when not streaming", () => {
-    const request = anthropicAdapter.buildRequest(canonical(), endpoint, { stream: false, apiKey: undefined });
+    const request = anthropicAdapter.chat.buildRequest(canonical(), endpoint, { stream: false, apiKey: undefined });
     expect(request.headers["x-api-key"]).toBeUndefined();
     expect(request.body.stream).toBeUndefined();
   });
@@ -267,7 +267,7 @@ describe("buildRequest: reasoning", () => {
 
   test("what thinking displaces, or thinking that cannot be sent, is reported in warnings", () => {
     const warnings = (overrides: Partial<CanonicalRequest>, target = endpoint) =>
-      anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined }).warnings;
+      anthropicAdapter.chat.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined }).warnings;
     expect(warnings({ reasoning: { effort: "low" }, temperature: 0.2, topK: 5 })).toEqual([
       "temperature, top_k: not accepted together with thinking on the Anthropic wire; not sent",
     ]);
@@ -287,7 +287,7 @@ describe("buildRequest: context_management", () => {
   const clearThinking = { type: "clear_thinking_20251015", keep: "all" };
   const clearTools = { type: "clear_tool_uses_20250919", trigger: { type: "input_tokens", value: 30000 } };
   const build = (overrides: Partial<CanonicalRequest>, target = endpoint) =>
-    anthropicAdapter.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined });
+    anthropicAdapter.chat.buildRequest(canonical(overrides), target, { stream: false, apiKey: undefined });
 
   test("sent as is under a context-management beta flag", () => {
     const request = build({
@@ -314,7 +314,7 @@ describe("buildRequest: context_management", () => {
 
 describe("buildRequest: anthropic-beta", () => {
   const headers = (anthropicBeta: string[] | undefined, target = endpoint) =>
-    anthropicAdapter.buildRequest(canonical(anthropicBeta ? { anthropicBeta } : {}), target, { stream: false, apiKey: undefined });
+    anthropicAdapter.chat.buildRequest(canonical(anthropicBeta ? { anthropicBeta } : {}), target, { stream: false, apiKey: undefined });
 
   test("the client's allowed flags join the provider's own; others are reported and not sent", () => {
     const request = headers(["claude-code-20250219", "interleaved-thinking-2025-05-14", "secret-beta-1", "prompt-caching-2024-07-31"]);

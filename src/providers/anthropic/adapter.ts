@@ -5,10 +5,14 @@ import { parseAnthropicMessage } from "./response.ts";
 import { createAnthropicStreamParser } from "./stream.ts";
 
 /** The native Anthropic Messages API: POST {baseUrl}/v1/messages. */
-export const anthropicAdapter: ProviderAdapter = {
-  buildRequest: buildAnthropicRequest,
-  parseResponse: parseAnthropicMessage,
-  createStreamParser: createAnthropicStreamParser,
+export const anthropicAdapter = {
+  specificationVersion: 2,
+  id: "anthropic",
+  chat: {
+    buildRequest: buildAnthropicRequest,
+    parseResponse: parseAnthropicMessage,
+    createStreamParser: createAnthropicStreamParser,
+    outputCap: anthropicOutputCap,
+  },
   parseError: readAnthropicError,
-  outputCap: anthropicOutputCap,
-};
+} satisfies ProviderAdapter;

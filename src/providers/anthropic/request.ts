@@ -1,6 +1,6 @@
 import type { CanonicalRequest, ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice } from "../../core/canonical.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
+import type { BuildOptions, JsonUpstreamRequest } from "../adapter.ts";
 import { forwardedBetas } from "./betas.ts";
 import { cacheField, convertMessages } from "./content.ts";
 import type { AnthropicBlock, AnthropicRequestBody, AnthropicTextBlock, AnthropicTool, AnthropicToolChoice } from "./wire.ts";
@@ -22,7 +22,7 @@ export const EFFORT_BUDGET: Record<Exclude<ReasoningEffort, "none">, number> = {
   max: 32000,
 };
 
-export function buildAnthropicRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
+export function buildAnthropicRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): JsonUpstreamRequest {
   const { provider } = endpoint;
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -35,7 +35,7 @@ export function buildAnthropicRequest(request: CanonicalRequest, endpoint: Endpo
   if (betas !== undefined) headers["anthropic-beta"] = betas;
   const body = buildBody(request, endpoint, options.stream, warnings);
   if (request.contextManagement !== undefined) addContextManagement(body, request.contextManagement, betas ?? provider.headers["anthropic-beta"], warnings);
-  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/v1/messages`, headers, body };
+  const upstream: JsonUpstreamRequest = { url: `${provider.baseUrl}/v1/messages`, headers, body };
   if (warnings.length > 0) upstream.warnings = warnings;
   return upstream;
 }

@@ -4,7 +4,7 @@ import { anthropicAdapter } from "./adapter.ts";
 import { fixtureJson, makeEndpoint } from "./test-support.ts";
 
 const endpoint = makeEndpoint();
-const parse = (body: unknown) => anthropicAdapter.parseResponse(body, endpoint);
+const parse = (body: unknown) => anthropicAdapter.chat.parseResponse(body, endpoint);
 
 describe("parseResponse", () => {
   test("a text message", async () => {

@@ -18,7 +18,7 @@ describe("createStreamParser", () => {
   });
 
   test("a message_stop without any stop reason finishes as error, the rule of a whole message", () => {
-    const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+    const parser = anthropicAdapter.chat.createStreamParser(makeEndpoint());
     const event = (data: unknown) => parser.parse({ data: JSON.stringify(data) });
     event({ type: "message_start", message: { id: "msg_1", model: "m", usage: { input_tokens: 3 } } });
     event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } });
@@ -70,7 +70,7 @@ describe("createStreamParser", () => {
   });
 
   test("redacted thinking and initial block text", () => {
-    const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+    const parser = anthropicAdapter.chat.createStreamParser(makeEndpoint());
     const event = (data: unknown) => parser.parse({ data: JSON.stringify(data) });
     expect(event({ type: "content_block_start", index: 0, content_block: { type: "redacted_thinking", data: "opaque" } })).toEqual([
       { type: "reasoning-redacted", data: "opaque" },
@@ -108,12 +108,12 @@ describe("createStreamParser", () => {
       something_new: ["bad_gateway", 502],
     } as const;
     for (const [type, [code, status]] of Object.entries(cases)) {
-      const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+      const parser = anthropicAdapter.chat.createStreamParser(makeEndpoint());
       const [part] = parser.parse({ event: "error", data: JSON.stringify({ type: "error", error: { type, message: "secret-ish upstream detail" } }) });
       const error = (part as { error: GatewayError }).error;
       expect([error.code, error.status, error.metadata?.provider_code]).toEqual([code, status, type]);
     }
-    const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+    const parser = anthropicAdapter.chat.createStreamParser(makeEndpoint());
     const [part] = parser.parse({ data: JSON.stringify({ type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } }) });
     expect((part as { error: GatewayError }).error.message).toBe("Anthropic rejected the gateway's credentials");
   });
@@ -132,7 +132,7 @@ describe("createStreamParser", () => {
   });
 
   test("ping, duplicate message_start and events after message_stop emit nothing", () => {
-    const parser = anthropicAdapter.createStreamParser(makeEndpoint());
+    const parser = anthropicAdapter.chat.createStreamParser(makeEndpoint());
     const start = { type: "message_start", message: { id: "msg_1", model: "m", usage: { input_tokens: 3 } } };
     expect(parser.parse({ event: "message_start", data: JSON.stringify(start) }).map((part: StreamPart) => part.type)).toEqual(["start", "usage"]);
     expect(parser.parse({ event: "message_start", data: JSON.stringify(start) })).toEqual([]);
@@ -148,7 +148,7 @@ describe("createStreamParser", () => {
     const accumulator = new ResponseAccumulator();
     for (const part of parts) accumulator.add(part);
     expect(accumulator.output.map((block) => block.type)).toEqual(["text", "tool-call", "tool-call"]);
-    const whole = anthropicAdapter.parseResponse(await fixtureJson("message-tool-use.json"), makeEndpoint());
+    const whole = anthropicAdapter.chat.parseResponse(await fixtureJson("message-tool-use.json"), makeEndpoint());
     expect(whole.output.map((block) => block.type)).toEqual(["text", "tool-call", "tool-call"]);
   });
 

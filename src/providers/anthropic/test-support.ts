@@ -1,3 +1,4 @@
+import { FREE } from "../../core/catalog-types.ts";
 /** Test support for the Anthropic adapter: an endpoint, fixture loading and a tiny SSE splitter. */
 import type { StreamPart } from "../../core/canonical.ts";
 import type { Endpoint, Provider } from "../../routing/catalog.ts";
@@ -22,7 +23,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     modelId: "anthropic/claude-sonnet-4.5",
     provider,
     upstreamModel: "claude-sonnet-4-5-20250929",
-    pricing: { prompt: 3, completion: 15, cacheRead: 0.3, cacheWrite: 3.75, request: 0, image: 0 },
+    pricing: { ...FREE, prompt: 3, completion: 15, cacheRead: 0.3, cacheWrite: 3.75, request: 0, image: 0 },
     contextLength: 200_000,
     maxOutput: 64_000,
     quantization: null,
@@ -31,6 +32,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     retainsPrompts: false,
     region: null,
     inputModalities: ["text", "image", "file"],
+    operations: new Set(["chat"]),
     disabled: false,
     ...overrides,
   };
@@ -65,7 +67,7 @@ export function splitSse(text: string): SseEvent[] {
 
 /** Replays a recorded stream through a fresh parser, `end()` included. */
 export async function replayStream(name: string, endpoint: Endpoint = makeEndpoint()): Promise<StreamPart[]> {
-  const parser = anthropicAdapter.createStreamParser(endpoint);
+  const parser = anthropicAdapter.chat.createStreamParser(endpoint);
   const parts = splitSse(await fixtureText(name)).flatMap((event) => parser.parse(event));
   return [...parts, ...parser.end()];
 }

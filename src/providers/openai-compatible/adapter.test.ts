@@ -12,7 +12,7 @@ const WEATHER: FunctionTool = {
 };
 
 function build(overrides: Parameters<typeof makeRequest>[0] = {}, endpoint = makeEndpoint(), options = { stream: false, apiKey: "sk-up" as string | undefined }) {
-  return adapter.buildRequest(makeRequest(overrides), endpoint, options);
+  return adapter.chat.buildRequest(makeRequest(overrides), endpoint, options);
 }
 
 describe("buildRequest: basics", () => {

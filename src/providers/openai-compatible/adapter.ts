@@ -5,9 +5,13 @@ import { parseChatResponse } from "./response.ts";
 import { createChatStreamParser } from "./stream.ts";
 
 /** Any server speaking OpenAI's Chat Completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, ... */
-export const openAiCompatibleAdapter: ProviderAdapter = {
-  buildRequest: buildChatRequest,
-  parseResponse: parseChatResponse,
-  createStreamParser: createChatStreamParser,
+export const openAiCompatibleAdapter = {
+  specificationVersion: 2,
+  id: "openai-compatible",
+  chat: {
+    buildRequest: buildChatRequest,
+    parseResponse: parseChatResponse,
+    createStreamParser: createChatStreamParser,
+  },
   parseError: readChatError,
-};
+} satisfies ProviderAdapter;

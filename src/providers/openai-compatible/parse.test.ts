@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { ResponseAccumulator } from "../../core/accumulate.ts";
 import type { GatewayError } from "../../core/errors.ts";
-import { openAiCompatibleAdapter as adapter } from "./adapter.ts";
+import { openAiCompatibleAdapter } from "./adapter.ts";
+
+const adapter = openAiCompatibleAdapter.chat;
 import { fixtureJson, joined, makeEndpoint, replayStream } from "./test-support.ts";
 
 /** Recorded bodies and streams of OpenAI, vLLM, Ollama and llama.cpp → canonical responses and parts. */

@@ -1,6 +1,6 @@
 import type { CanonicalRequest, ContentPart, Message, ReasoningConfig, ReasoningEffort } from "../../core/canonical.ts";
 import type { Endpoint } from "../../routing/catalog.ts";
-import type { BuildOptions, UpstreamRequest } from "../adapter.ts";
+import type { BuildOptions, JsonUpstreamRequest } from "../adapter.ts";
 
 type Json = Record<string, unknown>;
 
@@ -59,7 +59,7 @@ function message(entry: Message): Json {
 }
 
 /** Chat Completions body for any OpenAI-compatible server; differences between servers are `quirks`. */
-export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
+export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): JsonUpstreamRequest {
   const provider = endpoint.provider;
   const body: Json = { model: endpoint.upstreamModel, messages: request.messages.map(message) };
   if (request.tools?.length) {
@@ -128,7 +128,7 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
   }
   const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  const upstream: UpstreamRequest = { url: `${provider.baseUrl}/chat/completions`, headers, body };
+  const upstream: JsonUpstreamRequest = { url: `${provider.baseUrl}/chat/completions`, headers, body };
   if (warnings.length > 0) upstream.warnings = warnings;
   return upstream;
 }

@@ -1,3 +1,4 @@
+import { FREE } from "../../core/catalog-types.ts";
 /** Test support for the OpenAI-compatible adapter: endpoints per server, recorded fixtures, stream replay. */
 import type { CanonicalRequest, StreamPart } from "../../core/canonical.ts";
 import type { Endpoint, Provider } from "../../routing/catalog.ts";
@@ -22,7 +23,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     modelId: "qwen/qwen3-8b",
     provider,
     upstreamModel: "Qwen/Qwen3-8B",
-    pricing: { prompt: 0.1, completion: 0.3, cacheRead: 0.05, cacheWrite: 0.1, request: 0, image: 0 },
+    pricing: { ...FREE, prompt: 0.1, completion: 0.3, cacheRead: 0.05, cacheWrite: 0.1, request: 0, image: 0 },
     contextLength: 32_768,
     maxOutput: 8_192,
     quantization: "bf16",
@@ -31,6 +32,7 @@ export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverride
     retainsPrompts: false,
     region: null,
     inputModalities: ["text", "image"],
+    operations: new Set(["chat"]),
     disabled: false,
     ...overrides,
   };
@@ -57,7 +59,7 @@ export async function fixtureJson(name: string): Promise<unknown> {
 /** Replays a recorded stream through the real SSE decoder and a fresh parser, `end()` included. */
 export async function replayStream(name: string, endpoint: Endpoint = makeEndpoint()): Promise<StreamPart[]> {
   const decoder = new SseDecoder();
-  const parser = openAiCompatibleAdapter.createStreamParser(endpoint);
+  const parser = openAiCompatibleAdapter.chat.createStreamParser(endpoint);
   const events = [...decoder.push(await fixtureText(name)), ...decoder.finish()];
   return [...events.flatMap((event) => parser.parse(event)), ...parser.end()];
 }

@@ -1,4 +1,5 @@
 import type { Simulation } from "../../config/catalog-schema.ts";
+import { simulatedRoute } from "./operations.ts";
 
 /**
  * The simulated provider: an in-process server that speaks OpenAI's Chat Completions wire format, so
@@ -122,7 +123,9 @@ export function createSimulatedFetch(settings: Simulation): FetchLike {
   let requests = 0;
   const perToken = simulation.tokens_per_second > 0 ? 1000 / simulation.tokens_per_second : 0;
 
-  return async (_url, init) => {
+  return async (url, init) => {
+    const route = simulatedRoute(url, init.method ?? "GET");
+    if (route) return route(new Request(url, init), simulation);
     requests++;
     const body = JSON.parse(String(init.body)) as Json;
     const signal = init.signal;

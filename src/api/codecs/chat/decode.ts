@@ -1,6 +1,7 @@
 import type { CanonicalRequest, ContentPart, FunctionTool, Message, ReasoningPart, ResponseFormat, ToolChoice } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import { planServerTool } from "../server-tools.ts";
+import { decodeEnvelope } from "../envelope.ts";
 
 type Json = Record<string, any>;
 
@@ -127,7 +128,6 @@ function responseFormat(format: Json | undefined): ResponseFormat | undefined {
 
 /** The optional fields, in the order they are set: a body field's name, or how to read it. */
 const OPTIONAL: Array<[keyof CanonicalRequest, string | ((body: Json) => unknown)]> = [
-  ["models", "models"],
   ["maxTokens", (body) => body.max_tokens ?? body.max_completion_tokens],
   ["temperature", "temperature"],
   ["topP", "top_p"],
@@ -147,20 +147,13 @@ const OPTIONAL: Array<[keyof CanonicalRequest, string | ((body: Json) => unknown
   ["verbosity", "verbosity"],
   ["cacheControl", "cache_control"],
   ["serviceTier", "service_tier"],
-  ["provider", "provider"],
-  ["plugins", "plugins"],
-  ["route", "route"],
-  ["sessionId", "session_id"],
   ["promptCacheKey", "prompt_cache_key"],
-  ["user", "user"],
-  ["metadata", "metadata"],
-  ["preset", "preset"],
 ];
 
 /** A validated Chat Completions body → the canonical request. */
 export function decodeChat(body: Json): CanonicalRequest {
   const request: CanonicalRequest = {
-    model: typeof body.model === "string" ? body.model : "",
+    ...decodeEnvelope(body),
     messages: messages(body.messages ?? []),
     stream: body.stream === true,
     // OpenRouter's `usage: {include: true}` asks for the same as `stream_options.include_usage`.

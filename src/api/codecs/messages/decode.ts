@@ -12,6 +12,7 @@ import type {
 import { GatewayError } from "../../../core/errors.ts";
 import { planServerTool } from "../server-tools.ts";
 import { checkMessagesRules, type MessagesRequest } from "../../schemas/messages-request.ts";
+import { decodeEnvelope } from "../envelope.ts";
 
 /**
  * Anthropic Messages body → canonical request. The route has validated the body against
@@ -285,8 +286,10 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
     else messages.push(assistantMessage(content, path));
   });
 
-  const request: CanonicalRequest = { model: body.model, messages, stream: body.stream ?? false, streamUsage: false };
-  if (body.models !== undefined) request.models = body.models;
+  if (body.preset !== undefined && typeof body.preset !== "string") fail("preset", "expected a string");
+  // Anthropic's `metadata` is `{user_id}`, the end user, not the routing metadata.
+  const { metadata: _anthropicMetadata, ...envelope } = decodeEnvelope(body);
+  const request: CanonicalRequest = { ...envelope, model: body.model, messages, stream: body.stream ?? false, streamUsage: false };
   if (body.fallbacks !== undefined) request.models = [body.model, ...body.fallbacks.map((fallback) => fallback.model)];
   if (body.tools !== undefined) {
     const warnings: string[] = [];
@@ -309,15 +312,7 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   if (body.cache_control !== undefined) request.cacheControl = body.cache_control;
   if (body.context_management !== undefined) request.contextManagement = body.context_management;
   if (body.service_tier !== undefined && body.service_tier !== null) request.serviceTier = body.service_tier;
-  if (body.provider !== undefined) request.provider = body.provider as CanonicalRequest["provider"];
-  if (body.plugins !== undefined) request.plugins = body.plugins as CanonicalRequest["plugins"];
-  if (body.route !== undefined) request.route = body.route;
-  if (body.session_id !== undefined) request.sessionId = body.session_id;
   const user = body.user ?? body.metadata?.user_id ?? undefined;
   if (user !== undefined && user !== null) request.user = user;
-  if (body.preset !== undefined) {
-    if (typeof body.preset !== "string") fail("preset", "expected a string");
-    request.preset = body.preset;
-  }
   return request;
 }

@@ -3,6 +3,7 @@ import { GatewayError } from "../../../core/errors.ts";
 import type { ResponsesRequest } from "../../schemas/responses-request.ts";
 import { decodeInput, type InputContext } from "./input.ts";
 import { decodeTool, decodeToolChoice, decodeTools } from "./tools.ts";
+import { decodeEnvelope } from "../envelope.ts";
 
 /** The body after schema validation, plus the non-standard `preset` field. */
 type Body = ResponsesRequest & { preset?: unknown };
@@ -74,18 +75,6 @@ function decodeCacheControl(value: unknown): CacheControl | undefined {
   return typeof value.ttl === "string" ? { type: "ephemeral", ttl: value.ttl } : { type: "ephemeral" };
 }
 
-function decodeModel(body: Body): Pick<CanonicalRequest, "model" | "models" | "preset"> {
-  const models = Array.isArray(body.models) && body.models.length > 0 ? body.models : undefined;
-  const preset = typeof body.preset === "string" && body.preset !== "" ? body.preset : undefined;
-  const named = typeof body.model === "string" ? body.model.trim() : "";
-  if (named === "" && models === undefined && preset === undefined) throw bad("model: is required");
-  // With only `models`, the first one is the primary; with only a preset, the pipeline fills the model in.
-  const result: Pick<CanonicalRequest, "model" | "models" | "preset"> = { model: named !== "" ? named : (models?.[0] ?? "") };
-  if (models !== undefined) result.models = models;
-  if (preset !== undefined) result.preset = preset;
-  return result;
-}
-
 /** Copies `value` under `key` unless it is absent or null. */
 function set<K extends keyof CanonicalRequest>(request: CanonicalRequest, key: K, value: CanonicalRequest[K] | null | undefined): void {
   if (value !== undefined && value !== null) request[key] = value;
@@ -103,7 +92,8 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   messages.push(...decodeInput(body.input, input));
   const warnings = input.warnings;
 
-  const request: CanonicalRequest = { ...decodeModel(body), messages, stream: body.stream === true, streamUsage: false };
+  if (decodeEnvelope(body).model === "" && body.preset === undefined) throw bad("model: is required");
+  const request: CanonicalRequest = { ...decodeEnvelope(body), messages, stream: body.stream === true, streamUsage: false };
   let tools = decodeTools(body.tools as unknown[] | undefined, body.provider, warnings);
   if (input.loadedTools.length > 0) {
     // Tools a client-run tool_search loaded are callable from then on, as if the client had listed them.
@@ -126,13 +116,7 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   set(request, "reasoning", decodeReasoning(body.reasoning));
   set(request, "cacheControl", decodeCacheControl(body.cache_control));
   set(request, "serviceTier", body.service_tier);
-  if (body.provider !== undefined) request.provider = body.provider as Record<string, unknown> | null;
-  set(request, "plugins", body.plugins as Array<Record<string, unknown>> | undefined);
-  if (body.route !== undefined) request.route = body.route;
-  set(request, "sessionId", body.session_id);
   set(request, "promptCacheKey", body.prompt_cache_key);
-  set(request, "user", body.user);
-  set(request, "metadata", body.metadata);
   if (body.debug?.echo_upstream_body === true) request.echoUpstreamBody = true;
   if (warnings.length > 0) request.warnings = warnings;
   return request;
