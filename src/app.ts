@@ -3,7 +3,7 @@ import { errorEnvelope, GatewayError, MASKED_INTERNAL_MESSAGE, toGatewayError } 
 import { checkHostValue, hostnameOf } from "./core/hostname.ts";
 import { describeError } from "./core/log.ts";
 import { trustedProxies } from "./core/trusted-proxies.ts";
-import { formatValidationError } from "./api/schemas/format-errors.ts";
+import { formatValidationError } from "./core/validation-errors.ts";
 import { authenticate } from "./api/auth.ts";
 import { readJsonBody } from "./api/http.ts";
 import { keysApi } from "./api/keys.ts";

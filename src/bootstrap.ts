@@ -1,4 +1,4 @@
-import { hashApiKey, KEY_PATTERN } from "./security/api-key.ts";
+import { hashApiKey, KEY_PATTERN } from "./core/api-key.ts";
 import type { Services } from "./services.ts";
 
 export interface BootstrapResult {

@@ -1,3 +1,4 @@
+import type { Services } from "./api/services.ts";
 import type { Config } from "./config/schema.ts";
 import type { Logger } from "./core/log.ts";
 import type { Db } from "./db/client.ts";
@@ -8,18 +9,18 @@ import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { VaultStore } from "./db/vault.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
-import { SecretBox } from "./security/secret-box.ts";
-import { CredentialResolver } from "./core/credentials.ts";
+import { SecretBox } from "./core/secret-box.ts";
+import { CredentialResolver } from "./pipeline/credentials.ts";
 import { type FeatureCatalog, featureCatalog } from "./core/intern-features.ts";
-import { Pipeline } from "./core/pipeline.ts";
-import { RateLimiter, SpendLedger } from "./core/limits.ts";
+import { Pipeline } from "./pipeline/pipeline.ts";
+import { RateLimiter, SpendLedger } from "./pipeline/limits.ts";
 import { GenerationStore } from "./db/generations.ts";
 import { ChangeWatch } from "./db/change-watch.ts";
-import { Lifecycle } from "./core/lifecycle.ts";
-import { GatewayMetrics } from "./core/metrics.ts";
+import { Lifecycle } from "./ops/lifecycle.ts";
+import { GatewayMetrics } from "./ops/metrics.ts";
 import { Transports } from "./providers/registry.ts";
-import type { FetchLike } from "./providers/http.ts";
-import { Catalog } from "./routing/catalog.ts";
+import type { FetchLike } from "./transport/engine.ts";
+import { Catalog } from "./config/catalog.ts";
 import { HealthStats } from "./routing/health.ts";
 import { Router } from "./routing/router.ts";
 import { StickySessions } from "./routing/sticky.ts";
@@ -28,34 +29,7 @@ import type { PluginDefinition } from "./plugins/contract.ts";
 import { PluginHost } from "./plugins/host.ts";
 import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/registry.ts";
 
-/** Everything a request handler may use; built once at start and handed to createApp. */
-export interface Services {
-  config: Config;
-  logger: Logger;
-  db: Db;
-  box: SecretBox;
-  keys: KeyStore;
-  workspaces: WorkspaceStore;
-  interns: InternStore;
-  /** Features given to interns, and the operator's declared features they refer to. */
-  internFeatures: InternFeatureStore;
-  features: FeatureCatalog;
-  presets: PresetStore;
-  vault: VaultStore;
-  connections: ConnectionStore;
-  catalog: Catalog;
-  health: HealthStats;
-  plugins: PluginHost;
-  generations: GenerationStore;
-  pipeline: Pipeline;
-  metrics: GatewayMetrics;
-  rateLimits: RateLimiter;
-  spend: SpendLedger;
-  /** Shutdown state and the streams in flight. */
-  lifecycle: Lifecycle;
-  /** How upstreams are reached (the pooled HTTP client). */
-  transports: Transports;
-}
+export type { Services } from "./api/services.ts";
 
 export function createServices(input: {
   config: Config;

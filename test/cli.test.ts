@@ -8,7 +8,7 @@ import { PresetStore } from "../src/db/presets.ts";
 import { apiKeys, presets } from "../src/db/schema.ts";
 import { VaultStore } from "../src/db/vault.ts";
 import { WorkspaceStore } from "../src/db/workspaces.ts";
-import { SecretBox } from "../src/security/secret-box.ts";
+import { SecretBox } from "../src/core/secret-box.ts";
 import { ADMIN_KEY, listening, MASTER_KEY, tempDir } from "./helpers/gateway.ts";
 
 const MAIN = join(import.meta.dir, "..", "src", "main.ts");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { periodStart, RateLimiter, SpendLedger } from "../src/core/limits.ts";
+import { periodStart, RateLimiter, SpendLedger } from "../src/pipeline/limits.ts";
 import { callApi, listening } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 

@@ -1,7 +1,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { Counter, Histogram, Registry } from "../src/core/metrics.ts";
+import { Counter, Histogram, Registry } from "../src/ops/metrics.ts";
 import { DATABASE_FILE } from "../src/db/client.ts";
 import { type Gateway, startGateway } from "../src/server.ts";
 import { ADMIN_KEY, captureLogger, createKey, type InProcess, inProcess, MASTER_KEY, tempDir } from "./helpers/gateway.ts";

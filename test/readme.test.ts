@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config/load.ts";
-import { Catalog } from "../src/routing/catalog.ts";
+import { Catalog } from "../src/config/catalog.ts";
 import { createLogger } from "../src/core/log.ts";
 import { loadPlugins } from "../src/plugins/registry.ts";
 import { tempDir } from "./helpers/gateway.ts";

@@ -39,12 +39,8 @@ const images = Bun.serve({
 });
 /** Accepts and closes at once: a reset. */
 const resetting = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { open: (socket) => void socket.end(), data() {} } });
-const closedPort = (() => {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-})();
+/** Nothing listens on port 1 (tcpmux): a port freed by a probe could be taken by another test process before it is used. */
+const closedPort = 1;
 
 let upstream: Upstream;
 type Rig = Awaited<ReturnType<typeof gatewayWith>>;

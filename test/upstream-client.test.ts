@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { createUpstreamClient, type UpstreamClient } from "../src/providers/upstream-client.ts";
+import { createUpstreamClient, type UpstreamClient } from "../src/transport/upstream-client.ts";
 import { startInference } from "./helpers/inference-setup.ts";
 
 /**
@@ -480,7 +480,7 @@ describe("upstream.http_client", () => {
 });
 
 describe("ClientResponse", () => {
-  const { ClientResponse } = require("../src/providers/upstream-client.ts") as typeof import("../src/providers/upstream-client.ts");
+  const { ClientResponse } = require("../src/transport/upstream-client.ts") as typeof import("../src/transport/upstream-client.ts");
   const bytes = () => new TextEncoder().encode("hello");
 
   test("bytes() after only looking at body takes the bytes; after reading the stream it is refused", async () => {

@@ -1,8 +1,7 @@
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin } from "../../src/plugins/contract.ts";
-import { type AutoRouterConfig, autoRoute } from "../../src/routing/auto-routing.ts";
-import type { CatalogModel } from "../../src/routing/catalog.ts";
-import type { TaskFamily } from "../../src/routing/task-classifier.ts";
+import { type CatalogModel, definePlugin } from "../../src/plugins/api.ts";
+import { type AutoRouterConfig, autoRoute } from "../auto-router/auto-routing.ts";
+import type { TaskFamily } from "../auto-router/task-classifier.ts";
 import { AutoRouterConfigSchema } from "../auto-router/index.ts";
 
 const { pin_model: _pin, ...fields } = AutoRouterConfigSchema.properties;

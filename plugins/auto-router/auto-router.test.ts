@@ -5,10 +5,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import type { CanonicalRequest } from "../../src/core/canonical.ts";
+import type { CanonicalRequest } from "../../src/plugins/api.ts";
 import { PluginHost } from "../../src/plugins/host.ts";
-import { candidateModels } from "../../src/routing/model-selection.ts";
-import { classifyTask } from "../../src/routing/task-classifier.ts";
+import { candidateModels } from "./model-selection.ts";
+import { classifyTask } from "./task-classifier.ts";
 import { catalogOf, ep, type Json, providers, req, routerContext, thrown, userText } from "../../test/helpers/routing.ts";
 import autoBetaRouter from "../auto-beta-router/index.ts";
 import autoRouter, { AutoRouterConfigSchema } from "./index.ts";

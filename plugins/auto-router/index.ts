@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin } from "../../src/plugins/contract.ts";
-import { type AutoRouterConfig, autoRoute, taskScore } from "../../src/routing/auto-routing.ts";
+import { definePlugin } from "../../src/plugins/api.ts";
+import { type AutoRouterConfig, autoRoute, taskScore } from "./auto-routing.ts";
 
 const Patterns = T.Array(T.String({ maxLength: 1024 }), { maxItems: 1024 });
 

@@ -1,6 +1,6 @@
 import { Type as T } from "@sinclair/typebox";
-import { definePlugin } from "../../src/plugins/contract.ts";
-import { type ParetoConfig, paretoRoute } from "../../src/routing/pareto.ts";
+import { definePlugin } from "../../src/plugins/api.ts";
+import { type ParetoConfig, paretoRoute } from "./pareto.ts";
 
 const STICKY_MS = 5 * 60_000;
 const ALIASES = ["openrouter/pareto-code", "roundhouse/pareto-code"];

@@ -4,10 +4,10 @@
  * its 5-minute stickiness.
  */
 import { describe, expect, test } from "bun:test";
-import { emptyUsage } from "../../src/core/canonical.ts";
+import { emptyUsage } from "../../src/plugins/api.ts";
 import { PluginHost } from "../../src/plugins/host.ts";
-import { paretoFrontier, tierOf } from "../../src/routing/pareto.ts";
-import { promptPrice } from "../../src/routing/model-selection.ts";
+import { paretoFrontier, tierOf } from "./pareto.ts";
+import { promptPrice } from "../auto-router/model-selection.ts";
 import { catalogOf, ep, type Json, providers, req, routerContext, thrown } from "../../test/helpers/routing.ts";
 import paretoRouter from "./index.ts";
 

@@ -1,5 +1,5 @@
 import { StatusMap } from "elysia";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { existingState, type RequestNote, requestState } from "./request-state.ts";
 
 export type { RequestNote } from "./request-state.ts";

@@ -1,16 +1,12 @@
 import { GatewayError } from "../core/errors.ts";
 import type { ApiKeyRow, InternRow, WorkspaceRow } from "../db/schema.ts";
-import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../security/api-key.ts";
-import type { Services } from "../services.ts";
+import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../core/api-key.ts";
+import type { Services } from "./services.ts";
 import { requestState } from "./request-state.ts";
 
 /** Who is calling: the key, its kind, its active workspace and, for an intern's key, its intern. */
-export interface Principal {
-  key: ApiKeyRow;
-  kind: KeyKind;
-  workspace: WorkspaceRow;
-  internId: string | null;
-}
+export type { Principal } from "./request-state.ts";
+import type { Principal } from "./request-state.ts";
 
 export const MANAGEMENT_ONLY = "Only management keys can perform this operation";
 export const DEPLOYMENT_ADMIN_ONLY = "Only a deployment admin key can perform this operation";

@@ -1,5 +1,5 @@
 import { GatewayError } from "../core/errors.ts";
-import type { CatalogModel, Endpoint } from "../routing/catalog.ts";
+import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import type { HealthStats } from "../routing/health.ts";
 import { parseIntegerParam } from "./http.ts";
 

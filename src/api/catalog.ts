@@ -2,8 +2,8 @@ import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { generations } from "../db/schema.ts";
-import type { CatalogModel, Endpoint, Pricing } from "../routing/catalog.ts";
-import type { Services } from "../services.ts";
+import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
+import type { Services } from "./services.ts";
 import { authenticate } from "./auth.ts";
 import { endpointParameters, type ModelSummary, parseModelQuery, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
 

@@ -1,10 +1,10 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { describeError } from "../core/log.ts";
-import type { Caller } from "../core/pipeline.ts";
+import type { Caller } from "../pipeline/pipeline.ts";
 import { buildAnthropicRequest } from "../providers/anthropic/request.ts";
-import type { Endpoint } from "../routing/catalog.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
 import { estimatePromptTokens } from "../routing/filters.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 
 /**
  * `POST /messages/count_tokens`: the prompt size of a messages body, routed like the messages request

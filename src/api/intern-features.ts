@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { checkRequiredConnections, declaredFeature, featureState } from "../core/intern-features.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
 
 const AddFeatureBody = t.Object({ feature: t.String({ minLength: 1, maxLength: 64 }) });

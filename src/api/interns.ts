@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { INTERN_STATUSES } from "../db/interns.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
 import { parseIntegerParam } from "./http.ts";
 import { futureTimestamp } from "./keys.ts";

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin, requireWorkspaceRoute } from "./auth.ts";
 import { parseBooleanParam, parseIntegerParam } from "./http.ts";
 import { apiKeyJson, currentKeyJson } from "./serialize.ts";

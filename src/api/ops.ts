@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import { METRICS_CONTENT_TYPE } from "../core/metrics.ts";
-import type { Services } from "../services.ts";
+import { METRICS_CONTENT_TYPE } from "../ops/metrics.ts";
+import type { Services } from "./services.ts";
 import { authenticate, MANAGEMENT_ONLY } from "./auth.ts";
 
 type Check = "ok" | "failing";

@@ -1,12 +1,12 @@
 import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { extractPresetContent, type RequestStyle } from "../core/preset-config.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { ChatRequest } from "./schemas/chat-request.ts";
 import { checkMessagesRules, MessagesRequest } from "./schemas/messages-request.ts";
-import { checkPluginLimits, PLUGIN_IDS } from "./schemas/plugins.ts";
+import { checkPluginLimits, PLUGIN_IDS } from "../plugins/schemas.ts";
 import { ResponsesRequest } from "./schemas/responses-request.ts";
 import { presetJson, presetVersionJson, presetWithVersionJson } from "./serialize.ts";
 

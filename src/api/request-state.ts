@@ -1,4 +1,13 @@
-import type { Principal } from "./auth.ts";
+import type { KeyKind } from "../core/api-key.ts";
+import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
+
+/** Who a request authenticated as. */
+export interface Principal {
+  key: ApiKeyRow;
+  kind: KeyKind;
+  workspace: WorkspaceRow;
+  internId: string | null;
+}
 
 /** What a handler learned about its request that the access log reports (inference: model, provider). */
 export interface RequestNote {

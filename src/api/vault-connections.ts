@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { connectionKeyProblem } from "../core/connection-key.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
 import { connectionJson } from "./serialize.ts";
 

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { normalizeHost } from "../core/hostname.ts";
 import type { VaultScope } from "../db/vault.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { vaultSecretJson } from "./serialize.ts";

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { WorkspaceInput } from "../db/workspaces.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
-import type { Services } from "../services.ts";
+import type { Services } from "./services.ts";
 import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { workspaceJson } from "./serialize.ts";

@@ -11,7 +11,7 @@ import type { WorkspaceRow } from "../db/schema.ts";
 import { WorkspaceStore } from "../db/workspaces.ts";
 import { sealedSample } from "../db/sealed-sample.ts";
 import { loadMasterKey } from "../security/master-key.ts";
-import { SecretBox } from "../security/secret-box.ts";
+import { SecretBox } from "../core/secret-box.ts";
 import { CliError } from "./output.ts";
 
 export interface LocationFlags {

@@ -129,3 +129,11 @@ export interface CatalogModel {
   /** Every configured endpoint, disabled ones included (they serve nothing). */
   endpoints: Endpoint[];
 }
+
+/** The catalog as routing, plugins and the edge read it: models and providers by id, never a table. */
+export interface CatalogView {
+  readonly providers: ReadonlyMap<string, Provider>;
+  readonly models: ReadonlyMap<string, CatalogModel>;
+  /** The model of a catalog id, or of a bare name that is the slug of exactly one catalog model. */
+  model(id: string): CatalogModel | undefined;
+}

@@ -1,4 +1,4 @@
-import type { Pricing } from "../routing/catalog.ts";
+import type { Pricing } from "./catalog-types.ts";
 import type { Usage } from "./canonical.ts";
 
 /**

@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../core/ids.ts";
-import type { SecretBox } from "../security/secret-box.ts";
+import type { SecretBox } from "../core/secret-box.ts";
 import type { Db } from "./client.ts";
 import { type ConnectionRow, connections, internConnectionSettings } from "./schema.ts";
 

@@ -1,7 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { dirname, join } from "node:path";
 import { and, Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
-import { periodStart } from "../core/limits.ts";
+import { periodStart } from "../core/periods.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
 import type { Db } from "./client.ts";

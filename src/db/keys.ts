@@ -1,7 +1,7 @@
 import { and, asc, count, eq, ne } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { nowIso } from "../core/ids.ts";
-import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../security/api-key.ts";
+import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../core/api-key.ts";
 import type { ChangeWatch } from "./change-watch.ts";
 import type { Db } from "./client.ts";
 import { isUniqueViolation } from "./sqlite-errors.ts";

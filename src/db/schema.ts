@@ -1,9 +1,10 @@
+import type { GenerationRow } from "../core/generation.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 /**
  * The whole persistent state. Timestamps are ISO 8601 strings in UTC; booleans are integers;
- * `*_enc` columns hold AES-256-GCM ciphertext (see src/security/secret-box.ts), never plaintext.
+ * `*_enc` columns hold AES-256-GCM ciphertext (see src/core/secret-box.ts), never plaintext.
  */
 
 export const workspaces = sqliteTable("workspaces", {
@@ -253,4 +254,9 @@ export const generations = sqliteTable(
   ],
 );
 
-export type GenerationRow = typeof generations.$inferSelect;
+export type { GenerationRow } from "../core/generation.ts";
+
+/** The table and the domain type agree, both ways (a column added to one only fails to compile). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const generationRowMatchesTable: Same<typeof generations.$inferSelect, GenerationRow> = true;
+void generationRowMatchesTable;

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { isNotNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import type { SealedCheck } from "../security/master-key.ts";
+import type { SealedCheck } from "../core/secret-box.ts";
 import type { Db } from "./client.ts";
 import { ConnectionStore } from "./connections.ts";
 import * as schema from "./schema.ts";

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { newId, nowIso } from "../core/ids.ts";
-import type { SecretBox } from "../security/secret-box.ts";
+import type { SecretBox } from "../core/secret-box.ts";
 import type { Db } from "./client.ts";
 import { type VaultSecretRow, vaultSecrets } from "./schema.ts";
 

@@ -38,8 +38,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import type { GatewayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
-import type { HealthStats } from "../routing/health.ts";
+import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 
 export const PLUGIN_API_VERSION = 1;
 
@@ -54,9 +53,25 @@ export interface RouterMemory {
   set(key: string, modelId: string, ttlMs: number): void;
 }
 
+/** Latency (ms) or throughput (tokens/s) percentiles of an endpoint's recent answers. */
+export interface Percentiles {
+  p50: number;
+  p75: number;
+  p90: number;
+  p99: number;
+}
+
+/** What plugins may read of endpoint health (keys are endpoint keys). */
+export interface HealthView {
+  isCoolingDown(key: string): boolean;
+  successRate(key: string): number;
+  latency(key: string): Percentiles | null;
+  throughput(key: string): Percentiles | null;
+}
+
 export interface PluginServices {
-  catalog: Catalog;
-  health: HealthStats;
+  catalog: CatalogView;
+  health: HealthView;
   traffic: TrafficStats;
   memory: RouterMemory;
   logger: Logger;

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler, type TypeCheck } from "@sinclair/typebox/compiler";
-import { formatValidationError } from "../api/schemas/format-errors.ts";
-import { checkPluginLimits, PLUGIN_IDS } from "../api/schemas/plugins.ts";
+import { formatValidationError } from "../core/validation-errors.ts";
+import { checkPluginLimits, PLUGIN_IDS } from "./schemas.ts";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { AttemptInfo, AttemptResult, PluginDefinition, RequestContext } from "./contract.ts";

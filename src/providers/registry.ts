@@ -1,10 +1,10 @@
-import type { Provider, ProviderType } from "../routing/catalog.ts";
+import type { Provider, ProviderType } from "../core/catalog-types.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 import { anthropicAdapter } from "./anthropic/adapter.ts";
-import type { FetchLike, UpstreamFetch } from "./http.ts";
+import type { FetchLike, UpstreamFetch } from "../transport/engine.ts";
 import { openAiCompatibleAdapter } from "./openai-compatible/adapter.ts";
 import { createSimulatedFetch } from "./simulated/fetch.ts";
-import { createUpstreamClient, type UpstreamClient } from "./upstream-client.ts";
+import { createUpstreamClient, type UpstreamClient } from "../transport/upstream-client.ts";
 
 const ADAPTERS: Record<ProviderType, ProviderAdapter> = {
   "openai-compatible": openAiCompatibleAdapter,

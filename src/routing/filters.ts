@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
-import type { CatalogModel, Endpoint } from "./catalog.ts";
+import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import { namedIn, type Preferences } from "./preferences.ts";
 
 /** Why an endpoint was excluded, in the vocabulary of `availability.excluded_by`. */

@@ -1,5 +1,5 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
-import type { Provider } from "./catalog.ts";
+import type { Provider } from "../core/catalog-types.ts";
 import type { Percentiles } from "./health.ts";
 
 export type SortBy = "price" | "throughput" | "latency" | "exacto";

@@ -1,6 +1,6 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { availabilityError, filteredError } from "./availability.ts";
-import type { Catalog, CatalogModel, Endpoint } from "./catalog.ts";
+import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 import { applyFilters, type Exclusion, lazyPromptTokens } from "./filters.ts";
 import type { HealthStats } from "./health.ts";
 import { meets, namedIn, type Preferences, readPreferences, type WorkspaceRouting } from "./preferences.ts";
@@ -24,7 +24,7 @@ export interface RoutePlan {
 }
 
 export interface RouterDeps {
-  catalog: Catalog;
+  catalog: CatalogView;
   health: HealthStats;
   sticky: StickySessions;
   /** Uniform in [0, 1); seeded in tests. */

@@ -1,5 +1,5 @@
 import type { Usage } from "../core/canonical.ts";
-import type { Pricing } from "./catalog.ts";
+import type { Pricing } from "../core/catalog-types.ts";
 import { ExpiringMap, type ExpiringMapStats } from "./expiring-map.ts";
 
 /**

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { randomBytes } from "node:crypto";
-import { SecretBox } from "./secret-box.ts";
+import { SecretBox } from "../core/secret-box.ts";
 
 export class MasterKeyError extends Error {
   override name = "MasterKeyError";
@@ -24,7 +24,8 @@ export interface MasterKeyResult {
 }
 
 /** Decrypts one stored sealed value with a box; throws when the box holds another key (see src/db/sealed-sample.ts). */
-export type SealedCheck = (box: SecretBox) => unknown;
+export type { SealedCheck } from "../core/secret-box.ts";
+import type { SealedCheck } from "../core/secret-box.ts";
 
 /**
  * The master key comes from ROUNDHOUSE_MASTER_KEY, else from the key file, which is created with mode

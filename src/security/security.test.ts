@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../../test/helpers/gateway.ts";
-import { generateApiKey, hashApiKey, hashesEqual, KEY_PATTERN, keyLabel } from "./api-key.ts";
+import { generateApiKey, hashApiKey, hashesEqual, KEY_PATTERN, keyLabel } from "../core/api-key.ts";
 import { loadMasterKey, MasterKeyError, parseMasterKey } from "./master-key.ts";
-import { SecretBox } from "./secret-box.ts";
+import { SecretBox } from "../core/secret-box.ts";
 
 describe("secret box (AES-256-GCM)", () => {
   const box = new SecretBox(Buffer.alloc(32, 7));

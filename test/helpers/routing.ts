@@ -7,7 +7,7 @@ import type { CanonicalRequest, Message } from "../../src/core/canonical.ts";
 import type { GatewayError } from "../../src/core/errors.ts";
 import { createLogger } from "../../src/core/log.ts";
 import type { RequestContext } from "../../src/plugins/contract.ts";
-import { Catalog } from "../../src/routing/catalog.ts";
+import { Catalog } from "../../src/config/catalog.ts";
 import { HealthStats } from "../../src/routing/health.ts";
 import type { WorkspaceRouting } from "../../src/routing/preferences.ts";
 import { type RoutePlan, Router } from "../../src/routing/router.ts";

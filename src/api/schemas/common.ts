@@ -1,7 +1,7 @@
 import { type Static, type TProperties, Type as T } from "@sinclair/typebox";
-import { literals, nullable, union } from "./builders.ts";
+import { literals, nullable, union } from "../../core/schema-builders.ts";
 
-export * from "./plugins.ts";
+export * from "../../plugins/schemas.ts";
 export * from "./provider.ts";
 
 export const METADATA_LIMITS = { pairs: 16, keyCharacters: 64, valueCharacters: 512 } as const;

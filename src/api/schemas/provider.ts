@@ -1,5 +1,5 @@
 import { type Static, Type as T } from "@sinclair/typebox";
-import { literals, nullable, union } from "./builders.ts";
+import { literals, nullable, union } from "../../core/schema-builders.ts";
 
 export const QUANTIZATIONS = [
   "int4",

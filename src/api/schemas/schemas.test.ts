@@ -4,7 +4,7 @@ import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { Elysia } from "elysia";
 import { ChatRequest } from "./chat-request.ts";
 import { checkPluginLimits, PLUGIN_IDS, QUANTIZATIONS, SERVER_TOOL_TYPES } from "./common.ts";
-import { formatValidationError, renderPath, validate } from "./format-errors.ts";
+import { formatValidationError, renderPath, validate } from "../../core/validation-errors.ts";
 import { checkMessagesRules, MessagesRequest } from "./messages-request.ts";
 import { ResponsesRequest } from "./responses-request.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../core/errors.ts";
-import { upstreamError } from "../upstream-errors.ts";
+import { upstreamError } from "../../transport/upstream-errors.ts";
 import { anthropicAdapter } from "./adapter.ts";
 import { fixtureText, makeEndpoint } from "./test-support.ts";
 

@@ -1,6 +1,6 @@
 import type { GatewayError } from "../../core/errors.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
-import { invalidUpstreamResponse, malformedStream, upstreamError, type UpstreamErrorFields } from "../upstream-errors.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
+import { invalidUpstreamResponse, malformedStream, upstreamError, type UpstreamErrorFields } from "../../transport/upstream-errors.ts";
 import { isRecord } from "./wire.ts";
 
 /**

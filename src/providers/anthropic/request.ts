@@ -1,5 +1,5 @@
 import type { CanonicalRequest, ReasoningConfig, ReasoningEffort, ResponseFormat, ToolChoice } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
 import type { BuildOptions, JsonUpstreamRequest } from "../adapter.ts";
 import { forwardedBetas } from "./betas.ts";
 import { cacheField, convertMessages } from "./content.ts";

@@ -1,5 +1,5 @@
 import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
 import { anthropicTypedError, invalidResponseError, readErrorBody } from "./errors.ts";
 import { type AnthropicUsage, isRecord } from "./wire.ts";
 

@@ -1,5 +1,5 @@
 import type { StreamPart } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
 import type { SseEvent, StreamParser } from "../adapter.ts";
 import { anthropicTypedError, malformedStreamError, readErrorBody } from "./errors.ts";
 import { mapStopReason, toUsage } from "./response.ts";

@@ -1,7 +1,7 @@
 import { FREE } from "../../core/catalog-types.ts";
 /** Test support for the Anthropic adapter: an endpoint, fixture loading and a tiny SSE splitter. */
 import type { StreamPart } from "../../core/canonical.ts";
-import type { Endpoint, Provider } from "../../routing/catalog.ts";
+import type { Endpoint, Provider } from "../../core/catalog-types.ts";
 import type { SseEvent } from "../adapter.ts";
 import { anthropicAdapter } from "./adapter.ts";
 

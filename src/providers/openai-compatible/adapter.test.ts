@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { FunctionTool } from "../../core/canonical.ts";
-import { upstreamError } from "../upstream-errors.ts";
+import { upstreamError } from "../../transport/upstream-errors.ts";
 import { openAiCompatibleAdapter as adapter } from "./adapter.ts";
 import { fixtureText, makeEndpoint, makeRequest } from "./test-support.ts";
 

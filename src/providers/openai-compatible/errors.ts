@@ -1,6 +1,6 @@
 import { GatewayError } from "../../core/errors.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
-import { malformedStream, upstreamError, type UpstreamErrorFields } from "../upstream-errors.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
+import { malformedStream, upstreamError, type UpstreamErrorFields } from "../../transport/upstream-errors.ts";
 
 type Json = Record<string, any>;
 

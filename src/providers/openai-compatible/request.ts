@@ -1,5 +1,5 @@
 import type { CanonicalRequest, ContentPart, Message, ReasoningConfig, ReasoningEffort } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
 import type { BuildOptions, JsonUpstreamRequest } from "../adapter.ts";
 
 type Json = Record<string, unknown>;

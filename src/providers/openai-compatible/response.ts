@@ -1,6 +1,6 @@
 import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
-import { invalidUpstreamResponse } from "../upstream-errors.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
+import { invalidUpstreamResponse } from "../../transport/upstream-errors.ts";
 import { chunkError } from "./errors.ts";
 
 type Json = Record<string, any>;

@@ -1,5 +1,5 @@
 import type { FinishReason, StreamPart, Usage } from "../../core/canonical.ts";
-import type { Endpoint } from "../../routing/catalog.ts";
+import type { Endpoint } from "../../core/catalog-types.ts";
 import type { SseEvent, StreamParser } from "../adapter.ts";
 import { chunkError, malformedChunk } from "./errors.ts";
 import { argumentsText, finishWithCalls, mapFinishReason, mapUsage, reasoningOf, textOf } from "./response.ts";

@@ -1,8 +1,8 @@
 import { FREE } from "../../core/catalog-types.ts";
 /** Test support for the OpenAI-compatible adapter: endpoints per server, recorded fixtures, stream replay. */
 import type { CanonicalRequest, StreamPart } from "../../core/canonical.ts";
-import type { Endpoint, Provider } from "../../routing/catalog.ts";
-import { SseDecoder } from "../sse.ts";
+import type { Endpoint, Provider } from "../../core/catalog-types.ts";
+import { SseDecoder } from "../../transport/sse.ts";
 import { openAiCompatibleAdapter } from "./adapter.ts";
 
 export function makeEndpoint(overrides: Partial<Endpoint> = {}, providerOverrides: Partial<Provider> = {}): Endpoint {

@@ -1,4 +1,4 @@
-import type { Simulation } from "../../config/catalog-schema.ts";
+import type { Simulation } from "../../core/catalog-types.ts";
 import { simulatedRoute } from "./operations.ts";
 
 /**

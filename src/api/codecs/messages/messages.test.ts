@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { CanonicalResponse } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { validate } from "../../schemas/format-errors.ts";
+import { validate } from "../../../core/validation-errors.ts";
 import { messagesCodec } from "./index.ts";
 import { context, decode, decodeError, MODEL, usage } from "./test-fixtures.ts";
 

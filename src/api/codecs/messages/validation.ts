@@ -1,7 +1,7 @@
 import { Kind, type TSchema } from "@sinclair/typebox";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
-import { describe } from "../../schemas/builders.ts";
-import { intendedError } from "../../schemas/format-errors.ts";
+import { describe } from "../../../core/schema-builders.ts";
+import { intendedError } from "../../../core/validation-errors.ts";
 
 /**
  * Validation errors of the messages route worded as Anthropic's API words them

@@ -1,6 +1,6 @@
-import { ConfigError } from "../config/load.ts";
-import type { EndpointConfig, ProviderConfig, Simulation } from "../config/catalog-schema.ts";
-import type { Config } from "../config/schema.ts";
+import { ConfigError } from "./load.ts";
+import type { EndpointConfig, ProviderConfig, Simulation } from "./catalog-schema.ts";
+import type { Config } from "./schema.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
 
 export type { CatalogModel, Endpoint, Pricing, Provider, ProviderType, Timeouts } from "../core/catalog-types.ts";

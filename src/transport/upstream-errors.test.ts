@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { anthropicAdapter } from "./anthropic/adapter.ts";
-import { makeEndpoint as anthropicEndpoint } from "./anthropic/test-support.ts";
-import { openAiCompatibleAdapter } from "./openai-compatible/adapter.ts";
-import { makeEndpoint as openAiEndpoint } from "./openai-compatible/test-support.ts";
+import { anthropicAdapter } from "../providers/anthropic/adapter.ts";
+import { makeEndpoint as anthropicEndpoint } from "../providers/anthropic/test-support.ts";
+import { openAiCompatibleAdapter } from "../providers/openai-compatible/adapter.ts";
+import { makeEndpoint as openAiEndpoint } from "../providers/openai-compatible/test-support.ts";
 import { codeForUpstreamStatus, retryAfterSeconds, upstreamError } from "./upstream-errors.ts";
 
 const wires = [

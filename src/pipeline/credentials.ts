@@ -1,4 +1,4 @@
-import type { Endpoint } from "../routing/catalog.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
 
 export interface SecretSource {
   /** Bumped on every vault write; cached credentials of an older version are read again. */

@@ -4,7 +4,7 @@
  * Label values come only from bounded sets (route patterns, provider slugs, catalog model ids, error
  * codes, HTTP statuses); never a key, a secret, a prompt or a body.
  */
-import type { GenerationRow } from "../db/schema.ts";
+import type { GenerationRow } from "../core/generation.ts";
 
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -198,10 +198,6 @@ export class Registry {
 }
 
 /** What the pipeline reports: each upstream attempt, and each generation record it writes. */
-export interface PipelineMetrics {
-  attempt(provider: string, status: number, code?: string): void;
-  generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void;
-}
 
 /** What a bounded map of client-chosen keys holds and let go (see src/routing/expiring-map.ts). */
 export interface BoundedMapStats {
@@ -214,7 +210,7 @@ const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 1
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** The gateway's metrics. Gauges that mirror other state read it at scrape time. */
-export class GatewayMetrics implements PipelineMetrics {
+export class GatewayMetrics {
   readonly registry = new Registry();
   readonly #started = performance.now();
 
@@ -301,7 +297,7 @@ export class GatewayMetrics implements PipelineMetrics {
     if (status !== 200) this.upstreamFailures.inc({ provider, code: code ?? "unknown" });
   }
 
-  generation(row: Parameters<PipelineMetrics["generation"]>[0]): void {
+  generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void {
     const { model } = row;
     let series = this.#modelSeries.get(model);
     if (!series) {

@@ -1,5 +1,5 @@
-import type { Endpoint } from "../routing/catalog.ts";
-import type { CanonicalRequest } from "./canonical.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
+import type { CanonicalRequest } from "../core/canonical.ts";
 
 /**
  * Tokens a chat template may add around each message and tool definition (role markers, separators,

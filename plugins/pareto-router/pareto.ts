@@ -1,7 +1,5 @@
-import type { CanonicalRequest } from "../core/canonical.ts";
-import { GatewayError } from "../core/errors.ts";
-import type { Catalog, CatalogModel } from "./catalog.ts";
-import { candidateModels, promptPrice, selection } from "./model-selection.ts";
+import { type CanonicalRequest, type CatalogModel, type CatalogView, GatewayError } from "../../src/plugins/api.ts";
+import { candidateModels, promptPrice, selection } from "../auto-router/model-selection.ts";
 
 export interface ParetoConfig {
   max_price?: number;
@@ -51,7 +49,7 @@ export function paretoFrontier(models: CatalogModel[], price: (model: CatalogMod
  * to a neighbouring tier when empty. The first is the primary; the next two are fallbacks.
  */
 export function paretoRoute(
-  catalog: Catalog,
+  catalog: CatalogView,
   request: CanonicalRequest,
   config: ParetoConfig,
   options: { aliases: string[]; weightedPrice: (modelId: string) => number | undefined },

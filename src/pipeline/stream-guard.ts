@@ -1,10 +1,10 @@
-import type { GenerationRow } from "../db/schema.ts";
+import type { GenerationRow } from "../core/generation.ts";
 import type { ChatReader, ErrorReader, UpstreamRequest } from "../providers/adapter.ts";
-import { openStream, type UpstreamFetch } from "../providers/http.ts";
-import type { Endpoint } from "../routing/catalog.ts";
-import { ResponseAccumulator } from "./accumulate.ts";
-import type { CanonicalRequest, StreamPart, Usage } from "./canonical.ts";
-import { GatewayError } from "./errors.ts";
+import { openStream, type UpstreamFetch } from "../transport/engine.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
+import { ResponseAccumulator } from "../core/accumulate.ts";
+import type { CanonicalRequest, StreamPart, Usage } from "../core/canonical.ts";
+import { GatewayError } from "../core/errors.ts";
 import { usageFields, usageSoFar } from "./generation-record.ts";
 
 /**

@@ -51,3 +51,6 @@ export class SecretBox {
     return createHmac("sha256", this.#derive(`roundhouse/fingerprint/v1/${scope}`)).update(value, "utf8").digest("hex");
   }
 }
+
+/** Opens one sealed value the database holds, to tell whether a master key is the one that sealed it. */
+export type SealedCheck = (box: SecretBox) => unknown;

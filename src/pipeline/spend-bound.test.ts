@@ -1,4 +1,4 @@
-import { FREE } from "./catalog-types.ts";
+import { FREE } from "../core/catalog-types.ts";
 import { describe, expect, test } from "bun:test";
 import { makeEndpoint, makeRequest } from "../providers/openai-compatible/test-support.ts";
 import { anthropicAdapter } from "../providers/anthropic/adapter.ts";

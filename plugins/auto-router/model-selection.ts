@@ -1,6 +1,4 @@
-import type { CanonicalRequest } from "../core/canonical.ts";
-import { GatewayError } from "../core/errors.ts";
-import type { Catalog, CatalogModel } from "./catalog.ts";
+import { type CanonicalRequest, type CatalogModel, type CatalogView, GatewayError } from "../../src/plugins/api.ts";
 import type { TaskFamily } from "./task-classifier.ts";
 
 /** Shared pieces of the router plugins: candidate sets, globs, price percentiles, ranking scores. */
@@ -36,7 +34,7 @@ export function blendedModelPrice(model: CatalogModel): number {
  * input (images), and allowed by the allow and exclude globs (exclusions applied after the allow list).
  */
 export function candidateModels(
-  catalog: Catalog,
+  catalog: CatalogView,
   request: CanonicalRequest,
   options: { allowed?: string[] | undefined; excluded?: string[] | undefined; excludeIds?: string[] },
 ): CatalogModel[] {

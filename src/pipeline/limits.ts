@@ -1,4 +1,4 @@
-import { GatewayError } from "./errors.ts";
+import { GatewayError } from "../core/errors.ts";
 
 /**
  * Per-key limits. Rate limits count requests and tokens over a sliding minute in one-second buckets.
@@ -89,16 +89,8 @@ export class RateLimiter {
   }
 }
 
-export type LimitReset = "daily" | "weekly" | "monthly" | null;
-
-/** Start of the current limit period, UTC: midnight, Monday midnight, the 1st; epoch when it never resets. */
-export function periodStart(reset: LimitReset, now: Date): Date {
-  if (reset === null) return new Date(0);
-  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  if (reset === "weekly") start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
-  if (reset === "monthly") start.setUTCDate(1);
-  return start;
-}
+export { type LimitReset, periodStart } from "../core/periods.ts";
+import { type LimitReset, periodStart } from "../core/periods.ts";
 
 export interface SpendKey {
   hash: string;

@@ -2,7 +2,7 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { describe } from "./builders.ts";
+import { describe } from "./schema-builders.ts";
 
 function pointerSegments(pointer: string): string[] {
   if (pointer === "") return [];

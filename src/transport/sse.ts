@@ -1,5 +1,5 @@
 import { GatewayError } from "../core/errors.ts";
-import type { SseEvent } from "./adapter.ts";
+import type { SseEvent } from "./request.ts";
 
 /**
  * Incremental server-sent-events decoder: feed it text, get complete events. Handles `\n`, `\r\n` and

@@ -1,7 +1,7 @@
-import type { GenerationRow } from "../db/schema.ts";
-import type { Endpoint } from "../routing/catalog.ts";
-import type { ResponseAccumulator } from "./accumulate.ts";
-import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "./canonical.ts";
+import type { GenerationRow } from "../core/generation.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
+import type { ResponseAccumulator } from "../core/accumulate.ts";
+import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "../core/canonical.ts";
 import { estimatePromptTokens } from "../routing/filters.ts";
 
 /** Who asked, for the generation record. */

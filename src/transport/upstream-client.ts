@@ -1,4 +1,4 @@
-import type { FetchLike, HeaderReader, UpstreamResponse } from "./http.ts";
+import type { FetchLike, HeaderReader, UpstreamResponse } from "./engine.ts";
 
 /**
  * The gateway's HTTP/1.1 client for provider calls over plain `http:`: keep-alive connections pooled

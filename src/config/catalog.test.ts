@@ -1,6 +1,6 @@
 import { FREE } from "../core/catalog-types.ts";
 import { describe, expect, test } from "bun:test";
-import { ConfigError, validateConfig } from "../config/load.ts";
+import { ConfigError, validateConfig } from "./load.ts";
 import { Catalog, SIMULATED_MODEL_ID } from "./catalog.ts";
 
 function catalog(document: Record<string, unknown>): Catalog {

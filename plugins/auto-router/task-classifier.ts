@@ -1,4 +1,4 @@
-import type { CanonicalRequest, ContentPart } from "../core/canonical.ts";
+import type { CanonicalRequest, ContentPart } from "../../src/plugins/api.ts";
 
 /**
  * A local task classifier: keyword and shape rules over the conversation, no network and no model.

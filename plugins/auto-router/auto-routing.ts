@@ -1,7 +1,5 @@
-import type { CanonicalRequest } from "../core/canonical.ts";
-import type { CatalogModel } from "./catalog.ts";
+import type { CanonicalRequest, CatalogModel, CatalogView } from "../../src/plugins/api.ts";
 import { blendedModelPrice, candidateModels, noModels, pricePercentiles, selection, taskScore } from "./model-selection.ts";
-import type { Catalog } from "./catalog.ts";
 import { classifyTask, type TaskFamily } from "./task-classifier.ts";
 
 export type CostTier = "low" | "medium" | "high" | "xhigh" | "max";
@@ -52,7 +50,7 @@ export function inBand(models: CatalogModel[], band: [number, number]): CatalogM
 }
 
 export interface AutoRoutingInput {
-  catalog: Catalog;
+  catalog: CatalogView;
   request: CanonicalRequest;
   config: AutoRouterConfig;
   /** The model this conversation used last, if remembered. */

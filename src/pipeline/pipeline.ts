@@ -1,32 +1,37 @@
-import type { GenerationRow } from "../db/schema.ts";
+import type { GenerationRow } from "../core/generation.ts";
 import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
 import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
 import type { JsonUpstreamRequest } from "../providers/adapter.ts";
-import { sendJson } from "../providers/http.ts";
-import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "../providers/inline-images.ts";
+import { sendJson } from "../transport/engine.ts";
+import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "./inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
 import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
-import type { Catalog, CatalogModel, Endpoint } from "../routing/catalog.ts";
+import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan, Router } from "../routing/router.ts";
 import { lazyConversationKey } from "../routing/sticky.ts";
 import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
-import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "./canonical.ts";
-import { costOf } from "./cost.ts";
-import { GatewayError } from "./errors.ts";
+import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
+import { costOf } from "../core/cost.ts";
+import { GatewayError } from "../core/errors.ts";
 import type { LimitReset, Reservation } from "./limits.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
-import type { Logger } from "./log.ts";
-import type { PipelineMetrics } from "./metrics.ts";
-import { configuredSecrets, redactError } from "./redact.ts";
+import type { Logger } from "../core/log.ts";
+import { configuredSecrets, redactError } from "../core/redact.ts";
 import { worstCaseCost } from "./spend-bound.ts";
 import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
 
 export type { AttemptRecord, Caller } from "./generation-record.ts";
-import { newGenerationId } from "./ids.ts";
+import { newGenerationId } from "../core/ids.ts";
+
+/** What the pipeline counts (the gateway's metrics registry implements it). */
+export interface PipelineMetrics {
+  attempt(provider: string, status: number, code?: string): void;
+  generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void;
+}
 
 export interface PipelineDeps {
-  catalog: Catalog;
+  catalog: CatalogView;
   transports: Transports;
   /** The credential for a provider in a workspace: from the config, or a vault secret. */
   credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;

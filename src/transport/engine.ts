@@ -2,14 +2,14 @@ import { responseToParts } from "../core/accumulate.ts";
 import type { CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
-import type { Endpoint } from "../routing/catalog.ts";
-import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "../transport/request.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
+import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "./request.ts";
 import { readSse } from "./sse.ts";
 import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-export type { HeaderReader } from "../transport/request.ts";
+export type { HeaderReader } from "./request.ts";
 
 /**
  * What the engine reads of an upstream answer. A fetch `Response` is one; the gateway's own client

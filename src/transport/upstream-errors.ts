@@ -1,4 +1,4 @@
-import type { HeaderReader } from "../transport/request.ts";
+import type { HeaderReader } from "./request.ts";
 import { type ErrorCode, GatewayError } from "../core/errors.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 
@@ -9,8 +9,8 @@ import type { Endpoint } from "../core/catalog-types.ts";
  */
 
 /** What an adapter reads out of an upstream's error body. Absent fields were not in the body. */
-export type { UpstreamErrorFields } from "../transport/request.ts";
-import type { UpstreamErrorFields } from "../transport/request.ts";
+export type { UpstreamErrorFields } from "./request.ts";
+import type { UpstreamErrorFields } from "./request.ts";
 
 /**
  * An upstream HTTP status → the gateway's code. Credentials (401/403) and the upstream account's

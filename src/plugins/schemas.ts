@@ -1,5 +1,5 @@
 import { type Static, type TProperties, Type as T } from "@sinclair/typebox";
-import { joinAlternatives, literals, nullable, union } from "./builders.ts";
+import { joinAlternatives, literals, nullable, union } from "../core/schema-builders.ts";
 
 export const MODEL_PATTERN_LIMITS = { items: 1024, itemCharacters: 1024, totalCharacters: 65536 } as const;
 

@@ -1,0 +1,50 @@
+import type { Config } from "../config/schema.ts";
+import type { Logger } from "../core/log.ts";
+import type { Db } from "../db/client.ts";
+import type { ConnectionStore } from "../db/connections.ts";
+import type { InternFeatureStore } from "../db/intern-features.ts";
+import type { InternStore } from "../db/interns.ts";
+import type { KeyStore } from "../db/keys.ts";
+import type { PresetStore } from "../db/presets.ts";
+import type { VaultStore } from "../db/vault.ts";
+import type { WorkspaceStore } from "../db/workspaces.ts";
+import type { SecretBox } from "../core/secret-box.ts";
+import type { FeatureCatalog } from "../core/intern-features.ts";
+import type { Pipeline } from "../pipeline/pipeline.ts";
+import type { RateLimiter, SpendLedger } from "../pipeline/limits.ts";
+import type { GenerationStore } from "../db/generations.ts";
+import type { Lifecycle } from "../ops/lifecycle.ts";
+import type { GatewayMetrics } from "../ops/metrics.ts";
+import type { Transports } from "../providers/registry.ts";
+import type { Catalog } from "../config/catalog.ts";
+import type { HealthStats } from "../routing/health.ts";
+import type { PluginHost } from "../plugins/host.ts";
+
+/** Everything a request handler may use; built once at start and handed to createApp. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  db: Db;
+  box: SecretBox;
+  keys: KeyStore;
+  workspaces: WorkspaceStore;
+  interns: InternStore;
+  /** Features given to interns, and the operator's declared features they refer to. */
+  internFeatures: InternFeatureStore;
+  features: FeatureCatalog;
+  presets: PresetStore;
+  vault: VaultStore;
+  connections: ConnectionStore;
+  catalog: Catalog;
+  health: HealthStats;
+  plugins: PluginHost;
+  generations: GenerationStore;
+  pipeline: Pipeline;
+  metrics: GatewayMetrics;
+  rateLimits: RateLimiter;
+  spend: SpendLedger;
+  /** Shutdown state and the streams in flight. */
+  lifecycle: Lifecycle;
+  /** How upstreams are reached (the pooled HTTP client). */
+  transports: Transports;
+}

@@ -1,0 +1,53 @@
+/**
+ * The generation record: one per client request, written behind the answer. The domain type storage
+ * maps to and from its table (src/db/schema.ts asserts that the two agree).
+ */
+
+/** One upstream attempt of a generation, in the record. */
+export interface AttemptSummary {
+  provider: string;
+  endpoint: string;
+  status: number;
+  code?: string;
+  latency_ms: number;
+  warnings?: string[];
+}
+
+export interface GenerationRow {
+  id: string;
+  workspaceId: string;
+  keyHash: string;
+  requestId: string | null;
+  /** The request style or operation (`chat`, `responses`, `messages`, `embeddings`, ...). */
+  style: string;
+  model: string;
+  providerSlug: string | null;
+  providerName: string | null;
+  upstreamModel: string | null;
+  upstreamId: string | null;
+  presetId: string | null;
+  streamed: boolean;
+  cancelled: boolean;
+  status: number;
+  errorCode: string | null;
+  finishReason: string | null;
+  nativeFinishReason: string | null;
+  tokensPrompt: number | null;
+  tokensCompletion: number | null;
+  tokensCached: number | null;
+  tokensCacheWrite: number | null;
+  tokensReasoning: number | null;
+  mediaPrompt: number | null;
+  totalCost: number;
+  latencyMs: number | null;
+  generationTimeMs: number | null;
+  sessionId: string | null;
+  externalUser: string | null;
+  userAgent: string | null;
+  httpReferer: string | null;
+  serviceTier: string | null;
+  attempts: AttemptSummary[] | null;
+  /** What the gateway left out of the request and why (unsupported parameters it dropped). */
+  warnings: string[] | null;
+  createdAt: string;
+}
