@@ -58,6 +58,8 @@ function row(): GenerationRow {
     serviceTier: null,
     attempts: [{ provider: "openai", endpoint: "openai/gpt-4o-mini", status: 200, latency_ms: 231 }],
     warnings: null,
+    meters: { inputTokens: 1200, outputTokens: 300 },
+    costs: { prompt: 0.00012, completion: 0.00009 },
     createdAt: new Date().toISOString(),
   };
 }

@@ -2,6 +2,7 @@
  * The generation record: one per client request, written behind the answer. The domain type storage
  * maps to and from its table (src/db/schema.ts asserts that the two agree).
  */
+import type { Usage } from "./usage.ts";
 
 /** One upstream attempt of a generation, in the record. */
 export interface AttemptSummary {
@@ -49,5 +50,9 @@ export interface GenerationRow {
   attempts: AttemptSummary[] | null;
   /** What the gateway left out of the request and why (unsupported parameters it dropped). */
   warnings: string[] | null;
+  /** What the generation consumed by meter (tokens, images, audio seconds, characters, ...), zero meters left out. */
+  meters: Partial<Usage> | null;
+  /** USD cost per meter (`prompt`, `completion`, `audio_second`, ...); they sum to total_cost. */
+  costs: Record<string, number> | null;
   createdAt: string;
 }

@@ -43,6 +43,8 @@ function row(id: string): GenerationRow {
     serviceTier: null,
     attempts: [],
     warnings: null,
+    meters: null,
+    costs: null,
     createdAt: new Date().toISOString(),
   };
 }

@@ -1,4 +1,5 @@
 import type { GenerationRow } from "../core/generation.ts";
+import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
@@ -246,6 +247,10 @@ export const generations = sqliteTable(
     attempts: text("attempts", { mode: "json" }).$type<Array<{ provider: string; endpoint: string; status: number; code?: string; latency_ms: number; warnings?: string[] }>>(),
     /** What the gateway left out of the request and why (unsupported parameters it dropped). */
     warnings: text("warnings", { mode: "json" }).$type<string[]>(),
+    /** What the generation consumed by meter (tokens, images, audio seconds, characters, ...), zero meters left out. */
+    meters: text("meters", { mode: "json" }).$type<Partial<Usage>>(),
+    /** USD cost per meter (`prompt`, `completion`, `audio_second`, ...); they sum to total_cost. */
+    costs: text("costs", { mode: "json" }).$type<Record<string, number>>(),
     createdAt: text("created_at").notNull(),
   },
   (table) => [

@@ -2,7 +2,9 @@ import type { GenerationRow } from "../core/generation.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ResponseAccumulator } from "../core/accumulate.ts";
 import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "../core/canonical.ts";
-import { estimatePromptTokens } from "../routing/filters.ts";
+import { chatOf, estimatePromptTokens, type RoutedRequest } from "../routing/filters.ts";
+import type { Operation } from "../core/operations.ts";
+import { type Charge, nonZeroMeters } from "../core/cost.ts";
 
 /** Who asked, for the generation record. */
 export interface Caller {
@@ -37,8 +39,9 @@ export interface AttemptRecord {
 export function generationRow(
   input: {
     id: string;
-    request: CanonicalRequest;
-    style: RequestStyle;
+    request: RoutedRequest;
+    /** The chat style the client spoke, or the operation it asked for. */
+    style: RequestStyle | Operation;
     caller: Caller;
     endpoint: Endpoint | undefined;
     started: number;
@@ -48,6 +51,7 @@ export function generationRow(
   fields: Partial<GenerationRow>,
 ): GenerationRow {
   const { id, request, style, caller, endpoint, started, attempts, images } = input;
+  const chat = chatOf(request);
   const row: GenerationRow = {
     id,
     workspaceId: caller.workspaceId,
@@ -60,7 +64,7 @@ export function generationRow(
     upstreamModel: endpoint?.upstreamModel ?? null,
     upstreamId: null,
     presetId: caller.presetId ?? null,
-    streamed: request.stream,
+    streamed: chat?.stream ?? false,
     cancelled: false,
     status: 0,
     errorCode: null,
@@ -79,9 +83,11 @@ export function generationRow(
     externalUser: request.user ?? null,
     userAgent: caller.userAgent ?? null,
     httpReferer: caller.referer ?? null,
-    serviceTier: request.serviceTier ?? null,
+    serviceTier: chat?.serviceTier ?? null,
     attempts,
-    warnings: request.warnings ?? null,
+    warnings: chat?.warnings ?? null,
+    meters: null,
+    costs: null,
     createdAt: isoNow(),
   };
   return Object.assign(row, fields);
@@ -106,7 +112,8 @@ export function countImages(request: CanonicalRequest): number {
   return images;
 }
 
-export function usageFields(usage: Usage | undefined, cost: (usage: Usage) => number): Partial<GenerationRow> {
+/** The record's usage columns: the token counts, every meter, the cost per meter and the total. */
+export function usageFields(usage: Usage | undefined, charge: Charge): Partial<GenerationRow> {
   if (!usage) return {};
   return {
     tokensPrompt: usage.inputTokens,
@@ -114,7 +121,9 @@ export function usageFields(usage: Usage | undefined, cost: (usage: Usage) => nu
     tokensCached: usage.cacheReadTokens,
     tokensCacheWrite: usage.cacheWriteTokens,
     tokensReasoning: usage.reasoningTokens,
-    totalCost: cost(usage),
+    meters: nonZeroMeters(usage),
+    costs: charge.byMeter(usage),
+    totalCost: charge.total(usage),
   };
 }
 

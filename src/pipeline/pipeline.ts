@@ -5,14 +5,14 @@ import type { JsonUpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../transport/engine.ts";
 import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "./inline-images.ts";
 import { adapterFor, type Transports } from "../providers/registry.ts";
-import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
 import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan, Router } from "../routing/router.ts";
 import { lazyConversationKey } from "../routing/sticky.ts";
 import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
-import { costOf } from "../core/cost.ts";
+import { chargeFor } from "../core/cost.ts";
+import { ClientGone, tryInOrder } from "./attempts.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { LimitReset, Reservation } from "./limits.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
@@ -137,9 +137,6 @@ export class Pipeline {
       throw error;
     }
     const routing = routingSummary(input.model, active, plan, attempts);
-    const failures: Array<{ provider: string; error: GatewayError }> = [];
-    const cooling: number[] = [];
-    let lastError: GatewayError | undefined;
     // Reserve the most this request could cost on any planned endpoint; settle with the actual cost.
     let reservation: Reservation | undefined;
     try {
@@ -158,144 +155,106 @@ export class Pipeline {
       settled = true;
       this.deps.budget?.settle(reservation, cost);
     };
+    const recordAt = (endpoint: Endpoint) => (fields: Partial<GenerationRow>) => {
+      const row = generationRow(rowInput(endpoint), fields);
+      this.deps.generations.record(row);
+      this.deps.metrics?.generation(row);
+    };
 
-    let skipModel: CatalogModel | undefined;
-    for (const { model, endpoint } of plan.attempts) {
-      // After a non-retryable failure the rest of that model's endpoints are skipped: only models[]
-      // fallbacks are tried "on any error".
-      if (model === skipModel) continue;
-      if (health.isCoolingDown(endpoint.key)) {
-        cooling.push(health.retryAfter(endpoint.key) ?? 1);
-        continue;
-      }
-      const info: AttemptInfo = { model, endpoint, index: attempts.length };
-      const attemptStart = performance.now();
-      const cost = (usage: Usage) => costOf(usage, endpoint.pricing, images);
-      const record = (fields: Partial<GenerationRow>) => {
-        const row = generationRow(rowInput(endpoint), fields);
-        this.deps.generations.record(row);
-        this.deps.metrics?.generation(row);
-      };
-      try {
-        // Each attempt names its model; plugins get their own copy (one may change it in place).
-        const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
-        let attemptRequest = active.length === 0 ? attemptInput : await plugins.transformRequest(attemptInput, active, info);
-        let fetched: FetchedImages | undefined;
-        if (endpoint.provider.quirks.inlineImageUrls) {
-          ({ request: attemptRequest, fetched } = await inlineImageUrls(attemptRequest, { allowPrivate: this.deps.allowPrivateUrls ?? false, signal }));
-        }
-        const adapter = adapterFor(endpoint.provider);
-        const chat = adapter.chat;
-        if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
-        const upstream = chat.buildRequest(attemptRequest, endpoint, {
-          stream: attemptRequest.stream,
-          apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
-        });
-        routing.upstreamBodies.push(fetched?.size ? (withoutFetchedImages(upstream.body, fetched) as Record<string, unknown>) : upstream.body);
-        const sent = upstream;
-        const fetch = this.deps.transports.fetchFor(endpoint.provider);
-        const run = async (): Promise<AttemptResult> =>
-          attemptRequest.stream
-            ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, chat, adapter, { fetch, signal }) }
-            : { kind: "json", response: await sendJson(sent, endpoint, chat, adapter, { fetch, signal }) };
-        // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
-        const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
-        attempts.push({
-          provider: endpoint.provider.slug,
-          endpoint: endpoint.key,
-          model: model.id,
-          status: 200,
-          latency_ms: Math.round(performance.now() - attemptStart),
-          ...(sent.warnings ? { warnings: sent.warnings } : {}),
-        });
-        if (sent.warnings) this.deps.logger.info("request parameters not taken upstream", { id: generationId, provider: endpoint.provider.slug, warnings: sent.warnings });
-        this.deps.metrics?.attempt(endpoint.provider.slug, 200);
-        if (result.kind === "json") {
-          const response = result.response;
-          const seconds = (performance.now() - attemptStart) / 1000;
-          this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
-          // An answer without usage is charged its estimate, as a stream without usage is.
-          const usage = response.usage ?? estimatedUsage(response.output, request);
-          settle(cost(usage));
-          record({
-            status: 200,
-            upstreamId: response.upstreamId ?? null,
-            finishReason: response.finishReason,
-            nativeFinishReason: response.nativeFinishReason ?? null,
-            ...usageFields(usage, cost),
-            latencyMs: Math.round(performance.now() - started),
-            generationTimeMs: Math.round(performance.now() - attemptStart),
-          });
-          return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "json", response };
-        }
-        const parts = recordedStream(toGenerator(result.parts), {
-          request,
+    try {
+      return await tryInOrder(
+        plan,
+        {
+          generationId,
+          health,
+          logger: this.deps.logger,
           signal,
-          started,
-          attemptStart,
-          cost,
-          record,
-          redact: (error) => redactError(error, this.#secrets(caller.workspaceId, endpoint)),
-          onEnd: (end) => {
-            settle(end.usage ? cost(end.usage) : 0);
-            this.#streamEnded(plan, model, endpoint, end, signal);
-          },
-        });
-        return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "stream", parts };
-      } catch (caught) {
-        const error = plugins.onError(redactError(asGatewayError(caught), this.#secrets(caller.workspaceId, endpoint)), active, info);
-        attempts.push({
-          provider: endpoint.provider.slug,
-          endpoint: endpoint.key,
-          model: model.id,
-          status: error.status,
-          latency_ms: Math.round(performance.now() - attemptStart),
-          ...(typeof error.metadata?.provider_code === "string" ? { code: error.metadata.provider_code } : {}),
-        });
-        this.deps.metrics?.attempt(endpoint.provider.slug, error.status, error.code);
-        lastError = error;
-        if (signal.aborted) {
-          record({ status: 499, cancelled: true, errorCode: "client_closed" });
-          settle(0);
-          throw error;
-        }
-        // Failover is visible: each failed attempt is a warning with its cause, the message the client
-        // would read, and the runtime's own words (an address the client never sees). Only failures pay.
-        this.deps.logger.warn("upstream attempt failed", {
-          generation_id: generationId,
-          attempt: info.index,
-          ...previousError(endpoint.provider.slug, error),
-          endpoint: endpoint.key,
-          model: model.id,
-          latency_ms: attempts.at(-1)!.latency_ms,
-          error: error.message,
-          ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
-        });
-        failures.push({ provider: endpoint.provider.slug, error });
-        if (error.retryable) health.recordFailure(endpoint.key, error.retryAfter);
-        else skipModel = model;
+          attempts,
+          failed: (error, attempt) => plugins.onError(redactError(error, this.#secrets(caller.workspaceId, attempt.endpoint)), active, attempt),
+          counted: (provider, status, code) => this.deps.metrics?.attempt(provider, status, code),
+        },
+        async (info): Promise<JsonOutcome | StreamOutcome> => {
+          const { model, endpoint } = info;
+          const attemptStart = performance.now();
+          const charge = chargeFor(endpoint.pricing, images);
+          const cost = charge.total;
+          const record = recordAt(endpoint);
+          // Each attempt names its model; plugins get their own copy (one may change it in place).
+          const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
+          let attemptRequest = active.length === 0 ? attemptInput : await plugins.transformRequest(attemptInput, active, info);
+          let fetched: FetchedImages | undefined;
+          if (endpoint.provider.quirks.inlineImageUrls) {
+            ({ request: attemptRequest, fetched } = await inlineImageUrls(attemptRequest, { allowPrivate: this.deps.allowPrivateUrls ?? false, signal }));
+          }
+          const adapter = adapterFor(endpoint.provider);
+          const chat = adapter.chat;
+          if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
+          const sent = chat.buildRequest(attemptRequest, endpoint, {
+            stream: attemptRequest.stream,
+            apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
+          });
+          routing.upstreamBodies.push(fetched?.size ? (withoutFetchedImages(sent.body, fetched) as Record<string, unknown>) : sent.body);
+          const fetch = this.deps.transports.fetchFor(endpoint.provider);
+          const run = async (): Promise<AttemptResult> =>
+            attemptRequest.stream
+              ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, chat, adapter, { fetch, signal }) }
+              : { kind: "json", response: await sendJson(sent, endpoint, chat, adapter, { fetch, signal }) };
+          // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
+          const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
+          attempts.push({
+            provider: endpoint.provider.slug,
+            endpoint: endpoint.key,
+            model: model.id,
+            status: 200,
+            latency_ms: Math.round(performance.now() - attemptStart),
+            ...(sent.warnings ? { warnings: sent.warnings } : {}),
+          });
+          if (sent.warnings) this.deps.logger.info("request parameters not taken upstream", { id: generationId, provider: endpoint.provider.slug, warnings: sent.warnings });
+          this.deps.metrics?.attempt(endpoint.provider.slug, 200);
+          if (result.kind === "json") {
+            const response = result.response;
+            const seconds = (performance.now() - attemptStart) / 1000;
+            this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
+            // An answer without usage is charged its estimate, as a stream without usage is.
+            const usage = response.usage ?? estimatedUsage(response.output, request);
+            settle(cost(usage));
+            record({
+              status: 200,
+              upstreamId: response.upstreamId ?? null,
+              finishReason: response.finishReason,
+              nativeFinishReason: response.nativeFinishReason ?? null,
+              ...usageFields(usage, charge),
+              latencyMs: Math.round(performance.now() - started),
+              generationTimeMs: Math.round(performance.now() - attemptStart),
+            });
+            return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "json", response };
+          }
+          const parts = recordedStream(toGenerator(result.parts), {
+            request,
+            signal,
+            started,
+            attemptStart,
+            cost: charge,
+            record,
+            redact: (error) => redactError(error, this.#secrets(caller.workspaceId, endpoint)),
+            onEnd: (end) => {
+              settle(end.usage ? cost(end.usage) : 0);
+              this.#streamEnded(plan, model, endpoint, end, signal);
+            },
+          });
+          return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "stream", parts };
+        },
+      );
+    } catch (caught) {
+      settle(0);
+      if (caught instanceof ClientGone) {
+        recordAt(caught.attempt.endpoint)({ status: 499, cancelled: true, errorCode: "client_closed" });
+        throw caught.error;
       }
+      const error = asGatewayError(caught);
+      this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
+      throw error;
     }
-
-    const retryHints = [...failures.flatMap((failure) => (failure.error.retryAfter === undefined ? [] : [failure.error.retryAfter])), ...cooling];
-    const retryAfter = retryHints.length > 0 ? Math.min(...retryHints) : undefined;
-    let error: GatewayError;
-    if (failures.length === 0) {
-      // Every endpoint is cooling down after a Retry-After: no call was made.
-      error =
-        attemptsError(
-          plan.attempts.map(({ endpoint }) => ({ provider: endpoint.provider.slug, error: new GatewayError("rate_limited", "cooling down") })),
-          plan.requestedModels,
-          retryAfter,
-        ) ?? new GatewayError("unavailable", "No endpoint could serve the request");
-    } else if (!plan.preferences.allowFallbacks) {
-      error = lastError!;
-    } else {
-      error = attemptsError(failures, plan.requestedModels, retryAfter) ?? withPreviousErrors(lastError!, failures);
-    }
-    this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
-    settle(0);
-    throw error;
   }
 
   /**

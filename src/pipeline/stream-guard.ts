@@ -6,6 +6,7 @@ import { ResponseAccumulator } from "../core/accumulate.ts";
 import type { CanonicalRequest, StreamPart, Usage } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { usageFields, usageSoFar } from "./generation-record.ts";
+import type { Charge } from "../core/cost.ts";
 
 /**
  * Opens a stream and waits for its first output (a delta, or a finish), so that a failure before
@@ -68,7 +69,7 @@ export async function* recordedStream(
     signal: AbortSignal;
     started: number;
     attemptStart: number;
-    cost: (usage: Usage) => number;
+    cost: Charge;
     record: (fields: Partial<GenerationRow>) => void;
     redact: (error: GatewayError) => GatewayError;
     onEnd: (end: StreamEnd) => void;

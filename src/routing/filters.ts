@@ -1,4 +1,18 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
+import type { Operation, OperationRequest } from "../core/operations.ts";
+
+/** What the router plans: a chat request, or another operation's (its envelope and payload). */
+export type RoutedRequest = CanonicalRequest | OperationRequest;
+
+/** The operation a request asks for (a chat request need not say). */
+export function operationOf(request: RoutedRequest): Operation {
+  return request.operation ?? "chat";
+}
+
+/** The request as a chat request, or undefined for the other operations. */
+export function chatOf(request: RoutedRequest): CanonicalRequest | undefined {
+  return request.operation === undefined || request.operation === "chat" ? (request as CanonicalRequest) : undefined;
+}
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import { namedIn, type Preferences } from "./preferences.ts";
 
@@ -61,10 +75,37 @@ export function estimatePromptTokens(request: CanonicalRequest): number {
   return Math.ceil(characters / 4);
 }
 
+/** A rough input size of any operation: a chat prompt, the texts to embed, the query and documents to rerank. */
+export function estimateInputTokens(request: RoutedRequest): number {
+  const chat = chatOf(request);
+  if (chat) return estimatePromptTokens(chat);
+  let characters = 0;
+  const count = (value: unknown) => (characters += typeof value === "string" ? value.length : JSON.stringify(value ?? "").length);
+  switch (request.operation) {
+    case "embeddings":
+      for (const input of request.input) count(input);
+      break;
+    case "rerank":
+      count(request.query);
+      for (const document of request.documents) count(document);
+      break;
+    case "speech":
+      count(request.input);
+      break;
+    case "images":
+    case "video":
+      count(request.prompt ?? "");
+      break;
+    case "transcription":
+      break;
+  }
+  return Math.ceil(characters / 4);
+}
+
 /** A request's estimated prompt size, computed on first use and once. */
-export function lazyPromptTokens(request: CanonicalRequest): () => number {
+export function lazyPromptTokens(request: RoutedRequest): () => number {
   let tokens: number | undefined;
-  return () => (tokens ??= estimatePromptTokens(request));
+  return () => (tokens ??= estimateInputTokens(request));
 }
 
 /**
@@ -73,15 +114,18 @@ export function lazyPromptTokens(request: CanonicalRequest): () => number {
  */
 export function applyFilters(
   model: CatalogModel,
-  request: CanonicalRequest,
+  request: RoutedRequest,
   preferences: Preferences,
   promptTokens: () => number = lazyPromptTokens(request),
 ): { kept: Endpoint[]; excluded: Exclusion[] } {
   const kept: Endpoint[] = [];
   const excluded: Exclusion[] = [];
-  const used = preferences.requireParameters ? usedParameters(request) : [];
+  const chat = chatOf(request);
+  const operation = operationOf(request);
+  const used = preferences.requireParameters && chat ? usedParameters(chat) : [];
   for (const endpoint of model.endpoints) {
-    if (endpoint.disabled) continue;
+    // An endpoint that does not serve the operation is not a candidate at all (like a disabled one).
+    if (endpoint.disabled || !endpoint.operations.has(operation)) continue;
     const reason = exclusion(model, endpoint, request, preferences, used, promptTokens);
     if (reason) excluded.push({ endpoint, ...reason });
     else kept.push(endpoint);
@@ -92,7 +136,7 @@ export function applyFilters(
 function exclusion(
   model: CatalogModel,
   endpoint: Endpoint,
-  request: CanonicalRequest,
+  request: RoutedRequest,
   preferences: Preferences,
   used: string[],
   promptTokens: () => number,
@@ -144,13 +188,14 @@ function exclusion(
       return { reason: "require_parameters", field: "provider.require_parameters", detail: `${provider.slug} does not support ${missing.join(", ")}` };
     }
   }
-  if (request.maxTokens !== undefined && endpoint.maxOutput !== null && request.maxTokens > endpoint.maxOutput) {
+  const maxTokens = chatOf(request)?.maxTokens;
+  if (maxTokens !== undefined && endpoint.maxOutput !== null && maxTokens > endpoint.maxOutput) {
     return { reason: "context_length", field: "max_tokens", detail: `${provider.slug} produces at most ${endpoint.maxOutput} tokens` };
   }
-  if (endpoint.contextLength !== null && promptTokens() + (request.maxTokens ?? 0) > endpoint.contextLength) {
+  if (endpoint.contextLength !== null && promptTokens() + (maxTokens ?? 0) > endpoint.contextLength) {
     return {
       reason: "context_length",
-      field: "messages",
+      field: chatOf(request) ? "messages" : "input",
       detail: `the prompt does not fit ${provider.slug}'s context of ${endpoint.contextLength} tokens`,
     };
   }

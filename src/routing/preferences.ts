@@ -1,4 +1,4 @@
-import type { CanonicalRequest } from "../core/canonical.ts";
+import type { RoutingEnvelope } from "../core/envelope.ts";
 import type { Provider } from "../core/catalog-types.ts";
 import type { Percentiles } from "./health.ts";
 
@@ -75,7 +75,7 @@ function ignoreList(requested: string[] | undefined, workspace: string[] | null 
   return requested === undefined ? workspace.slice() : requested.concat(workspace);
 }
 
-export function readPreferences(request: CanonicalRequest, workspace: WorkspaceRouting): Preferences {
+export function readPreferences(request: RoutingEnvelope, workspace: WorkspaceRouting): Preferences {
   const provider = (request.provider ?? {}) as Record<string, unknown>;
   const sortValue = provider.sort;
   let sort: SortBy | undefined;

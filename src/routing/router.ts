@@ -1,7 +1,7 @@
-import type { CanonicalRequest } from "../core/canonical.ts";
+import type { Operation } from "../core/operations.ts";
 import { availabilityError, filteredError } from "./availability.ts";
 import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
-import { applyFilters, type Exclusion, lazyPromptTokens } from "./filters.ts";
+import { applyFilters, chatOf, type Exclusion, lazyPromptTokens, operationOf, type RoutedRequest } from "./filters.ts";
 import type { HealthStats } from "./health.ts";
 import { meets, namedIn, type Preferences, readPreferences, type WorkspaceRouting } from "./preferences.ts";
 import { lazyConversationKey, StickyScopes, type StickySessions, stickyScope } from "./sticky.ts";
@@ -32,20 +32,40 @@ export interface RouterDeps {
 }
 
 /** The request's model and its `models[]` fallbacks, without empty ids and duplicates, in order. */
-function requestedModels(request: CanonicalRequest): string[] {
+function requestedModels(request: RoutedRequest): string[] {
   if (request.models === undefined || request.models.length === 0) return request.model ? [request.model] : [];
   return [...new Set([request.model, ...request.models].filter((id) => id))];
 }
 
-/** Whether a model can serve a chat request: text output, offered (a free variant not ended), not deprecated, an enabled endpoint. */
-function usable(model: CatalogModel): boolean {
+/**
+ * Whether a model serves an operation: an endpoint declares it, and for chat the model writes text
+ * (an image-only model cannot answer a conversation).
+ */
+function serves(model: CatalogModel, operation: Operation): boolean {
+  if (operation === "chat" && !model.outputModalities.includes("text")) return false;
+  return model.endpoints.some((endpoint) => endpoint.operations.has(operation));
+}
+
+/** Whether a model can serve the request: it serves the operation, is offered (a free variant not ended), not deprecated, with an enabled endpoint. */
+function usable(model: CatalogModel, operation: Operation): boolean {
   return (
-    model.outputModalities.includes("text") &&
+    serves(model, operation) &&
     (model.freeUntil === null || model.freeUntil >= Date.now()) &&
     !model.deprecated &&
-    model.endpoints.some((endpoint) => !endpoint.disabled)
+    model.endpoints.some((endpoint) => !endpoint.disabled && endpoint.operations.has(operation))
   );
 }
+
+/** How an operation is named in an availability message. */
+const OPERATION_WORDS: Record<Operation, string> = {
+  chat: "chat",
+  embeddings: "embeddings",
+  rerank: "rerank",
+  transcription: "speech-to-text",
+  speech: "text-to-speech",
+  images: "image generation",
+  video: "video generation",
+};
 
 /** Blended price used for sorting and balancing: prompt plus completion, USD per million tokens. */
 export function blendedPrice(endpoint: Endpoint): number {
@@ -71,7 +91,7 @@ export class Router {
   }
 
   /** `conversation` gives the request's conversation key when the caller already has it (computed once). */
-  plan(request: CanonicalRequest, workspaceId: string, workspace: WorkspaceRouting, conversation?: () => string): RoutePlan {
+  plan(request: RoutedRequest, workspaceId: string, workspace: WorkspaceRouting, conversation?: () => string): RoutePlan {
     const requested = requestedModels(request);
     const catalog = this.deps.catalog;
     const models: CatalogModel[] = [];
@@ -89,9 +109,12 @@ export class Router {
       );
     }
     const preferences = readPreferences(request, workspace);
-    const serving = models.every(usable) ? models : this.#serving(models, requested);
+    const operation = operationOf(request);
+    const serving = models.every((model) => usable(model, operation)) ? models : this.#serving(models, requested, operation);
+    // Only conversations stick to an endpoint: the other operations are routed afresh each time.
+    const chat = chatOf(request);
 
-    const explicitSession = request.sessionId !== undefined;
+    const explicitSession = chat !== undefined && request.sessionId !== undefined;
     // Stickiness applies only without `provider.order`: only then is the conversation key needed, and
     // only when a sticky entry is looked up or remembered is it computed.
     const stickyModels: string[] = [];
@@ -102,13 +125,13 @@ export class Router {
       const { kept, excluded } = applyFilters(model, request, preferences, promptTokens);
       if (excluded.length > 0) exclusions.push(...excluded);
       if (kept.length === 0) continue;
-      if (!preferences.order) stickyModels.push(model.id);
+      if (!preferences.order && chat) stickyModels.push(model.id);
       perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
     }
     if (perModel.length === 0) {
       throw filteredError(exclusions, requested, requested.slice(1));
     }
-    const conversationId = conversation ?? lazyConversationKey(request);
+    const conversationId = conversation ?? (chat ? lazyConversationKey(chat) : () => "");
     const stickyScopes = new StickyScopes(stickyModels, (modelId) => stickyScope(workspaceId, modelId, conversationId()));
     // `partition: "none"` sorts across all models (order, when set, wins over sort); otherwise each
     // model's endpoints stay together, the primary model's first. Soft preferences, stickiness and
@@ -130,12 +153,15 @@ export class Router {
   }
 
   /** The requested models that can serve, or the availability error of the first check none passes. */
-  #serving(models: CatalogModel[], requested: string[]): CatalogModel[] {
-    const textModels = models.filter((model) => model.outputModalities.includes("text"));
+  #serving(models: CatalogModel[], requested: string[], operation: Operation): CatalogModel[] {
+    const textModels = models.filter((model) => serves(model, operation));
     if (textModels.length === 0) {
+      const plural = requested.length > 1;
       throw availabilityError(
         "wrong_endpoint",
-        `${requested.join(", ")} ${requested.length > 1 ? "do" : "does"} not produce text; it cannot answer this kind of request`,
+        operation === "chat" && models.every((model) => !model.outputModalities.includes("text"))
+          ? `${requested.join(", ")} ${plural ? "do" : "does"} not produce text; it cannot answer this kind of request`
+          : `${requested.join(", ")} ${plural ? "do" : "does"} not serve ${OPERATION_WORDS[operation]}; it cannot answer this kind of request`,
         { requestedModels: requested },
       );
     }
@@ -152,14 +178,14 @@ export class Router {
         requestedModels: requested,
       });
     }
-    const serving = live.filter((model) => model.endpoints.some((endpoint) => !endpoint.disabled));
+    const serving = live.filter((model) => model.endpoints.some((endpoint) => !endpoint.disabled && endpoint.operations.has(operation)));
     if (serving.length === 0) {
       throw availabilityError("no_endpoints", `No endpoint serves ${live.map((model) => model.id).join(", ")}`, { requestedModels: requested });
     }
     return serving;
   }
 
-  #arrange(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences, stickyScopes: StickyScopes): Attempt[] {
+  #arrange(attempts: Attempt[], request: RoutedRequest, preferences: Preferences, stickyScopes: StickyScopes): Attempt[] {
     let arranged = this.#soft(attempts, request, preferences);
     arranged = this.#sticky(arranged, stickyScopes);
     if (preferences.allowFallbacks) return arranged;
@@ -242,13 +268,14 @@ export class Router {
    * Soft preferences move endpoints to the end, never out: latency and throughput thresholds, and
    * support for tools, response_format and verbosity.
    */
-  #soft(attempts: Attempt[], request: CanonicalRequest, preferences: Preferences): Attempt[] {
+  #soft(attempts: Attempt[], request: RoutedRequest, preferences: Preferences): Attempt[] {
     const health = this.deps.health;
     const wants = (parameter: string) => (endpoint: Endpoint) => endpoint.supportedParameters === null || endpoint.supportedParameters.includes(parameter);
     const checks: Array<(endpoint: Endpoint) => boolean> = [];
-    if (request.tools?.length) checks.push(wants("tools"));
-    if (request.responseFormat && request.responseFormat.type !== "text") checks.push(wants("response_format"));
-    if (request.verbosity !== undefined) checks.push(wants("verbosity"));
+    const chat = chatOf(request);
+    if (chat?.tools?.length) checks.push(wants("tools"));
+    if (chat?.responseFormat && chat.responseFormat.type !== "text") checks.push(wants("response_format"));
+    if (chat?.verbosity !== undefined) checks.push(wants("verbosity"));
     if (preferences.preferredMaxLatency) {
       const wanted = preferences.preferredMaxLatency;
       checks.push((endpoint) => meets(health.latency(endpoint.key), wanted, true));

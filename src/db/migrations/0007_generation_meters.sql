@@ -1,0 +1,2 @@
+ALTER TABLE `generations` ADD `meters` text;--> statement-breakpoint
+ALTER TABLE `generations` ADD `costs` text;
