@@ -66,7 +66,8 @@ export const Simulation = T.Object(
 
 export const ProviderConfig = T.Object(
   {
-    type: T.Union([T.Literal("openai-compatible"), T.Literal("anthropic"), T.Literal("simulated")]),
+    /** `cohere` and `tei` (text-embeddings-inference) serve embeddings and rerank only; they need `base_url`. */
+    type: T.Union([T.Literal("openai-compatible"), T.Literal("anthropic"), T.Literal("simulated"), T.Literal("cohere"), T.Literal("tei")]),
     /** Display name; defaults to the provider's id. */
     name: T.Optional(T.String({ minLength: 1 })),
     base_url: T.Optional(T.String({ pattern: "^https?://" })),

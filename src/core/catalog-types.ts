@@ -19,7 +19,7 @@ export interface Simulation {
   };
 }
 
-export type ProviderType = "openai-compatible" | "anthropic" | "simulated";
+export type ProviderType = "openai-compatible" | "anthropic" | "simulated" | "cohere" | "tei";
 
 export interface Timeouts {
   connectMs: number;

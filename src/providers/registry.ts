@@ -1,9 +1,11 @@
 import type { Provider, ProviderType } from "../core/catalog-types.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 import { anthropicAdapter } from "./anthropic/adapter.ts";
+import { cohereAdapter } from "./cohere/adapter.ts";
 import type { FetchLike, UpstreamFetch } from "../transport/engine.ts";
 import { openAiCompatibleAdapter } from "./openai-compatible/adapter.ts";
 import { createSimulatedFetch } from "./simulated/fetch.ts";
+import { teiAdapter } from "./tei/adapter.ts";
 import { createUpstreamClient, type UpstreamClient } from "../transport/upstream-client.ts";
 
 const ADAPTERS: Record<ProviderType, ProviderAdapter> = {
@@ -11,6 +13,8 @@ const ADAPTERS: Record<ProviderType, ProviderAdapter> = {
   anthropic: anthropicAdapter,
   // The simulator speaks the OpenAI wire format in-process.
   simulated: openAiCompatibleAdapter,
+  cohere: cohereAdapter,
+  tei: teiAdapter,
 };
 
 export function adapterFor(provider: Provider): ProviderAdapter {

@@ -1,5 +1,7 @@
 import type { ProviderAdapter } from "../adapter.ts";
+import { openAiEmbeddings } from "./embeddings.ts";
 import { readChatError } from "./errors.ts";
+import { jinaRerank } from "./rerank.ts";
 import { buildChatRequest } from "./request.ts";
 import { parseChatResponse } from "./response.ts";
 import { createChatStreamParser } from "./stream.ts";
@@ -13,5 +15,7 @@ export const openAiCompatibleAdapter = {
     parseResponse: parseChatResponse,
     createStreamParser: createChatStreamParser,
   },
+  embeddings: openAiEmbeddings,
+  rerank: jinaRerank,
   parseError: readChatError,
 } satisfies ProviderAdapter;
