@@ -15,6 +15,7 @@ import { catalogApi } from "./api/catalog.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
+import { operationsApi } from "./api/operations.ts";
 import { opsApi } from "./api/ops.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
@@ -106,7 +107,8 @@ export function createApp(services: Services) {
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))
-    .use(inferenceApi(services));
+    .use(inferenceApi(services))
+    .use(operationsApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;

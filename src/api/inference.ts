@@ -3,11 +3,12 @@ import type { CanonicalRequest } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { describeError } from "../core/log.ts";
 import { newGenerationId } from "../core/ids.ts";
-import type { Caller, JsonOutcome, StreamOutcome } from "../pipeline/pipeline.ts";
+import type { JsonOutcome, StreamOutcome } from "../pipeline/pipeline.ts";
 import { countTokens } from "./count-tokens.ts";
 import type { GenerationRow } from "../core/generation.ts";
 import type { Services } from "./services.ts";
 import { authenticate, type Principal } from "./auth.ts";
+import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { chatCodec } from "./codecs/chat/index.ts";
 import type { Codec, EncodeContext } from "./codecs/codec.ts";
 import { messagesCodec } from "./codecs/messages/index.ts";
@@ -16,18 +17,6 @@ import { applyPreset } from "./presets-apply.ts";
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
 import { betaFlags } from "../providers/anthropic/betas.ts";
-
-/**
- * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
- * inference acts on the workspace (its presets, its generation records), so it answers 404 as every
- * workspace route does.
- */
-function requireInference(principal: Principal): void {
-  if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-  if (principal.kind !== "inference") {
-    throw new GatewayError("forbidden", "Only inference keys can call inference endpoints; create one with POST /api/v1/keys");
-  }
-}
 
 /** The routing metadata object clients ask for with `X-OpenRouter-Metadata: enabled`. */
 export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<string, unknown> {
@@ -67,28 +56,6 @@ function context(
     if (request.warnings) encode.metadata.warnings = request.warnings;
   }
   return encode;
-}
-
-/** Who asks, for routing and the generation record. */
-function callerOf(principal: Principal, request: Request, presetId: string | undefined): Caller {
-  return {
-    workspaceId: principal.workspace.id,
-    keyHash: principal.key.hash,
-    requestId: request.headers.get("x-request-id") ?? undefined,
-    userAgent: request.headers.get("user-agent") ?? undefined,
-    referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
-    presetId,
-    allowedProviders: principal.workspace.allowedProviders ?? null,
-    ignoredProviders: principal.workspace.ignoredProviders ?? null,
-    dataRegion: principal.workspace.dataRegion ?? null,
-    limit: principal.key.limit,
-    limitReset: principal.key.limitReset,
-  };
-}
-
-/** The sticky-session header a request carries: `x-session-id`, else Claude Code's `x-claude-code-session-id`. */
-function sessionHeaderName(headers: Headers): string {
-  return headers.get("x-session-id") ? "x-session-id" : "x-claude-code-session-id";
 }
 
 /** `promise`, or null once `ms` passed first; the timer never outlives the race. */

@@ -1,6 +1,8 @@
 import { decodeChat } from "./codecs/chat/decode.ts";
 import type { CanonicalRequest, FunctionTool } from "../core/canonical.ts";
+import type { RoutingEnvelope } from "../core/envelope.ts";
 import { GatewayError } from "../core/errors.ts";
+import { decodeEnvelope } from "./codecs/envelope.ts";
 
 export interface PresetVersionContent {
   config: Record<string, unknown>;
@@ -19,7 +21,7 @@ const PER_REQUEST = new Set<keyof CanonicalRequest>(["messages", "stream", "stre
  * Which preset a request names, if any: `"model": "@preset/slug"`, `"model": "vendor/model@preset/slug"`
  * or `"preset": "slug"` beside a model. Returns the request's own model (possibly empty) and the slug.
  */
-export function presetReference(request: CanonicalRequest): { model: string; slug: string } | undefined {
+export function presetReference(request: RoutingEnvelope): { model: string; slug: string } | undefined {
   const bare = PRESET_MODEL.exec(request.model);
   if (bare) return { model: "", slug: bare[1]! };
   const suffixed = MODEL_WITH_PRESET.exec(request.model);
@@ -57,6 +59,26 @@ export function applyPreset(request: CanonicalRequest, lookup: PresetLookup): Ca
   if (preset.systemPrompt) {
     merged.messages = [{ role: "system", content: [{ type: "text", text: preset.systemPrompt }] }, ...request.messages];
   }
+  delete merged.preset;
+  return merged;
+}
+
+/**
+ * A preset applied to a request of another operation (embeddings, rerank, speech, ...): what routing
+ * reads of it (model, fallback models, provider preferences, route) fills what the request left out;
+ * its conversation settings (system prompt, sampling, tools) do not apply.
+ */
+export function applyPresetEnvelope<R extends RoutingEnvelope>(request: R, lookup: PresetLookup): R {
+  const reference = presetReference(request);
+  if (!reference) return request;
+  const preset = lookup(reference.slug);
+  if (!preset) throw new GatewayError("not_found", `Preset '${reference.slug}' not found in this workspace`);
+  const fromPreset = decodeEnvelope(preset.config);
+  const merged: R = { ...request, model: reference.model || fromPreset.model };
+  if (merged.models === undefined && fromPreset.models !== undefined) merged.models = fromPreset.models;
+  if (merged.provider === undefined && fromPreset.provider !== undefined) merged.provider = fromPreset.provider;
+  if (merged.route === undefined && fromPreset.route !== undefined) merged.route = fromPreset.route;
+  if (!merged.model && merged.models?.length) merged.model = merged.models[0]!;
   delete merged.preset;
   return merged;
 }

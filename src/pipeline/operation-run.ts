@@ -30,7 +30,7 @@ import { ClientGone, tryInOrder } from "./attempts.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
-import type { PipelineDeps } from "./pipeline.ts";
+import type { PipelineDeps } from "./deps.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
 
 /** The canonical result of each operation's request. */

@@ -1,22 +1,21 @@
 import type { GenerationRow } from "../core/generation.ts";
-import type { AttemptInfo, AttemptResult } from "../plugins/contract.ts";
-import type { ActivePlugin, PluginHost } from "../plugins/host.ts";
+import type { AttemptResult } from "../plugins/contract.ts";
+import type { ActivePlugin } from "../plugins/host.ts";
 import type { JsonUpstreamRequest } from "../providers/adapter.ts";
 import { sendJson } from "../transport/engine.ts";
 import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "./inline-images.ts";
-import { adapterFor, type Transports } from "../providers/registry.ts";
-import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
-import type { HealthStats } from "../routing/health.ts";
-import type { RoutePlan, Router } from "../routing/router.ts";
+import { adapterFor } from "../providers/registry.ts";
+import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
+import type { RoutePlan } from "../routing/router.ts";
 import { lazyConversationKey } from "../routing/sticky.ts";
-import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, tryInOrder } from "./attempts.ts";
+import { type OperationOutcome, runOperation } from "./operation-run.ts";
+import type { OperationRequest } from "../core/operations.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { LimitReset, Reservation } from "./limits.ts";
+import type { Reservation } from "./limits.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
-import type { Logger } from "../core/log.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
 import { worstCaseCost } from "./spend-bound.ts";
 import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.ts";
@@ -24,38 +23,8 @@ import { openUntilOutput, recordedStream, type StreamEnd } from "./stream-guard.
 export type { AttemptRecord, Caller } from "./generation-record.ts";
 import { newGenerationId } from "../core/ids.ts";
 
-/** What the pipeline counts (the gateway's metrics registry implements it). */
-export interface PipelineMetrics {
-  attempt(provider: string, status: number, code?: string): void;
-  generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void;
-}
-
-export interface PipelineDeps {
-  catalog: CatalogView;
-  transports: Transports;
-  /** The credential for a provider in a workspace: from the config, or a vault secret. */
-  credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;
-  generations: { record(row: GenerationRow): void };
-  logger: Logger;
-  router: Router;
-  health: HealthStats;
-  plugins: PluginHost;
-  traffic: TrafficStats;
-  memory: RouterMemory;
-  /** Whether request-supplied URLs may point at loopback, private and link-local addresses. */
-  allowPrivateUrls?: boolean;
-  /**
-   * Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost.
-   * A key without a limit reserves nothing (`reserve` is not called).
-   */
-  budget?: {
-    reserve(key: { hash: string; limit: number | null; limitReset: LimitReset }, amount: number): Reservation | undefined;
-    settle(reservation: Reservation | undefined, cost: number): void;
-    release(reservation: Reservation | undefined): void;
-  };
-  /** Counts upstream attempts, tokens and cost (optional: tests may leave it out). */
-  metrics?: PipelineMetrics;
-}
+export type { PipelineDeps, PipelineMetrics } from "./deps.ts";
+import type { PipelineDeps } from "./deps.ts";
 
 /** How a request was routed, for `X-OpenRouter-Metadata` and the record. */
 export interface RoutingSummary {
@@ -255,6 +224,11 @@ export class Pipeline {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
       throw error;
     }
+  }
+
+  /** Runs a request of an operation besides chat (see operation-run.ts). */
+  operation<R extends OperationRequest>(request: R, caller: Caller, signal: AbortSignal, generationId: string = newGenerationId()): Promise<OperationOutcome<R>> {
+    return runOperation(this.deps, request, caller, signal, generationId);
   }
 
   /**

@@ -1,0 +1,37 @@
+import { GatewayError } from "../core/errors.ts";
+import type { Caller } from "../pipeline/pipeline.ts";
+import type { Principal } from "./auth.ts";
+
+/**
+ * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
+ * inference acts on the workspace (its presets, its generation records), so it answers 404 as every
+ * workspace route does.
+ */
+export function requireInference(principal: Principal): void {
+  if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
+  if (principal.kind !== "inference") {
+    throw new GatewayError("forbidden", "Only inference keys can call inference endpoints; create one with POST /api/v1/keys");
+  }
+}
+
+/** Who asks, for routing and the generation record. */
+export function callerOf(principal: Principal, request: Request, presetId: string | undefined): Caller {
+  return {
+    workspaceId: principal.workspace.id,
+    keyHash: principal.key.hash,
+    requestId: request.headers.get("x-request-id") ?? undefined,
+    userAgent: request.headers.get("user-agent") ?? undefined,
+    referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
+    presetId,
+    allowedProviders: principal.workspace.allowedProviders ?? null,
+    ignoredProviders: principal.workspace.ignoredProviders ?? null,
+    dataRegion: principal.workspace.dataRegion ?? null,
+    limit: principal.key.limit,
+    limitReset: principal.key.limitReset,
+  };
+}
+
+/** The sticky-session header a request carries: `x-session-id`, else Claude Code's `x-claude-code-session-id`. */
+export function sessionHeaderName(headers: Headers): string {
+  return headers.get("x-session-id") ? "x-session-id" : "x-claude-code-session-id";
+}

@@ -1,0 +1,116 @@
+import { Elysia } from "elysia";
+import { GatewayError } from "../core/errors.ts";
+import { newGenerationId } from "../core/ids.ts";
+import type { OperationRequest } from "../core/operations.ts";
+import { validate } from "../core/validation-errors.ts";
+import type { OperationOutcome } from "../pipeline/operation-run.ts";
+import { noteRequest } from "./access-log.ts";
+import { authenticate, type Principal } from "./auth.ts";
+import { embeddingsCodec } from "./codecs/embeddings/index.ts";
+import { decodeEnvelope } from "./codecs/envelope.ts";
+import type { EncodedAnswer, OperationCodec } from "./codecs/operation-codec.ts";
+import { rerankCodec } from "./codecs/rerank/index.ts";
+import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
+import { applyPresetEnvelope } from "./presets-apply.ts";
+import type { Services } from "./services.ts";
+
+/** What a handler of an operation route gets. */
+export interface OperationCall {
+  principal: Principal;
+  request: Request;
+}
+
+/**
+ * The operations besides chat over one path: a decoded request (the envelope decoded as for every
+ * style, the payload by the operation's codec), its preset applied, run by the pipeline with the
+ * provider object, fallbacks, health, spend limits, rate limits and a record, the result encoded in the
+ * operation's shape with `X-Generation-Id`.
+ */
+export function operationRunner(services: Services) {
+  const { pipeline, presets, config } = services;
+
+  /** Admission, then the request decoded and its preset applied; the pipeline's outcome. */
+  const run = async <R extends OperationRequest>(call: OperationCall, decoded: R): Promise<{ request: R; outcome: OperationOutcome<R> }> => {
+    const { principal, request: http } = call;
+    let presetId: string | undefined;
+    const request = applyPresetEnvelope(decoded, (slug) => {
+      const found = presets.get(principal.workspace.id, slug);
+      if (!found?.version) return undefined;
+      presetId = found.preset.id;
+      return { config: found.version.config, systemPrompt: found.version.systemPrompt };
+    });
+    if (request.sessionId === undefined) {
+      const headerSession = http.headers.get("x-session-id") || http.headers.get("x-claude-code-session-id");
+      if (headerSession) {
+        if (headerSession.length > 256) throw new GatewayError("bad_request", `${sessionHeaderName(http.headers)}: must be at most 256 characters`);
+        request.sessionId = headerSession;
+      }
+    }
+    noteRequest(http, { model: request.model });
+    const outcome = await pipeline.operation(request, callerOf(principal, http, presetId), http.signal, newGenerationId());
+    noteRequest(http, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
+    return { request, outcome };
+  };
+
+  /** Checks the caller may run inference and is within its rate limits. */
+  const admit = (principal: Principal) => {
+    requireInference(principal);
+    services.rateLimits.admit(principal.key.hash, {
+      requestsPerMinute: principal.key.requestsPerMinute ?? config.limits.requests_per_minute,
+      tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
+    });
+  };
+
+  /** A JSON body validated against the codec's schema and decoded. */
+  const decodeJson = <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>, body: unknown): R => {
+    if (body === undefined || body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new GatewayError("bad_request", "Request body must be a JSON object");
+    }
+    const problem = validate(codec.schema, body, "body");
+    if (problem !== null) throw new GatewayError("bad_request", problem);
+    const raw = body as Record<string, unknown>;
+    return codec.decode(raw, decodeEnvelope(raw));
+  };
+
+  /** Runs a decoded request and answers in the codec's shape. */
+  const answer = async <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>, call: OperationCall, decoded: R): Promise<Response> => {
+    const { request, outcome } = await run(call, decoded);
+    const encoded = codec.encode(outcome.result as Result, request, {
+      id: outcome.generationId,
+      model: outcome.model.id,
+      created: outcome.created,
+      provider: outcome.endpoint.provider.name,
+      providerSlug: outcome.endpoint.provider.slug,
+      usage: outcome.usage,
+      cost: outcome.cost,
+    });
+    return respond(encoded, outcome.generationId);
+  };
+
+  /** The route handler of a JSON operation. */
+  const json =
+    <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>) =>
+    async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+      admit(principal);
+      return answer(codec, { principal, request }, decodeJson(codec, body));
+    };
+
+  return { admit, run, decodeJson, answer, json };
+}
+
+/** An encoded answer as an HTTP response, with the generation's id. */
+export function respond(encoded: EncodedAnswer, generationId: string, status = 200): Response {
+  if ("json" in encoded) {
+    return new Response(JSON.stringify(encoded.json), { status, headers: { "content-type": "application/json", "x-generation-id": generationId } });
+  }
+  return new Response(encoded.body, { status, headers: { "content-type": encoded.mediaType, "x-generation-id": generationId } });
+}
+
+/** `POST /embeddings`, `POST /rerank`, and the other operations' routes. */
+export function operationsApi(services: Services) {
+  const runner = operationRunner(services);
+  return new Elysia({ name: "operations-api" })
+    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .post("/embeddings", runner.json(embeddingsCodec))
+    .post("/rerank", runner.json(rerankCodec));
+}

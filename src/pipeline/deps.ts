@@ -1,0 +1,43 @@
+import type { Endpoint } from "../core/catalog-types.ts";
+import type { GenerationRow } from "../core/generation.ts";
+import type { Logger } from "../core/log.ts";
+import type { PluginHost } from "../plugins/host.ts";
+import type { Transports } from "../providers/registry.ts";
+import type { CatalogView } from "../core/catalog-types.ts";
+import type { HealthStats } from "../routing/health.ts";
+import type { Router } from "../routing/router.ts";
+import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
+import type { LimitReset, Reservation } from "./limits.ts";
+
+/** What the pipeline counts (the gateway's metrics registry implements it). */
+export interface PipelineMetrics {
+  attempt(provider: string, status: number, code?: string): void;
+  generation(row: Pick<GenerationRow, "model" | "tokensPrompt" | "tokensCompletion" | "tokensCached" | "tokensReasoning" | "totalCost">): void;
+}
+
+export interface PipelineDeps {
+  catalog: CatalogView;
+  transports: Transports;
+  /** The credential for a provider in a workspace: from the config, or a vault secret. */
+  credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;
+  generations: { record(row: GenerationRow): void };
+  logger: Logger;
+  router: Router;
+  health: HealthStats;
+  plugins: PluginHost;
+  traffic: TrafficStats;
+  memory: RouterMemory;
+  /** Whether request-supplied URLs may point at loopback, private and link-local addresses. */
+  allowPrivateUrls?: boolean;
+  /**
+   * Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost.
+   * A key without a limit reserves nothing (`reserve` is not called).
+   */
+  budget?: {
+    reserve(key: { hash: string; limit: number | null; limitReset: LimitReset }, amount: number): Reservation | undefined;
+    settle(reservation: Reservation | undefined, cost: number): void;
+    release(reservation: Reservation | undefined): void;
+  };
+  /** Counts upstream attempts, tokens and cost (optional: tests may leave it out). */
+  metrics?: PipelineMetrics;
+}
