@@ -18,7 +18,8 @@ import { GenerationStore } from "./db/generations.ts";
 import { ChangeWatch } from "./db/change-watch.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
 import { GatewayMetrics } from "./ops/metrics.ts";
-import { Transports } from "./providers/registry.ts";
+import { Transports, unservedOperations } from "./providers/registry.ts";
+import { ConfigError } from "./config/load.ts";
 import type { FetchLike } from "./transport/engine.ts";
 import { Catalog } from "./config/catalog.ts";
 import { HealthStats } from "./routing/health.ts";
@@ -47,6 +48,8 @@ export function createServices(input: {
   const changes = new ChangeWatch(input.db.$client);
   const vault = new VaultStore(input.db, box);
   const catalog = new Catalog(input.config);
+  const unserved = unservedOperations(catalog.models.values());
+  if (unserved.length > 0) throw new ConfigError(`invalid configuration:\n  ${unserved.join("\n  ")}`);
   const generations = new GenerationStore(input.db, input.logger);
   const credentials = new CredentialResolver(vault);
   const health = new HealthStats();

@@ -2,6 +2,7 @@ import { ConfigError } from "./load.ts";
 import type { EndpointConfig, ProviderConfig, Simulation } from "./catalog-schema.ts";
 import type { Config } from "./schema.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
+import type { Operation } from "../core/operations.ts";
 
 export type { CatalogModel, Endpoint, Pricing, Provider, ProviderType, Timeouts } from "../core/catalog-types.ts";
 import type { CatalogModel, Endpoint, Provider, ProviderType } from "../core/catalog-types.ts";
@@ -161,7 +162,7 @@ export class Catalog {
         deprecated: model.deprecated ?? false,
         freeUntil: model.free_until ? Date.parse(`${model.free_until}T23:59:59.999Z`) : null,
         inputModalities: model.input_modalities ?? declaredModalities(endpoints),
-        outputModalities: model.output_modalities ?? ["text"],
+        outputModalities: model.output_modalities ?? producedModalities(endpoints),
         endpoints,
       });
     });
@@ -176,9 +177,30 @@ export class Catalog {
   }
 }
 
-/** A model's input modalities when only its endpoints declare them: what any of them takes; text alone when none says. */
+/** A model's input modalities when only its endpoints declare them: what any of them takes; text alone when none says (audio for speech-to-text). */
 function declaredModalities(endpoints: Endpoint[]): string[] {
   const modalities = new Set(["text"]);
-  for (const endpoint of endpoints) for (const modality of endpoint.inputModalities) modalities.add(modality);
+  for (const endpoint of endpoints) {
+    for (const modality of endpoint.inputModalities) modalities.add(modality);
+    if (endpoint.operations.has("transcription")) modalities.add("audio");
+  }
   return [...modalities];
+}
+
+/** What each operation produces, in the vocabulary of `output_modalities`. */
+const PRODUCES: Record<Operation, string> = {
+  chat: "text",
+  transcription: "text",
+  embeddings: "embeddings",
+  rerank: "rerank",
+  speech: "audio",
+  images: "image",
+  video: "video",
+};
+
+/** A model's output modalities when it declares none: what the operations its endpoints serve produce. */
+function producedModalities(endpoints: Endpoint[]): string[] {
+  const modalities = new Set<string>();
+  for (const endpoint of endpoints) for (const operation of endpoint.operations) modalities.add(PRODUCES[operation]);
+  return modalities.size > 0 ? [...modalities] : ["text"];
 }

@@ -1,4 +1,4 @@
-import type { Provider, ProviderType } from "../core/catalog-types.ts";
+import type { CatalogModel, Provider, ProviderType } from "../core/catalog-types.ts";
 import type { ProviderAdapter } from "./adapter.ts";
 import { anthropicAdapter } from "./anthropic/adapter.ts";
 import { cohereAdapter } from "./cohere/adapter.ts";
@@ -19,6 +19,24 @@ const ADAPTERS: Record<ProviderType, ProviderAdapter> = {
 
 export function adapterFor(provider: Provider): ProviderAdapter {
   return ADAPTERS[provider.type];
+}
+
+/**
+ * Endpoints that declare an operation their provider's wire protocol does not have (a `tei` endpoint
+ * declaring chat), in the words of the config: checked at start, so such a catalog is refused.
+ */
+export function unservedOperations(models: Iterable<CatalogModel>): string[] {
+  const problems: string[] = [];
+  for (const model of models) {
+    for (const endpoint of model.endpoints) {
+      const adapter = adapterFor(endpoint.provider);
+      for (const operation of endpoint.operations) {
+        const served = operation === "video" ? adapter.video !== undefined : adapter[operation] !== undefined;
+        if (!served) problems.push(`models["${model.id}"] endpoint ${endpoint.key}: ${endpoint.provider.type} providers do not serve ${operation} (declare the endpoint's operations)`);
+      }
+    }
+  }
+  return problems;
 }
 
 /**

@@ -125,13 +125,11 @@ export function createSimulatedFetch(settings: Simulation): FetchLike {
   const perToken = simulation.tokens_per_second > 0 ? 1000 / simulation.tokens_per_second : 0;
 
   return async (url, init) => {
-    const route = simulatedRoute(url, init.method ?? "GET");
-    if (route) return route(new Request(url, init), simulation);
     requests++;
-    const body = JSON.parse(String(init.body)) as Json;
     const signal = init.signal;
     const failure = simulation.failure;
     const failing = failure !== undefined && requests % (failure.every ?? 1) === 0;
+    const route = simulatedRoute(url, init.method ?? "GET");
     if (failing && failure.mode === "status") {
       await sleep(simulation.ttft_ms, signal);
       const status = failure.status ?? 503;
@@ -142,6 +140,9 @@ export function createSimulatedFetch(settings: Simulation): FetchLike {
         headers,
       });
     }
+    // The other operations answer from their own modules (after the configured failure, which applies to every call).
+    if (route) return route(new Request(url, init), simulation);
+    const body = JSON.parse(String(init.body)) as Json;
     const answer = plan(body, simulation);
     const pieces = tokens(answer.text);
     const id = `chatcmpl-sim-${requests}`;
