@@ -28,6 +28,12 @@ import type { Services } from "./services.ts";
 
 const EMPTY_BODY = Symbol("empty body");
 
+/**
+ * Routes that take a multipart upload besides JSON: their multipart bodies are left unread here and
+ * streamed by the route itself (spooled to disk within `max_body_bytes`, never buffered whole).
+ */
+const MULTIPART_ROUTES = /^\/api\/v1\/(audio\/transcriptions|videos)\/?$/;
+
 /** What the app needs of the listening server: the TCP peer of a request (none under `app.handle`). */
 type PeerSource = { requestIP(request: Request): { address: string } | null } | null;
 
@@ -55,6 +61,10 @@ function renderError(path: string, error: GatewayError): Record<string, unknown>
  */
 function pathOf(request: Request): string {
   return URL.parse(request.url, "http://localhost")?.pathname ?? "/";
+}
+
+function isMultipart(request: Request): boolean {
+  return /^\s*multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
 }
 
 /** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
@@ -92,6 +102,7 @@ export function createApp(services: Services) {
     .onParse({ as: "global" }, async ({ request }) => {
       // Authenticate before reading the body: a request without a valid key is a 401, whatever it sends.
       authenticate(services, request);
+      if (isMultipart(request) && MULTIPART_ROUTES.test(pathOf(request))) return EMPTY_BODY;
       // Returning undefined would hand the (already read) body to Elysia's own parser for its content
       // type, which then fails: an empty body travels as a marker and becomes undefined again below.
       return (await readJsonBody(request, config.server.max_body_bytes)) ?? EMPTY_BODY;
