@@ -191,7 +191,17 @@ export function inferenceApi(services: Services) {
     });
 }
 
-/** The generation record in the shape the OpenRouter SDK reads. */
+/** The reference's `api_type` of a record's style or operation. */
+const API_TYPES: Record<string, string> = {
+  embeddings: "embeddings",
+  rerank: "rerank",
+  speech: "tts",
+  transcription: "stt",
+  images: "image",
+  video: "video",
+};
+
+/** The generation record in the shape the OpenRouter SDK reads, plus its meters and the cost of each. */
 export function generationJson(row: GenerationRow) {
   return {
     id: row.id,
@@ -202,7 +212,7 @@ export function generationJson(row: GenerationRow) {
     cache_discount: null,
     created_at: row.createdAt,
     model: row.model,
-    api_type: "completions",
+    api_type: API_TYPES[row.style] ?? "completions",
     app_id: null,
     streamed: row.streamed,
     cancelled: row.cancelled,
@@ -248,5 +258,7 @@ export function generationJson(row: GenerationRow) {
     status: row.status,
     error_code: row.errorCode,
     warnings: row.warnings ?? [],
+    meters: row.meters ?? {},
+    cost_details: row.costs ?? {},
   };
 }
