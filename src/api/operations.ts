@@ -87,12 +87,13 @@ export function operationRunner(services: Services) {
     return respond(encoded, outcome.generationId);
   };
 
-  /** The route handler of a JSON operation. */
+  /** The route handler of a JSON operation; the route validated the body against the codec's schema. */
   const json =
     <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>) =>
     async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
       admit(principal);
-      return answer(codec, { principal, request }, decodeJson(codec, body));
+      const raw = body as Record<string, unknown>;
+      return answer(codec, { principal, request }, codec.decode(raw, decodeEnvelope(raw)));
     };
 
   return { admit, run, decodeJson, answer, json };
@@ -111,6 +112,6 @@ export function operationsApi(services: Services) {
   const runner = operationRunner(services);
   return new Elysia({ name: "operations-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
-    .post("/embeddings", runner.json(embeddingsCodec))
-    .post("/rerank", runner.json(rerankCodec));
+    .post("/embeddings", runner.json(embeddingsCodec), { body: embeddingsCodec.schema })
+    .post("/rerank", runner.json(rerankCodec), { body: rerankCodec.schema });
 }
