@@ -33,6 +33,8 @@ export interface WhisperBehaviour {
   duration?: number;
   /** Answered in order, one per request, before the normal answers. */
   failures?: ScriptedFailure[];
+  /** Time spent "transcribing" once the upload is read, before answering. */
+  delayMs?: number;
 }
 
 export interface WhisperRequest {
@@ -41,7 +43,7 @@ export interface WhisperRequest {
   /** The text fields; a repeated name holds every value. */
   fields: Record<string, string | string[]>;
   file?: { name: string; type: string; size: number; sha256: string };
-  /** The client went away before the upload was read. */
+  /** The client went away before the answer: during the upload or while it was being transcribed. */
   aborted: boolean;
 }
 
@@ -125,6 +127,7 @@ export function startWhisperUpstream(): WhisperUpstream {
       }
       const failure = failures.shift();
       if (failure !== undefined) return failureResponse(failure);
+      if (behaviour.delayMs) await sleep(behaviour.delayMs);
       if (record.file === undefined) return Response.json({ error: { message: "file is required", type: "invalid_request_error" } }, { status: 400 });
       return transcriptionAnswer(record.fields, behaviour);
     },

@@ -166,6 +166,23 @@ describe("through the engine, against a Whisper server", () => {
     expect(result.text).toBe("WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nhello there\n");
   });
 
+  test("a client that goes away aborts the upstream request", async () => {
+    upstream.behave({ delayMs: 2_000 });
+    const client = new AbortController();
+    const before = upstream.requests.length;
+    const built = transcription.buildRequest(transcriptionRequest(), live, { stream: false, apiKey: undefined });
+    const sending = call(built, live, openAiCompatibleAdapter, { ...options, signal: client.signal });
+    // Once the upload is read, while the upstream is transcribing.
+    const arrived = () => upstream.requests[before]?.file !== undefined;
+    for (let waited = 0; waited < 2_000 && !arrived(); waited += 10) await Bun.sleep(10);
+    client.abort();
+    expect(await sending.catch((caught: unknown) => caught)).toBeInstanceOf(GatewayError);
+    const received = upstream.requests[before]!;
+    expect(received.file?.size).toBe(WAV.byteLength);
+    for (let waited = 0; waited < 2_000 && !received.aborted; waited += 10) await Bun.sleep(10);
+    expect(received.aborted).toBe(true);
+  });
+
   test("an upstream failure is the engine's error for its status", async () => {
     upstream.behave({ failures: [{ status: 503, body: { error: { message: "model loading", type: "server_error" } } }] });
     const error = await send(transcriptionRequest()).catch((caught: unknown) => caught);
