@@ -4,7 +4,9 @@ import { readChatError } from "./errors.ts";
 import { jinaRerank } from "./rerank.ts";
 import { buildChatRequest } from "./request.ts";
 import { parseChatResponse } from "./response.ts";
+import { openAiSpeech } from "./speech.ts";
 import { createChatStreamParser } from "./stream.ts";
+import { openAiTranscription } from "./transcription.ts";
 
 /** Any server speaking OpenAI's Chat Completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, ... */
 export const openAiCompatibleAdapter = {
@@ -17,5 +19,7 @@ export const openAiCompatibleAdapter = {
   },
   embeddings: openAiEmbeddings,
   rerank: jinaRerank,
+  transcription: openAiTranscription,
+  speech: openAiSpeech,
   parseError: readChatError,
 } satisfies ProviderAdapter;

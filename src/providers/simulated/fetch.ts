@@ -1,4 +1,5 @@
 import type { Simulation } from "../../core/catalog-types.ts";
+import "./audio.ts";
 import "./embeddings.ts";
 import { simulatedRoute } from "./operations.ts";
 
