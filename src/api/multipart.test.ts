@@ -2,7 +2,6 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { measuredSeconds } from "../core/audio-duration.ts";
 import { GatewayError } from "../core/errors.ts";
 import { sineWav } from "../providers/simulated/wav.ts";
 import { type MultipartOptions, readMultipart } from "./multipart.ts";
@@ -91,7 +90,7 @@ describe("readMultipart", () => {
     expect(new Uint8Array(await upload.file!.blob.arrayBuffer())).toEqual(WAV);
     // Re-readable, for a fallback endpoint.
     expect((await upload.file!.blob.arrayBuffer()).byteLength).toBe(WAV.byteLength);
-    expect(measuredSeconds(upload.file!)).toBe(0.5);
+    expect(upload.file!.durationSeconds).toBe(0.5);
     const [name] = await spooled();
     expect((await stat(join(spoolDir, name!))).mode & 0o777).toBe(0o600);
 

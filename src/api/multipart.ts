@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { mkdir, open, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { type MeasuredAudioFile, wavDurationSeconds } from "../core/audio-duration.ts";
+import { wavDurationSeconds } from "../core/audio-duration.ts";
 import { AUDIO_SNIFF_BYTES, AUDIO_TYPES_IN_WORDS, type AudioType, audioFilename, sniffAudioType } from "../core/audio-type.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { AudioFile } from "../core/operations.ts";
@@ -200,7 +200,7 @@ class UploadReader {
     if (this.#failure !== undefined) throw this.#failure;
     if (size === 0) throw badRequest(`${field}: is empty`);
     type ??= audioTypeOf(head, field);
-    const file: MeasuredAudioFile = { blob: Bun.file(path, { type: type.mediaType }), filename: audioFilename(declaredName, type), mediaType: type.mediaType };
+    const file: AudioFile = { blob: Bun.file(path, { type: type.mediaType }), filename: audioFilename(declaredName, type), mediaType: type.mediaType };
     const seconds = wavDurationSeconds(head, size);
     if (seconds !== undefined) file.durationSeconds = seconds;
     return file;

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { sineWav } from "../providers/simulated/wav.ts";
-import { measuredSeconds, riffChunks, wavDurationSeconds } from "./audio-duration.ts";
+import { riffChunks, wavDurationSeconds } from "./audio-duration.ts";
 
 /** A canonical 44-byte WAV header: `rate` Hz, `channels`, 16-bit, declaring `dataSize` bytes of samples. */
 function wavHeader(rate: number, channels: number, dataSize: number): Uint8Array {
@@ -49,10 +49,4 @@ test("riffChunks lists each chunk with where its data starts", () => {
     { id: "fmt ", offset: 20, size: 16 },
     { id: "data", offset: 44, size: 10 },
   ]);
-});
-
-test("measuredSeconds reads a measured file and nothing else", () => {
-  const blob = new Blob([]);
-  expect(measuredSeconds({ blob, filename: "a.wav", mediaType: "audio/wav", durationSeconds: 3 } as never)).toBe(3);
-  expect(measuredSeconds({ blob, filename: "a.mp3", mediaType: "audio/mpeg" })).toBeUndefined();
 });

@@ -54,12 +54,3 @@ export function wavDurationSeconds(head: Uint8Array, totalBytes: number = head.l
   return Math.round((size / byteRate) * 1000) / 1000;
 }
 
-/** An AudioFile whose length was measured when it was received (WAV only; see wavDurationSeconds). */
-export interface MeasuredAudioFile extends AudioFile {
-  durationSeconds?: number;
-}
-
-/** The seconds measured when the file was received, if it was measured. */
-export function measuredSeconds(file: AudioFile): number | undefined {
-  return "durationSeconds" in file && typeof file.durationSeconds === "number" ? file.durationSeconds : undefined;
-}

@@ -72,6 +72,8 @@ export interface AudioFile {
   filename: string;
   /** The sniffed or declared media type (`audio/wav`, ...). */
   mediaType: string;
+  /** Seconds of audio, measured when the file was received (WAV); absent when it could not be. */
+  durationSeconds?: number;
 }
 
 export interface TranscriptionRequest extends RoutingEnvelope {

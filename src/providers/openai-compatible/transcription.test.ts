@@ -3,7 +3,6 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWhisperUpstream } from "../../../test/helpers/audio-upstreams.ts";
-import type { MeasuredAudioFile } from "../../core/audio-duration.ts";
 import { GatewayError } from "../../core/errors.ts";
 import type { AudioFile, TranscriptionRequest } from "../../core/operations.ts";
 import { call } from "../../transport/engine.ts";
@@ -15,7 +14,7 @@ import { makeEndpoint } from "./test-support.ts";
 const transcription = openAiCompatibleAdapter.transcription;
 const WAV = sineWav(1, "hello");
 const mp3: AudioFile = { blob: new Blob([new Uint8Array([0x49, 0x44, 0x33, 4, 0, 0, 0, 0, 0, 0])], { type: "audio/mpeg" }), filename: "a.mp3", mediaType: "audio/mpeg" };
-const wav: MeasuredAudioFile = { blob: new Blob([WAV], { type: "audio/wav" }), filename: "clip.wav", mediaType: "audio/wav", durationSeconds: 1 };
+const wav: AudioFile = { blob: new Blob([WAV], { type: "audio/wav" }), filename: "clip.wav", mediaType: "audio/wav", durationSeconds: 1 };
 
 function transcriptionRequest(overrides: Partial<TranscriptionRequest> = {}): TranscriptionRequest {
   return { model: "openai/whisper-1", operation: "transcription", file: wav, responseFormat: "json", ...overrides };

@@ -4,7 +4,6 @@
  * fallback. Seconds of audio come from the upstream's `usage.seconds` or verbose `duration`, else from
  * the file when it was measured on arrival (WAV).
  */
-import { measuredSeconds } from "../../core/audio-duration.ts";
 import type { Endpoint } from "../../core/catalog-types.ts";
 import type { TranscriptionRequest, TranscriptionResult } from "../../core/operations.ts";
 import { emptyUsage, type Usage } from "../../core/usage.ts";
@@ -72,7 +71,7 @@ function usageOf(body: Json | undefined, request: TranscriptionRequest): Usage {
   const reported = isObject(body?.usage) ? body.usage : undefined;
   usage.inputTokens = numberOf(reported?.input_tokens) ?? 0;
   usage.outputTokens = numberOf(reported?.output_tokens) ?? 0;
-  const seconds = numberOf(reported?.seconds) ?? numberOf(body?.duration) ?? measuredSeconds(request.file);
+  const seconds = numberOf(reported?.seconds) ?? numberOf(body?.duration) ?? request.file.durationSeconds;
   if (seconds !== undefined) usage.audioSeconds = seconds;
   return usage;
 }

@@ -5,7 +5,7 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { type MeasuredAudioFile, wavDurationSeconds } from "../../../core/audio-duration.ts";
+import { wavDurationSeconds } from "../../../core/audio-duration.ts";
 import { AUDIO_TYPES_IN_WORDS, audioFilename, sniffAudioType } from "../../../core/audio-type.ts";
 import type { RoutingEnvelope } from "../../../core/envelope.ts";
 import { GatewayError } from "../../../core/errors.ts";
@@ -42,7 +42,7 @@ function audioFromBase64(input: unknown): AudioFile {
   const type = sniffAudioType(bytes);
   if (type === undefined) throw badRequest(`input_audio.data: the content is not audio (expected ${AUDIO_TYPES_IN_WORDS})`);
   const named = typeof format === "string" && /^[A-Za-z0-9]{1,10}$/.test(format) ? `audio.${format.toLowerCase()}` : undefined;
-  const file: MeasuredAudioFile = { blob: new Blob([bytes], { type: type.mediaType }), filename: audioFilename(named, type), mediaType: type.mediaType };
+  const file: AudioFile = { blob: new Blob([bytes], { type: type.mediaType }), filename: audioFilename(named, type), mediaType: type.mediaType };
   const seconds = wavDurationSeconds(bytes);
   if (seconds !== undefined) file.durationSeconds = seconds;
   return file;

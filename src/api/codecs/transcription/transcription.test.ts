@@ -1,5 +1,4 @@
 import { describe, expect, test } from "bun:test";
-import { measuredSeconds } from "../../../core/audio-duration.ts";
 import { emptyUsage } from "../../../core/usage.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { AudioFile, TranscriptionRequest } from "../../../core/operations.ts";
@@ -32,7 +31,7 @@ describe("decode (JSON, input_audio as base64)", () => {
     expect(request.file.mediaType).toBe("audio/wav");
     expect(request.file.filename).toBe("audio.wav");
     expect(new Uint8Array(await request.file.blob.arrayBuffer())).toEqual(WAV);
-    expect(measuredSeconds(request.file)).toBe(0.75);
+    expect(request.file.durationSeconds).toBe(0.75);
   });
 
   test("the content decides the type; the declared format only names the file", () => {
