@@ -98,7 +98,7 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
       // it (connections split at random between the two): this one must fail instead.
       reusePort: false,
       // Bun's own cap sits above ours so an oversized body gets the envelope from our parser.
-      maxRequestBodySize: config.server.max_body_bytes + 1024 * 1024,
+      maxRequestBodySize: Math.max(config.server.max_body_bytes, config.server.max_upload_bytes) + 1024 * 1024,
     });
   } catch (error) {
     services.transports.close();

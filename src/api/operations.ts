@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { newGenerationId } from "../core/ids.ts";
@@ -10,6 +11,9 @@ import { embeddingsCodec } from "./codecs/embeddings/index.ts";
 import { decodeEnvelope } from "./codecs/envelope.ts";
 import type { EncodedAnswer, OperationCodec } from "./codecs/operation-codec.ts";
 import { rerankCodec } from "./codecs/rerank/index.ts";
+import { speechCodec } from "./codecs/speech/index.ts";
+import { FILE_FIELD, transcriptionCodec } from "./codecs/transcription/index.ts";
+import { readMultipart } from "./multipart.ts";
 import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { applyPresetEnvelope } from "./presets-apply.ts";
 import type { Services } from "./services.ts";
@@ -107,11 +111,38 @@ export function respond(encoded: EncodedAnswer, generationId: string, status = 2
   return new Response(encoded.body, { status, headers: { "content-type": encoded.mediaType, "x-generation-id": generationId } });
 }
 
-/** `POST /embeddings`, `POST /rerank`, and the other operations' routes. */
+/** Whether a request carries a multipart body (the upload routes read it themselves). */
+function isMultipart(request: Request): boolean {
+  return /^\s*multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
+}
+
+/** `POST /embeddings`, `POST /rerank`, the audio routes, and the other operations' routes. */
 export function operationsApi(services: Services) {
   const runner = operationRunner(services);
+  const uploads = join(services.config.data_dir, "uploads");
+
+  /**
+   * Speech to text, as JSON (`input_audio` in base64) or as a multipart upload (OpenAI's `file`). The
+   * upload is spooled to disk as it arrives, within `server.max_upload_bytes`, and removed once the
+   * generation is done (a fallback endpoint is sent the same file).
+   */
+  const transcribe = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+    runner.admit(principal);
+    const call = { principal, request };
+    if (!isMultipart(request)) return runner.answer(transcriptionCodec, call, runner.decodeJson(transcriptionCodec, body));
+    const upload = await readMultipart(request, { maxBytes: services.config.server.max_upload_bytes, spoolDir: uploads, fileField: FILE_FIELD });
+    try {
+      const decoded = transcriptionCodec.decodeForm(upload.fields, upload.file, decodeEnvelope(upload.fields));
+      return await runner.answer(transcriptionCodec, call, decoded);
+    } finally {
+      await upload.cleanup();
+    }
+  };
+
   return new Elysia({ name: "operations-api" })
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
     .post("/embeddings", runner.json(embeddingsCodec), { body: embeddingsCodec.schema })
-    .post("/rerank", runner.json(rerankCodec), { body: rerankCodec.schema });
+    .post("/rerank", runner.json(rerankCodec), { body: rerankCodec.schema })
+    .post("/audio/transcriptions", transcribe)
+    .post("/audio/speech", runner.json(speechCodec), { body: speechCodec.schema });
 }

@@ -8,6 +8,7 @@ describe("configuration", () => {
       host: "127.0.0.1",
       port: 8080,
       max_body_bytes: 10 * 1024 * 1024,
+      max_upload_bytes: 100 * 1024 * 1024,
       regional_hostnames: [],
       trusted_proxies: [],
       shutdown_grace_ms: 10_000,

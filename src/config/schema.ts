@@ -40,6 +40,11 @@ export const ServerConfig = T.Object(
     port: T.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
     /** Largest accepted request body in bytes; larger ones get 413. */
     max_body_bytes: T.Integer({ minimum: 1024, maximum: 1_073_741_824, default: 10 * 1024 * 1024 }),
+    /**
+     * Largest multipart upload (audio to transcribe, video references) in bytes; larger ones get 413 as
+     * soon as the limit is passed. Uploads are spooled to `<data_dir>/uploads`, never held in memory.
+     */
+    max_upload_bytes: T.Integer({ minimum: 1024, maximum: 8_589_934_592, default: 100 * 1024 * 1024 }),
     /** Requests whose Host header names one of these are refused with 421. */
     regional_hostnames: T.Array(Hostname, { default: [] }),
     /** TCP peers (IPs or CIDR ranges) whose X-Forwarded-Host names the host asked for; no one else's is read. */
