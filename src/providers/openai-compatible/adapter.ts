@@ -1,8 +1,10 @@
 import type { ProviderAdapter } from "../adapter.ts";
 import { readChatError } from "./errors.ts";
+import { openAiImages } from "./images.ts";
 import { buildChatRequest } from "./request.ts";
 import { parseChatResponse } from "./response.ts";
 import { createChatStreamParser } from "./stream.ts";
+import { openAiVideo } from "./video.ts";
 
 /** Any server speaking OpenAI's Chat Completions: OpenAI, vLLM, Ollama, llama.cpp, Groq, Together, ... */
 export const openAiCompatibleAdapter = {
@@ -13,5 +15,7 @@ export const openAiCompatibleAdapter = {
     parseResponse: parseChatResponse,
     createStreamParser: createChatStreamParser,
   },
+  images: openAiImages,
+  video: openAiVideo,
   parseError: readChatError,
 } satisfies ProviderAdapter;

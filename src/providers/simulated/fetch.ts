@@ -1,4 +1,5 @@
 import type { Simulation } from "../../config/catalog-schema.ts";
+import "./media.ts";
 import { simulatedRoute } from "./operations.ts";
 
 /**
