@@ -149,7 +149,7 @@ export type OutputBlock =
   | { type: "reasoning"; part: ReasoningPart }
   | { type: "text"; text: string }
   | { type: "tool-call"; call: ToolCall }
-  /** A generated image; `url` is a data URL. */
+  /** A generated image: its URL, a base64 data URL as a rule. */
   | { type: "image"; url: string };
 
 export interface CanonicalResponse {

@@ -98,6 +98,14 @@ describe("video jobs: polling", () => {
     expect(settled).toHaveLength(1);
   });
 
+  test("an upstream that reports no seconds: the job is metered by the duration requested", async () => {
+    const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
+    upstream.behave({ withoutSeconds: true, pollStatuses: ["completed"] });
+    const job = await submit(jobs);
+    await jobs.pollOnce();
+    expect(await jobs.get(job.id, "ws-1")).toMatchObject({ status: "completed", usage: { videoSeconds: 6 }, cost: 1.5 });
+  });
+
   test("a failed job keeps the upstream's reason; an upstream that lost the job fails it; a passing failure does not", async () => {
     const { jobs, settled } = videoJobs(openDatabase({ dataDir: ":memory:" }));
     upstream.behave({ pollStatuses: ["failed"], jobError: { message: "out of memory" } });
