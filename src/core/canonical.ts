@@ -179,7 +179,7 @@ export type StreamPart =
   | { type: "reasoning-redacted"; data: string }
   | { type: "tool-call-start"; index: number; id: string; name: string }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
-  /** A whole generated image (a data URL); images arrive complete, never in pieces. */
+  /** A whole generated image (its URL, a base64 data URL as a rule); images arrive complete, never in pieces. */
   | { type: "image"; url: string }
   | { type: "usage"; usage: Usage }
   | { type: "finish"; reason: FinishReason; nativeReason?: string }
