@@ -55,6 +55,9 @@ export class ResponseAccumulator {
         if (call) call.arguments += part.argumentsDelta;
         break;
       }
+      case "image":
+        this.output.push({ type: "image", url: part.url });
+        break;
       case "usage":
         this.usage = part.usage;
         break;
@@ -94,7 +97,8 @@ export function* responseToParts(response: CanonicalResponse): Generator<StreamP
         if (block.part.text) yield { type: "reasoning-delta", text: block.part.text };
         if (block.part.signature !== undefined) yield { type: "reasoning-signature", signature: block.part.signature };
       }
-    } else {
+    } else if (block.type === "image") yield { type: "image", url: block.url };
+    else {
       yield { type: "tool-call-start", index, id: block.call.id, name: block.call.name };
       if (block.call.arguments) yield { type: "tool-call-delta", index, argumentsDelta: block.call.arguments };
       index++;

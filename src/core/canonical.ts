@@ -120,6 +120,10 @@ export interface CanonicalRequest extends RoutingEnvelope {
   verbosity?: "low" | "medium" | "high" | "xhigh" | "max";
   /** Top-level automatic prompt caching (`cache_control` on the body). */
   cacheControl?: CacheControl;
+  /** What the answer may hold (`["image", "text"]` asks an image-capable model for images). */
+  modalities?: Array<"text" | "image">;
+  /** Provider-specific image options (`aspect_ratio`, `image_size`, ...), passed through as sent. */
+  imageConfig?: Record<string, unknown>;
   serviceTier?: string;
   stream: boolean;
   /** The client asked for usage on its stream (chat `stream_options.include_usage`). */
@@ -144,7 +148,9 @@ export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" |
 export type OutputBlock =
   | { type: "reasoning"; part: ReasoningPart }
   | { type: "text"; text: string }
-  | { type: "tool-call"; call: ToolCall };
+  | { type: "tool-call"; call: ToolCall }
+  /** A generated image: its URL, a base64 data URL as a rule. */
+  | { type: "image"; url: string };
 
 export interface CanonicalResponse {
   /** The upstream's own id of the response, when it gave one. */
@@ -173,6 +179,8 @@ export type StreamPart =
   | { type: "reasoning-redacted"; data: string }
   | { type: "tool-call-start"; index: number; id: string; name: string }
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
+  /** A whole generated image (its URL, a base64 data URL as a rule); images arrive complete, never in pieces. */
+  | { type: "image"; url: string }
   | { type: "usage"; usage: Usage }
   | { type: "finish"; reason: FinishReason; nativeReason?: string }
   | { type: "error"; error: import("./errors.ts").GatewayError };

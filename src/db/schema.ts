@@ -2,6 +2,7 @@ import type { GenerationRow } from "../core/generation.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { VideoRequest, VideoStatus } from "../core/operations.ts";
 
 /**
  * The whole persistent state. Timestamps are ISO 8601 strings in UTC; booleans are integers;
@@ -265,3 +266,31 @@ export type { GenerationRow } from "../core/generation.ts";
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const generationRowMatchesTable: Same<typeof generations.$inferSelect, GenerationRow> = true;
 void generationRowMatchesTable;
+
+/** Video generation jobs (POST /videos): polled upstream until they settle, kept until they expire. */
+export const videoJobs = sqliteTable(
+  "video_jobs",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    keyHash: text("key_hash").notNull(),
+    generationId: text("generation_id").notNull(),
+    model: text("model").notNull(),
+    providerSlug: text("provider_slug").notNull(),
+    endpointKey: text("endpoint_key").notNull(),
+    upstreamId: text("upstream_id").notNull(),
+    status: text("status").$type<VideoStatus>().notNull(),
+    outputs: integer("outputs"),
+    error: text("error"),
+    request: text("request", { mode: "json" }).$type<VideoRequest>().notNull(),
+    usage: text("usage", { mode: "json" }).$type<Usage>(),
+    cost: real("cost").notNull().default(0),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    completedAt: text("completed_at"),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (table) => [index("video_jobs_status_created_idx").on(table.status, table.createdAt), index("video_jobs_expires_idx").on(table.expiresAt)],
+);
+
+export type VideoJobRow = typeof videoJobs.$inferSelect;

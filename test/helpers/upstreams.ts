@@ -48,6 +48,11 @@ export interface UpstreamBehaviour {
   toolRounds?: number;
   /** Text an answer that calls a tool writes before the call (OpenAI wire), as many models do. */
   textWithCall?: string;
+  /**
+   * Generated images (data URLs) the OpenAI-wire answer carries after its text, as OpenRouter's wire
+   * has them: `message.images`, or streamed, one `delta.images` chunk.
+   */
+  images?: string[];
 }
 
 /** One scripted answer: call `tool` with `input`, else answer `text`. */
@@ -198,6 +203,10 @@ function streamFrames(
   });
 }
 
+function imageUrlPart(url: string): Json {
+  return { type: "image_url", image_url: { url } };
+}
+
 /** An OpenAI-compatible server: POST /v1/chat/completions. */
 export function startOpenAiUpstream(): Upstream {
   return serve(async (request, record, behaviour) => {
@@ -221,6 +230,7 @@ export function startOpenAiUpstream(): Upstream {
     if (!body.stream) {
       const message: Json = { role: "assistant", content: call ? (behaviour.textWithCall ?? null) : text };
       if (reasoning) message.reasoning_content = reasoning;
+      if (behaviour.images) message.images = behaviour.images.map(imageUrlPart);
       if (call) message.tool_calls = [{ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }];
       return Response.json({
         id: "chatcmpl-up",
@@ -256,6 +266,7 @@ export function startOpenAiUpstream(): Upstream {
         frames.push(chunk({ content: piece }));
       }
     }
+    if (behaviour.images) frames.push(chunk({ images: behaviour.images.map(imageUrlPart) }));
     frames.push(chunk({}, finish));
     if (body.stream_options?.include_usage && !behaviour.withoutUsage) {
       frames.push(`data: ${JSON.stringify({ id: "chatcmpl-up", object: "chat.completion.chunk", created: 1, model: body.model, choices: [], usage: usageJson })}\n\n`);

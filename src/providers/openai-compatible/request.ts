@@ -98,6 +98,9 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
     ["service_tier", request.serviceTier],
   ];
   for (const [name, value] of plain) if (value !== undefined && supports(endpoint, name)) body[name] = value;
+  // Image output (OpenRouter's wire): asked for with `modalities`, shaped by the provider's own `image_config`.
+  if (request.modalities !== undefined) body.modalities = request.modalities;
+  if (request.imageConfig !== undefined) body.image_config = request.imageConfig;
   if (request.responseFormat) {
     const format = request.responseFormat;
     body.response_format =

@@ -62,6 +62,18 @@ export function textOf(content: unknown): string {
   return content.map((part: Json) => (part?.type === "text" && typeof part.text === "string" ? part.text : "")).join("");
 }
 
+/**
+ * Generated images as OpenRouter's wire carries them (`images: [{type: "image_url", image_url: {url}}]`
+ * on a message or a delta): their URLs, base64 data URLs as a rule.
+ */
+export function imagesOf(images: unknown): string[] {
+  if (!Array.isArray(images)) return [];
+  return images.flatMap((image: Json) => {
+    const url = typeof image?.image_url === "string" ? image.image_url : image?.image_url?.url;
+    return typeof url === "string" && url !== "" ? [url] : [];
+  });
+}
+
 export function argumentsText(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value ?? {});
 }
@@ -79,6 +91,7 @@ export function parseChatResponse(body: unknown, endpoint: Endpoint): CanonicalR
   if (reasoning) output.push({ type: "reasoning", part: { text: reasoning } });
   const text = textOf(message.content);
   if (text.length > 0) output.push({ type: "text", text });
+  for (const url of imagesOf(message.images)) output.push({ type: "image", url });
   const calls: Json[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   calls.forEach((call, index) => {
     output.push({

@@ -2,7 +2,7 @@ import type { FinishReason, StreamPart, Usage } from "../../core/canonical.ts";
 import type { Endpoint } from "../../core/catalog-types.ts";
 import type { SseEvent, StreamParser } from "../adapter.ts";
 import { chunkError, malformedChunk } from "./errors.ts";
-import { argumentsText, finishWithCalls, mapFinishReason, mapUsage, reasoningOf, textOf } from "./response.ts";
+import { argumentsText, finishWithCalls, imagesOf, mapFinishReason, mapUsage, reasoningOf, textOf } from "./response.ts";
 
 type Json = Record<string, any>;
 
@@ -93,6 +93,7 @@ export function createChatStreamParser(endpoint: Endpoint): StreamParser {
       if (reasoning) parts.push({ type: "reasoning-delta", text: reasoning });
       const text = textOf(delta.content);
       if (text.length > 0) parts.push({ type: "text-delta", text });
+      for (const url of imagesOf(delta.images)) parts.push({ type: "image", url });
       if (Array.isArray(delta.tool_calls)) toolCalls(delta.tool_calls, parts);
       if (choice && typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
         finish = mapFinishReason(choice.finish_reason);

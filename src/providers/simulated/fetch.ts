@@ -1,6 +1,7 @@
 import type { Simulation } from "../../core/catalog-types.ts";
 import "./audio.ts";
 import "./embeddings.ts";
+import "./media.ts";
 import { simulatedRoute } from "./operations.ts";
 
 /**

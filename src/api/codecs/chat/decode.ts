@@ -148,7 +148,21 @@ const OPTIONAL: Array<[keyof CanonicalRequest, string | ((body: Json) => unknown
   ["cacheControl", "cache_control"],
   ["serviceTier", "service_tier"],
   ["promptCacheKey", "prompt_cache_key"],
+  ["imageConfig", "image_config"],
 ];
+
+/**
+ * `modalities`: text and image output are passed on; audio output is not something this gateway
+ * produces, so it is left out of the request with a warning.
+ */
+function decodeModalities(request: CanonicalRequest, modalities: unknown): void {
+  if (!Array.isArray(modalities)) return;
+  const kept = modalities.filter((modality): modality is "text" | "image" => modality === "text" || modality === "image");
+  if (kept.length < modalities.length) {
+    request.warnings = [...(request.warnings ?? []), "modalities: audio output is not supported by this gateway and was not requested"];
+  }
+  if (kept.length > 0) request.modalities = kept;
+}
 
 /** A validated Chat Completions body → the canonical request. */
 export function decodeChat(body: Json): CanonicalRequest {
@@ -169,6 +183,7 @@ export function decodeChat(body: Json): CanonicalRequest {
     request.tools = tools(body.tools, body.provider, warnings);
     if (warnings.length > 0) request.warnings = warnings;
   }
+  decodeModalities(request, body.modalities);
   const choice = toolChoice(body.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;
   const reasoning = body.reasoning ?? (body.reasoning_effort ? { effort: body.reasoning_effort } : undefined);

@@ -16,15 +16,22 @@ export function chatUsage(usage: Usage, context: EncodeContext): Json {
   };
 }
 
+/** A generated image as OpenRouter's chat answers carry it (`message.images`, `delta.images`). */
+function imagePart(url: string): Json {
+  return { type: "image_url", image_url: { url } };
+}
+
 /** The chat completion JSON, with every field the strictest client (the OpenRouter SDK) requires. */
 export function encodeChatResponse(response: CanonicalResponse, context: EncodeContext): Json {
   let text = "";
   const reasoning: ReasoningPart[] = [];
   const calls: ToolCall[] = [];
+  const images: string[] = [];
   for (const block of response.output) {
     if (block.type === "text") text += block.text;
     else if (block.type === "reasoning") reasoning.push(block.part);
     else if (block.type === "tool-call") calls.push(block.call);
+    else images.push(block.url);
   }
   const message: Json = {
     role: "assistant",
@@ -39,6 +46,7 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
         : { type: "reasoning.text", text: part.text, ...(part.signature ? { signature: part.signature } : {}), index },
     );
   }
+  if (images.length > 0) message.images = images.map(imagePart);
   if (calls.length > 0) {
     message.tool_calls = calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
   }
@@ -90,6 +98,8 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
           return showReasoning
             ? [chunk({ content: "", reasoning_details: [{ type: "reasoning.text", text: "", signature: part.signature, index: 0 }] })]
             : [];
+        case "image":
+          return [chunk({ images: [imagePart(part.url)] })];
         case "tool-call-start":
           return [chunk({ tool_calls: [{ index: part.index, id: part.id, type: "function", function: { name: part.name, arguments: "" } }] })];
         case "tool-call-delta":

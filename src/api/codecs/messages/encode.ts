@@ -58,7 +58,10 @@ function parseInput(args: string): unknown {
   }
 }
 
-function contentBlock(block: OutputBlock): Record<string, unknown> {
+/** A generated image has no place in Anthropic's assistant output (no such content block): it is left out. */
+type MessagesBlock = Exclude<OutputBlock, { type: "image" }>;
+
+function contentBlock(block: MessagesBlock): Record<string, unknown> {
   switch (block.type) {
     case "text":
       return { type: "text", text: block.text };
@@ -77,7 +80,7 @@ export function encodeMessagesResponse(response: CanonicalResponse, context: Enc
     type: "message",
     role: "assistant",
     model: context.model,
-    content: response.output.map(contentBlock),
+    content: response.output.filter((block): block is MessagesBlock => block.type !== "image").map(contentBlock),
     stop_reason: anthropicStopReason(response.finishReason, response.nativeFinishReason, hasToolCalls),
     stop_sequence: null,
     usage: anthropicUsage(response.usage),

@@ -41,7 +41,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (part.type === "error") return this.error(part.error);
     if (this.#finished) return [];
     // message_start waits for the next part, so that an early usage snapshot (the input counts) goes into it.
-    if (part.type === "start") return [];
+    // A generated image has no content block in Anthropic's assistant output: it is left out.
+    if (part.type === "start" || part.type === "image") return [];
     const frames = this.#ensureStarted(part.type === "usage" ? part.usage : undefined);
     switch (part.type) {
       case "text-delta":

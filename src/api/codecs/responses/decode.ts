@@ -117,6 +117,8 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   set(request, "cacheControl", decodeCacheControl(body.cache_control));
   set(request, "serviceTier", body.service_tier);
   set(request, "promptCacheKey", body.prompt_cache_key);
+  set(request, "modalities", body.modalities);
+  set(request, "imageConfig", body.image_config);
   if (body.debug?.echo_upstream_body === true) request.echoUpstreamBody = true;
   if (warnings.length > 0) request.warnings = warnings;
   return request;

@@ -12,7 +12,7 @@ export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "faile
 type Json = Record<string, unknown>;
 
 /** Stable id of the output item at `index`: the stream encoder and the final response agree on it. */
-export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc", index: number): string {
+export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc" | "ig", index: number): string {
   return `${kind}_${context.id.replace(/^gen-/, "")}_${index}`;
 }
 
@@ -22,6 +22,12 @@ export function outputTextPart(text: string): Json {
 
 export function summaryPart(text: string): Json {
   return { type: "summary_text", text };
+}
+
+/** An image's `result`: the base64 of a data URL without its `data:…;base64,` prefix (any other URL as is). */
+export function imageResult(url: string): string {
+  const comma = url.indexOf(",");
+  return url.startsWith("data:") && comma > 0 ? url.slice(comma + 1) : url;
 }
 
 /** `incomplete`: the item the answer was cut in (reference/clients.md §2.3 item statuses). */
@@ -69,6 +75,9 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
         status,
       };
     }
+    case "image":
+      // An image arrives whole: its item is complete even in an answer cut after it.
+      return { type: "image_generation_call", id: itemId(context, "ig", index), status: "completed", result: imageResult(block.url) };
   }
 }
 

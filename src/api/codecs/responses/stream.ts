@@ -64,7 +64,9 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const output = this.#accumulator.output;
     const index = output.length - 1;
     const block = output[index];
-    if (output.length > before && block !== undefined) frames.push(...this.#openItem(block, index, part));
+    if (output.length > before && block !== undefined) {
+      frames.push(...(block.type === "image" ? this.#imageItem(block, index) : this.#openItem(block, index, part)));
+    }
     switch (part.type) {
       case "text-delta":
         frames.push(this.#textDelta(index, part.text));
@@ -194,6 +196,21 @@ class ResponsesStreamEncoder implements StreamEncoder {
         break;
       }
     }
+    return frames;
+  }
+
+  /** An image arrives whole: its item opens, goes through the image_generation_call events and closes at once. */
+  #imageItem(block: OutputBlock, index: number): string[] {
+    const frames = this.#closeAll();
+    const item = outputItem(block, index, this.#context);
+    const at = { item_id: item.id, output_index: index };
+    frames.push(
+      this.#event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress", result: null } }),
+      this.#event("response.image_generation_call.in_progress", at),
+      this.#event("response.image_generation_call.generating", at),
+      this.#event("response.image_generation_call.completed", at),
+      this.#event("response.output_item.done", { output_index: index, item }),
+    );
     return frames;
   }
 
