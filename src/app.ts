@@ -16,6 +16,7 @@ import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
 import { operationsApi } from "./api/operations.ts";
+import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
@@ -119,7 +120,8 @@ export function createApp(services: Services) {
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))
     .use(inferenceApi(services))
-    .use(operationsApi(services));
+    .use(operationsApi(services))
+    .use(videosApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;

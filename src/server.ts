@@ -101,6 +101,7 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
       maxRequestBodySize: Math.max(config.server.max_body_bytes, config.server.max_upload_bytes) + 1024 * 1024,
     });
   } catch (error) {
+    await services.videos.stop();
     services.transports.close();
     services.generations.close();
     services.db.$client.close();
@@ -150,6 +151,8 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
     await within(lifecycle.idle(), 1000);
     await server.stop(true);
   }
+  // The poller's round in flight ends (its job updates written) before the database closes.
+  await services.videos.stop();
   services.transports.close();
   services.generations.close();
   services.db.$client.close();

@@ -12,7 +12,10 @@ import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
 import { CredentialResolver } from "./pipeline/credentials.ts";
 import { type FeatureCatalog, featureCatalog } from "./core/intern-features.ts";
-import { Pipeline } from "./pipeline/pipeline.ts";
+import { Pipeline, type PipelineDeps } from "./pipeline/pipeline.ts";
+import { VideoJobs } from "./pipeline/video-jobs.ts";
+import { videoHooks } from "./pipeline/video-wiring.ts";
+import { VideoJobStore } from "./db/video-jobs.ts";
 import { RateLimiter, SpendLedger } from "./pipeline/limits.ts";
 import { GenerationStore } from "./db/generations.ts";
 import { ChangeWatch } from "./db/change-watch.ts";
@@ -75,7 +78,7 @@ export function createServices(input: {
   const rateLimits = new RateLimiter();
   const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
-  const pipeline = new Pipeline({
+  const pipelineDeps: PipelineDeps = {
     catalog,
     transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
@@ -95,8 +98,14 @@ export function createServices(input: {
     allowPrivateUrls: input.config.security.allow_private_urls,
     memory,
     metrics,
-  });
+  };
+  const pipeline = new Pipeline(pipelineDeps);
+  const video = videoHooks(pipelineDeps);
+  const videos = new VideoJobs({ repository: new VideoJobStore(input.db), ...video, logger: input.logger });
+  videos.start();
   return {
+    videos,
+    videoHooks: video,
     transports,
     config: input.config,
     logger: input.logger,

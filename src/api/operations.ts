@@ -8,6 +8,7 @@ import type { OperationOutcome } from "../pipeline/operation-run.ts";
 import { noteRequest } from "./access-log.ts";
 import { authenticate, type Principal } from "./auth.ts";
 import { embeddingsCodec } from "./codecs/embeddings/index.ts";
+import { imagesCodec } from "./codecs/images/index.ts";
 import { decodeEnvelope } from "./codecs/envelope.ts";
 import type { EncodedAnswer, OperationCodec } from "./codecs/operation-codec.ts";
 import { rerankCodec } from "./codecs/rerank/index.ts";
@@ -144,5 +145,8 @@ export function operationsApi(services: Services) {
     .post("/embeddings", runner.json(embeddingsCodec), { body: embeddingsCodec.schema })
     .post("/rerank", runner.json(rerankCodec), { body: rerankCodec.schema })
     .post("/audio/transcriptions", transcribe)
-    .post("/audio/speech", runner.json(speechCodec), { body: speechCodec.schema });
+    .post("/audio/speech", runner.json(speechCodec), { body: speechCodec.schema })
+    .post("/images", runner.json(imagesCodec), { body: imagesCodec.schema })
+    // OpenAI's path (its SDK's images.generate), the same operation.
+    .post("/images/generations", runner.json(imagesCodec), { body: imagesCodec.schema });
 }

@@ -19,6 +19,8 @@ import type { Transports } from "../providers/registry.ts";
 import type { Catalog } from "../config/catalog.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { PluginHost } from "../plugins/host.ts";
+import type { VideoJobs } from "../pipeline/video-jobs.ts";
+import type { VideoHooks } from "../pipeline/video-wiring.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -45,6 +47,10 @@ export interface Services {
   spend: SpendLedger;
   /** Shutdown state and the streams in flight. */
   lifecycle: Lifecycle;
+  /** Video generation jobs, polled upstream until they settle. */
+  videos: VideoJobs;
+  /** Keeps a submitted job's spend reservation until it settles. */
+  videoHooks: Pick<VideoHooks, "hold">;
   /** How upstreams are reached (the pooled HTTP client). */
   transports: Transports;
 }
