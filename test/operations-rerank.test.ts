@@ -212,16 +212,11 @@ describe("bad rerank input", () => {
   });
 });
 
-/**
- * Known gateway defect: @ai-sdk/cohere 3.0.63 validates the answer against Cohere's v2 schema, where
- * `meta` is a required key (any value, null included); the gateway's /rerank answer has no `meta`, so
- * the SDK throws AI_TypeValidationError. `test.failing` keeps these green while the defect lasts and
- * turns them red once the answer carries `meta`: then make them plain `test`s.
- */
+/** @ai-sdk/cohere validates answers against Cohere's v2 schema, where `meta` is required. */
 describe("AI SDK rerank through @ai-sdk/cohere", () => {
   const provider = () => createCohere({ baseURL: rig.api, apiKey: rig.key });
 
-  test.failing("ranking and reranked documents from the gateway's /rerank", async () => {
+  test("ranking and reranked documents from the gateway's /rerank", async () => {
     const result = await rerank({ model: provider().reranking("acme/rerank"), query: "which letter", documents: DOCUMENTS, topN: 2, maxRetries: 0 });
     expect(result.ranking).toEqual([
       { originalIndex: 3, score: expectedScore(3, 4), document: "delta" },
@@ -232,7 +227,7 @@ describe("AI SDK rerank through @ai-sdk/cohere", () => {
     expect(jina.requests.at(-1)!.body).toMatchObject({ model: "jina-reranker", top_n: 2 });
   });
 
-  test.failing("the Cohere model through the gateway, served by the Cohere upstream", async () => {
+  test("the Cohere model through the gateway, served by the Cohere upstream", async () => {
     const result = await rerank({ model: provider().reranking("acme/cohere-rerank"), query: "q", documents: ["x", "y"], maxRetries: 0 });
     expect(result.ranking.map((entry) => entry.originalIndex)).toEqual([1, 0]);
     expect(cohere.requests.at(-1)!.body).toMatchObject({ model: "rerank-v3.5", query: "q", documents: ["x", "y"] });

@@ -9,7 +9,8 @@ function echo(document: RerankDocument | undefined): { text?: string; image?: st
 /**
  * The answer of `POST /rerank`: the results most relevant first (as the adapter sorted them), at most
  * `top_n` of them, each with the document it scores; the generation id as `id`; the tokens and search
- * units charged and their cost.
+ * units charged and their cost; and Cohere's `meta` with the billed units, which Cohere's clients (the AI
+ * SDK's cohere provider among them) require.
  */
 export function encodeRerank(result: RerankResult, request: RerankRequest, context: OperationEncodeContext): EncodedAnswer {
   // The adapter sorted the results; an upstream without top_n (TEI) scored every document.
@@ -25,6 +26,7 @@ export function encodeRerank(result: RerankResult, request: RerankRequest, conte
       provider: context.provider,
       results: ranked.map((entry) => ({ index: entry.index, relevance_score: entry.relevanceScore, document: echo(request.documents[entry.index]) })),
       usage,
+      meta: { billed_units: { search_units: context.usage.searchUnits ?? 0 } },
     },
   };
 }

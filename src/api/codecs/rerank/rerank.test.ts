@@ -108,6 +108,7 @@ describe("rerank encode", () => {
           { index: 1, relevance_score: 0.1, document: { text: "Berlin" } },
         ],
         usage: { search_units: 1, cost: 0.002 },
+        meta: { billed_units: { search_units: 1 } },
       },
     });
   });
