@@ -68,6 +68,26 @@ const inference = (path: string, body: (model: string) => unknown): Entry => ({
   inference: { own: 200, foreign: 404 },
   intern: 404,
 });
+/** An operation besides chat, on its simulated model: inference keys only; nothing of another workspace is involved. */
+const operation = (path: string, body: Record<string, unknown>): Entry => ({
+  targets: OWN,
+  request: () => ({ method: "POST", path: `${V1}${path}`, body }),
+  management: 403,
+  inference: 200,
+  intern: 404,
+});
+/** A one-sample silent WAV, base64. */
+const SILENT_WAV = Buffer.concat([
+  Buffer.from("RIFF"), Buffer.from([38, 0, 0, 0]), Buffer.from("WAVEfmt "), Buffer.from([16, 0, 0, 0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0]),
+  Buffer.from("data"), Buffer.from([2, 0, 0, 0, 0, 0]),
+]).toString("base64");
+const video = (suffix: string, ok: number): Entry => ({
+  targets: OWN_FOREIGN,
+  request: ({ side }) => ({ method: "GET", path: `${V1}/videos/${side.videoJobId}${suffix}` }),
+  management: 403,
+  inference: { own: ok, foreign: 404 },
+  intern: 404,
+});
 const catalog = (path: string): Entry => ({ targets: OWN, request: () => ({ method: "GET", path: `${V1}${path}` }), management: 200, inference: 200, intern: 404 });
 
 let slugs = 0;
@@ -223,6 +243,16 @@ export const MATRIX: Record<string, Entry> = {
   "POST /api/v1/v1/messages": inference("/v1/messages", chat),
   "POST /api/v1/messages/count_tokens": inference("/messages/count_tokens", chat),
   "POST /api/v1/v1/messages/count_tokens": inference("/v1/messages/count_tokens", chat),
+  // The other operations, on the default catalog's simulated models; video jobs are the workspace's.
+  "POST /api/v1/embeddings": operation("/embeddings", { model: "roundhouse/simulated-embedding", input: "hi" }),
+  "POST /api/v1/rerank": operation("/rerank", { model: "roundhouse/simulated-rerank", query: "hi", documents: ["hi there", "bye"] }),
+  "POST /api/v1/audio/transcriptions": operation("/audio/transcriptions", { model: "roundhouse/simulated-whisper", input_audio: { data: SILENT_WAV, format: "wav" } }),
+  "POST /api/v1/audio/speech": operation("/audio/speech", { model: "roundhouse/simulated-tts", input: "hi", voice: "alloy", response_format: "wav" }),
+  "POST /api/v1/images": operation("/images", { model: "roundhouse/simulated-image", prompt: "a barn" }),
+  "POST /api/v1/images/generations": operation("/images/generations", { model: "roundhouse/simulated-image", prompt: "a barn" }),
+  "POST /api/v1/videos": { ...operation("/videos", { model: "roundhouse/simulated-video", prompt: "a train" }), inference: 202 },
+  "GET /api/v1/videos/:id": video("", 200),
+  "GET /api/v1/videos/:id/content": video("/content", 200),
   "GET /api/v1/generation": {
     targets: OWN_FOREIGN,
     request: ({ side }) => ({ method: "GET", path: `${V1}/generation?id=${side.generationId}` }),

@@ -9,7 +9,21 @@ import type { CatalogModel, Endpoint, Provider, ProviderType } from "../core/cat
 
 export const SIMULATED_MODEL_ID = "roundhouse/simulated";
 
-/** With no providers and models configured, one simulated provider and model answer out of the box. */
+/** A simulated model serving one operation besides chat, so that `npm start` demos each of them. */
+function simulatedModel(id: string, name: string, operation: Operation, description: string): Pick<Config, "models">["models"][number] {
+  return {
+    id,
+    name,
+    description,
+    endpoints: [{ provider: "simulated", operations: [operation as Operation], pricing: {}, collects_data: false, retains_prompts: false }],
+  };
+}
+
+/**
+ * With no providers and models configured, one simulated provider answers out of the box: a chat
+ * model, and one model for each other operation (embeddings, rerank, speech to text, text to speech,
+ * images, video).
+ */
 export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
   providers: { simulated: { type: "simulated", name: "Roundhouse simulator" } },
   models: [
@@ -29,6 +43,12 @@ export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
         },
       ],
     },
+    simulatedModel("roundhouse/simulated-embedding", "Roundhouse simulated embeddings", "embeddings", "Deterministic 256-dimension unit vectors derived from each input."),
+    simulatedModel("roundhouse/simulated-rerank", "Roundhouse simulated reranker", "rerank", "Scores documents by the words they share with the query."),
+    simulatedModel("roundhouse/simulated-whisper", "Roundhouse simulated speech to text", "transcription", "Transcribes the simulated speech back to its text."),
+    simulatedModel("roundhouse/simulated-tts", "Roundhouse simulated text to speech", "speech", "Speaks a sine-wave WAV (or PCM) that carries its text."),
+    simulatedModel("roundhouse/simulated-image", "Roundhouse simulated image model", "images", "Paints small solid PNGs whose colour follows the prompt."),
+    simulatedModel("roundhouse/simulated-video", "Roundhouse simulated video model", "video", "Runs video jobs that complete after two polls with a tiny MP4."),
   ],
 };
 

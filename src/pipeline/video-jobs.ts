@@ -85,6 +85,7 @@ export class VideoJobs {
   readonly #retentionMs: number;
   readonly #now: () => number;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #running = false;
   #round: Promise<void> | undefined;
   #controller = new AbortController();
 
@@ -121,6 +122,7 @@ export class VideoJobs {
     const kept = { ...job, ...this.#changes(job, input.state, now) };
     await this.#options.repository.insert(kept);
     if (SETTLED.has(kept.status)) await this.#settled(kept);
+    else this.#arm();
     return kept;
   }
 
@@ -146,37 +148,60 @@ export class VideoJobs {
     return this.#options.fetchContent(job, index, signal);
   }
 
-  /** Starts polling (the first round after one interval); the jobs the table holds are picked up again. */
+  /**
+   * Starts polling: the jobs the table holds are picked up again. The timer runs only while some job is
+   * running upstream (an idle gateway keeps none); a new job arms it.
+   */
   start(): void {
-    if (this.#timer !== undefined) return;
+    if (this.#running) return;
+    this.#running = true;
     if (this.#controller.signal.aborted) this.#controller = new AbortController();
-    this.#schedule();
+    this.#options.repository.listActive(1).then(
+      (jobs) => {
+        if (jobs.length > 0) this.#arm();
+      },
+      (error) => this.#options.logger?.error("video jobs could not be read", { error: describeError(error) }),
+    );
   }
 
   /** Stops polling: the timer is cleared, polls in flight are aborted, the round in progress is awaited. */
   async stop(): Promise<void> {
+    this.#running = false;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#controller.abort();
     await this.#round;
   }
 
-  /** One round: jobs past their retention expire, then every running job (up to the batch) is polled. */
-  async pollOnce(): Promise<void> {
+  /** Schedules the next round unless one is scheduled or running. */
+  #arm(): void {
+    if (this.#running && this.#timer === undefined && this.#round === undefined) this.#schedule();
+  }
+
+  /**
+   * One round: jobs past their retention expire, then every running job (up to the batch) is polled.
+   * Returns whether jobs were still running at its start (another round is then due).
+   */
+  async pollOnce(): Promise<boolean> {
     const repository = this.#options.repository;
     const expired = await repository.expire(iso(this.#now()));
     if (expired.length > 0) this.#options.logger?.info("video jobs expired", { count: expired.length });
     const jobs = await repository.listActive(this.#options.batchSize ?? 100);
     await eachLimited(jobs, this.#options.concurrency ?? 4, (job) => this.#pollJob(job));
+    return jobs.length > 0;
   }
 
   #schedule(): void {
     this.#timer = setTimeout(() => {
+      this.#timer = undefined;
       this.#round = this.pollOnce()
-        .catch((error) => this.#options.logger?.error("video job round failed", { error: describeError(error) }))
-        .finally(() => {
+        .catch((error) => {
+          this.#options.logger?.error("video job round failed", { error: describeError(error) });
+          return true;
+        })
+        .then((more) => {
           this.#round = undefined;
-          if (this.#timer !== undefined) this.#schedule();
+          if (more) this.#arm();
         });
     }, this.#intervalMs);
     this.#timer.unref?.();

@@ -17,7 +17,19 @@ export const MODEL = "roundhouse/simulated";
 export const FUZZ_CONFIG = {
   server: { regional_hostnames: [REGIONAL_HOST] },
   providers: { sim: { type: "simulated", simulation: { ttft_ms: 0, tokens_per_second: 0 } } },
-  models: [{ id: MODEL, endpoints: [{ provider: "sim" }] }],
+  models: [
+    { id: MODEL, endpoints: [{ provider: "sim" }] },
+    ...(
+      [
+        ["embedding", "embeddings"],
+        ["rerank", "rerank"],
+        ["whisper", "transcription"],
+        ["tts", "speech"],
+        ["image", "images"],
+        ["video", "video"],
+      ] as const
+    ).map(([name, operation]) => ({ id: `${MODEL}-${name}`, endpoints: [{ provider: "sim", operations: [operation] }] })),
+  ],
   interns: { features: [{ id: "notes", title: "Notes", requires: [] }] },
 };
 
@@ -96,6 +108,11 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /api/v1/v1/messages": messages,
   "POST /api/v1/messages/count_tokens": messages,
   "POST /api/v1/v1/messages/count_tokens": messages,
+  "POST /api/v1/embeddings": { model: "roundhouse/simulated-embedding", input: ["hi", "there"] },
+  "POST /api/v1/rerank": { model: "roundhouse/simulated-rerank", query: "hi", documents: ["hi there", "bye"], top_n: 1 },
+  "POST /api/v1/audio/speech": { model: "roundhouse/simulated-tts", input: "hi", voice: "alloy", response_format: "wav" },
+  "POST /api/v1/images": { model: "roundhouse/simulated-image", prompt: "a barn", n: 1 },
+  "POST /api/v1/images/generations": { model: "roundhouse/simulated-image", prompt: "a barn", n: 1 },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */

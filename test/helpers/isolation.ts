@@ -25,6 +25,8 @@ export interface Side {
   internSecretName: string;
   connectionKey: string;
   generationId: string;
+  /** A completed video job submitted with this workspace's inference key. */
+  videoJobId: string;
 }
 
 export interface World {
@@ -94,6 +96,10 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     model: MODEL,
     messages: [{ role: "user", content: `hello from ${token}` }],
   });
+  const video = await must(gateway, inference.key, "POST", "/videos", { model: "roundhouse/simulated-video", prompt: `a film by ${token}` });
+  // The simulated job completes on its second poll.
+  await gateway.services.videos.pollOnce();
+  await gateway.services.videos.pollOnce();
   gateway.services.generations.flush();
   return {
     token,
@@ -108,6 +114,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     internSecretName,
     connectionKey,
     generationId: generation.id,
+    videoJobId: video.id,
   };
 }
 
