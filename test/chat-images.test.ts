@@ -10,8 +10,16 @@ let setup: InferenceSetup;
 const PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUg==";
 const JPEG = "data:image/jpeg;base64,/9j/4AAQSkZJRg==";
 
+/** A model that draws as well as writes, on the same OpenAI-wire upstream. */
+const PAINTER = `  - id: test/painter
+    output_modalities: [text, image]
+    endpoints:
+      - provider: local-openai
+        model: painter-upstream
+`;
+
 beforeAll(async () => {
-  setup = await startInference();
+  setup = await startInference({ extra: PAINTER });
 });
 afterAll(async () => {
   await setup.stop();
@@ -21,7 +29,7 @@ afterEach(() => {
   setup.openai.requests.length = 0;
 });
 
-const ask = { model: "test/gpt", modalities: ["image", "text"], image_config: { aspect_ratio: "16:9" } };
+const ask = { model: "test/painter", modalities: ["image", "text"], image_config: { aspect_ratio: "16:9" } };
 
 describe("chat completions", () => {
   test("modalities and image_config reach the upstream; message.images come back in order", async () => {
@@ -90,5 +98,16 @@ describe("messages", () => {
     expect(response.status).toBe(200);
     const body = (await response.json()) as any;
     expect(body.content).toEqual([{ type: "text", text: "Here" }]);
+  });
+});
+
+describe("routing", () => {
+  test("a model that only writes text, asked for images, is the wrong endpoint and nothing is sent", async () => {
+    const response = await setup.post("/chat/completions", { ...ask, model: "test/gpt", messages: [{ role: "user", content: "draw a cat" }] });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as any;
+    expect(body.error.availability.code).toBe("wrong_endpoint");
+    expect(body.error.message).toBe("test/gpt does not produce image; it cannot answer this kind of request");
+    expect(setup.openai.requests).toHaveLength(0);
   });
 });

@@ -47,7 +47,11 @@ export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
     simulatedModel("roundhouse/simulated-rerank", "Roundhouse simulated reranker", "rerank", "Scores documents by the words they share with the query."),
     simulatedModel("roundhouse/simulated-whisper", "Roundhouse simulated speech to text", "transcription", "Transcribes the simulated speech back to its text."),
     simulatedModel("roundhouse/simulated-tts", "Roundhouse simulated text to speech", "speech", "Speaks a sine-wave WAV (or PCM) that carries its text."),
-    simulatedModel("roundhouse/simulated-image", "Roundhouse simulated image model", "images", "Paints small solid PNGs whose colour follows the prompt."),
+    {
+      ...simulatedModel("roundhouse/simulated-image", "Roundhouse simulated image model", "images", "Paints small solid PNGs whose colour follows the prompt, on POST /images and in chat with modalities [\"image\", \"text\"]."),
+      output_modalities: ["image", "text"],
+      endpoints: [{ provider: "simulated", operations: ["images", "chat"], pricing: {}, collects_data: false, retains_prompts: false }],
+    },
     simulatedModel("roundhouse/simulated-video", "Roundhouse simulated video model", "video", "Runs video jobs that complete after two polls with a tiny MP4."),
   ],
 };

@@ -83,7 +83,7 @@ export async function* recordedStream(
   try {
     for await (const upstreamPart of parts) {
       const part: StreamPart = upstreamPart.type === "error" ? { type: "error", error: options.redact(upstreamPart.error) } : upstreamPart;
-      if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start")) {
+      if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start" || part.type === "image")) {
         firstTokenAt = performance.now();
       }
       accumulator.add(part);

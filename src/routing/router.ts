@@ -41,15 +41,22 @@ function requestedModels(request: RoutedRequest): string[] {
  * Whether a model serves an operation: an endpoint declares it, and for chat the model writes text
  * (an image-only model cannot answer a conversation).
  */
-function serves(model: CatalogModel, operation: Operation): boolean {
-  if (operation === "chat" && !model.outputModalities.includes("text")) return false;
+function serves(model: CatalogModel, operation: Operation, outputs: readonly string[]): boolean {
+  if (operation === "chat" && !outputs.every((modality) => model.outputModalities.includes(modality))) return false;
   return model.endpoints.some((endpoint) => endpoint.operations.has(operation));
 }
 
+/** What a chat request wants produced: its `modalities` (`["image", "text"]`), text when it names none. */
+function wantedOutputs(request: RoutedRequest): readonly string[] {
+  return chatOf(request)?.modalities ?? TEXT;
+}
+
+const TEXT: readonly string[] = ["text"];
+
 /** Whether a model can serve the request: it serves the operation, is offered (a free variant not ended), not deprecated, with an enabled endpoint. */
-function usable(model: CatalogModel, operation: Operation): boolean {
+function usable(model: CatalogModel, operation: Operation, outputs: readonly string[]): boolean {
   return (
-    serves(model, operation) &&
+    serves(model, operation, outputs) &&
     (model.freeUntil === null || model.freeUntil >= Date.now()) &&
     !model.deprecated &&
     model.endpoints.some((endpoint) => !endpoint.disabled && endpoint.operations.has(operation))
@@ -110,7 +117,8 @@ export class Router {
     }
     const preferences = readPreferences(request, workspace);
     const operation = operationOf(request);
-    const serving = models.every((model) => usable(model, operation)) ? models : this.#serving(models, requested, operation);
+    const outputs = wantedOutputs(request);
+    const serving = models.every((model) => usable(model, operation, outputs)) ? models : this.#serving(models, requested, operation, outputs);
     // Only conversations stick to an endpoint: the other operations are routed afresh each time.
     const chat = chatOf(request);
 
@@ -153,14 +161,15 @@ export class Router {
   }
 
   /** The requested models that can serve, or the availability error of the first check none passes. */
-  #serving(models: CatalogModel[], requested: string[], operation: Operation): CatalogModel[] {
-    const textModels = models.filter((model) => serves(model, operation));
+  #serving(models: CatalogModel[], requested: string[], operation: Operation, outputs: readonly string[]): CatalogModel[] {
+    const textModels = models.filter((model) => serves(model, operation, outputs));
     if (textModels.length === 0) {
       const plural = requested.length > 1;
+      const missing = outputs.find((modality) => models.every((model) => !model.outputModalities.includes(modality)));
       throw availabilityError(
         "wrong_endpoint",
-        operation === "chat" && models.every((model) => !model.outputModalities.includes("text"))
-          ? `${requested.join(", ")} ${plural ? "do" : "does"} not produce text; it cannot answer this kind of request`
+        operation === "chat" && missing !== undefined
+          ? `${requested.join(", ")} ${plural ? "do" : "does"} not produce ${missing}; it cannot answer this kind of request`
           : `${requested.join(", ")} ${plural ? "do" : "does"} not serve ${OPERATION_WORDS[operation]}; it cannot answer this kind of request`,
         { requestedModels: requested },
       );

@@ -1,7 +1,7 @@
 import type { Simulation } from "../../core/catalog-types.ts";
 import "./audio.ts";
 import "./embeddings.ts";
-import "./media.ts";
+import { imageFor } from "./media.ts";
 import { simulatedRoute } from "./operations.ts";
 
 /**
@@ -22,6 +22,14 @@ const FOREVER_MS = 2 ** 31 - 1;
 
 function tokens(text: string): string[] {
   return text.match(/\s*\S+/g) ?? [];
+}
+
+/** With `modalities` asking for images, one picture of the last user message, as OpenRouter-style `images`. */
+function drawn(body: Json): Json[] | undefined {
+  if (!Array.isArray(body.modalities) || !body.modalities.includes("image")) return undefined;
+  const users = (Array.isArray(body.messages) ? body.messages : []).filter((message: Json) => message?.role === "user");
+  const prompt = textOf(users.at(-1)?.content);
+  return [{ type: "image_url", image_url: { url: `data:image/png;base64,${imageFor(prompt, 0)}` } }];
 }
 
 function estimateTokens(value: unknown): number {
@@ -161,6 +169,8 @@ export function createSimulatedFetch(settings: Simulation): FetchLike {
       await sleep(simulation.ttft_ms + perToken * Math.max(0, pieces.length - 1), signal);
       const message: Json = { role: "assistant", content: answer.toolCall ? null : answer.text };
       if (answer.reasoning) message.reasoning = answer.reasoning;
+      const images = drawn(body);
+      if (images) message.images = images;
       if (answer.toolCall) {
         message.tool_calls = [{ id: answer.toolCall.id, type: "function", function: { name: answer.toolCall.name, arguments: answer.toolCall.arguments } }];
       }
@@ -198,6 +208,8 @@ export function createSimulatedFetch(settings: Simulation): FetchLike {
             await emit(chunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
             await emit(chunk({ tool_calls: [{ index: 0, function: { arguments: call.arguments } }] }));
           }
+          const images = drawn(body);
+          if (images) await emit(chunk({ images }));
           controller.enqueue(chunk({}, answer.finish));
           if (body.stream_options?.include_usage) {
             controller.enqueue(

@@ -57,8 +57,8 @@ export function solidPng(rgb: [number, number, number]): Buffer {
   ]);
 }
 
-/** Image `index` of a prompt: its colour is the hash of both. */
-function imageFor(prompt: string, index: number): string {
+/** Image `index` of a prompt (base64 of a PNG): its colour is the hash of both. */
+export function imageFor(prompt: string, index: number): string {
   const value = hash(`${prompt}\u0000${index}`);
   return solidPng([(value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff]).toString("base64");
 }
