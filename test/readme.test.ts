@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config/load.ts";
 import { Catalog } from "../src/config/catalog.ts";
+import { unservedOperations } from "../src/providers/registry.ts";
 import { createLogger } from "../src/core/log.ts";
 import { loadPlugins } from "../src/plugins/registry.ts";
 import { tempDir } from "./helpers/gateway.ts";
@@ -20,13 +21,14 @@ describe("README", () => {
     for (const block of yamlBlocks) {
       // The first example lists the keys with their defaults, abbreviating the catalog list.
       const text = block.replace("mcp_catalog: [linear, notion, sentry, ...]", "mcp_catalog: [linear, notion, sentry]");
-      const config = await loadConfig({ text, env: { OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test" } });
-      expect(() => new Catalog(config)).not.toThrow();
+      const config = await loadConfig({ text, env: { OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test", COHERE_API_KEY: "co-test" } });
+      // Valid, and every endpoint's operations are served by its provider's wire (checked at start).
+      expect(unservedOperations(new Catalog(config).models.values())).toEqual([]);
     }
   });
 
   test("the catalog example declares vLLM, Ollama, OpenAI and Anthropic", async () => {
-    const block = yamlBlocks.find((text) => text.includes("providers:"))!;
+    const block = yamlBlocks.find((text) => text.includes("providers:") && text.includes("vllm:"))!;
     const catalog = new Catalog(await loadConfig({ text: block, env: { OPENAI_API_KEY: "k", ANTHROPIC_API_KEY: "k" } }));
     expect([...catalog.providers.values()].map((provider): string => provider.type).sort()).toEqual(
       ["anthropic", "openai-compatible", "openai-compatible", "openai-compatible", "simulated"].sort(),
