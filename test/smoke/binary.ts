@@ -77,6 +77,12 @@ models:
     endpoints: [{ provider: local, model: up }]
   - id: roundhouse/simulated
     endpoints: [{ provider: sim }]
+  - id: roundhouse/simulated-embedding
+    endpoints: [{ provider: sim, operations: [embeddings] }]
+  - id: roundhouse/simulated-tts
+    endpoints: [{ provider: sim, operations: [speech] }]
+  - id: roundhouse/simulated-whisper
+    endpoints: [{ provider: sim, operations: [transcription] }]
 `,
 );
 
@@ -129,6 +135,12 @@ try {
     plugins: [{ id: "shout" }],
   });
   check("an operator plugin next to the binary is loaded and used", shouted.choices[0]?.message.content === "FROM THE UPSTREAM");
+  const embedded = await client.embeddings.create({ model: "roundhouse/simulated-embedding", input: ["one", "two"] });
+  check("embeddings through the simulated provider", embedded.data.length === 2 && embedded.data[0]!.embedding.length > 0);
+  const spoken = await client.audio.speech.create({ model: "roundhouse/simulated-tts", input: "smoke test", voice: "alloy", response_format: "wav" });
+  const audio = new File([await spoken.arrayBuffer()], "speech.wav", { type: "audio/wav" });
+  const heard = await client.audio.transcriptions.create({ model: "roundhouse/simulated-whisper", file: audio });
+  check("speech, then a multipart transcription of it (the upload spooled by the binary)", heard.text === "smoke test", heard.text);
   // Under strace the gateway is strace's child: signal the gateway itself, as an operator would.
   const gatewayPid = strace ? Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim().split(/\s+/)[0]) : child.pid;
   process.kill(gatewayPid, "SIGTERM");
