@@ -25,6 +25,7 @@ const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) 
   { name: "ROUNDHOUSE_HOST", path: ["server", "host"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_PORT", path: ["server", "port"], parse: parseInteger },
   { name: "ROUNDHOUSE_MAX_BODY_BYTES", path: ["server", "max_body_bytes"], parse: parseInteger },
+  { name: "ROUNDHOUSE_MAX_UPLOAD_BYTES", path: ["server", "max_upload_bytes"], parse: parseInteger },
   { name: "ROUNDHOUSE_REGIONAL_HOSTNAMES", path: ["server", "regional_hostnames"], parse: parseList },
   { name: "ROUNDHOUSE_DATA_DIR", path: ["data_dir"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_MASTER_KEY_FILE", path: ["master_key_file"], parse: (raw) => raw },
