@@ -5,7 +5,7 @@ import { describeError } from "./core/log.ts";
 import { trustedProxies } from "./core/trusted-proxies.ts";
 import { formatValidationError } from "./core/validation-errors.ts";
 import { authenticate } from "./api/auth.ts";
-import { readJsonBody } from "./api/http.ts";
+import { isMultipart, readJsonBody } from "./api/http.ts";
 import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
@@ -64,9 +64,6 @@ function pathOf(request: Request): string {
   return URL.parse(request.url, "http://localhost")?.pathname ?? "/";
 }
 
-function isMultipart(request: Request): boolean {
-  return /^\s*multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
-}
 
 /** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
 function hasValidPercentEncoding(path: string): boolean {

@@ -121,3 +121,8 @@ export function parseBooleanParam(query: Record<string, string | undefined>, nam
   if (raw === "false") return false;
   throw new GatewayError("bad_request", `Query parameter ${name} must be true or false`);
 }
+
+/** Whether a request says its body is multipart (with or without the boundary its parser then asks for). */
+export function isMultipart(request: Request): boolean {
+  return /^\s*multipart\/form-data\s*(;|$)/i.test(request.headers.get("content-type") ?? "");
+}

@@ -14,6 +14,7 @@ import type { EncodedAnswer, OperationCodec } from "./codecs/operation-codec.ts"
 import { rerankCodec } from "./codecs/rerank/index.ts";
 import { speechCodec } from "./codecs/speech/index.ts";
 import { FILE_FIELD, transcriptionCodec } from "./codecs/transcription/index.ts";
+import { isMultipart } from "./http.ts";
 import { readMultipart } from "./multipart.ts";
 import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { applyPresetEnvelope } from "./presets-apply.ts";
@@ -110,11 +111,6 @@ export function respond(encoded: EncodedAnswer, generationId: string, status = 2
     return new Response(JSON.stringify(encoded.json), { status, headers: { "content-type": "application/json", "x-generation-id": generationId } });
   }
   return new Response(encoded.body, { status, headers: { "content-type": encoded.mediaType, "x-generation-id": generationId } });
-}
-
-/** Whether a request carries a multipart body (the upload routes read it themselves). */
-function isMultipart(request: Request): boolean {
-  return /^\s*multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
 }
 
 /** `POST /embeddings`, `POST /rerank`, the audio routes, and the other operations' routes. */

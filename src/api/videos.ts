@@ -6,6 +6,7 @@ import { readAtMost } from "../core/read-at-most.ts";
 import { authenticate, type Principal } from "./auth.ts";
 import { decodeEnvelope } from "./codecs/envelope.ts";
 import { videoCodec } from "./codecs/video/index.ts";
+import { isMultipart } from "./http.ts";
 import { operationRunner } from "./operations.ts";
 import type { Services } from "./services.ts";
 
@@ -58,11 +59,10 @@ async function formBody(request: Request, maxBytes: number): Promise<Record<stri
  */
 export function videosApi(services: Services) {
   const runner = operationRunner(services);
-  const multipart = (request: Request) => /^\s*multipart\/form-data\s*;/i.test(request.headers.get("content-type") ?? "");
 
   const submit = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
     runner.admit(principal);
-    const raw = multipart(request) ? await formBody(request, services.config.server.max_body_bytes) : body;
+    const raw = isMultipart(request) ? await formBody(request, services.config.server.max_body_bytes) : body;
     if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new GatewayError("bad_request", "Request body must be a JSON object");
     const problem = validate(videoCodec.schema, raw, "body");
     if (problem !== null) throw new GatewayError("bad_request", problem);
