@@ -139,9 +139,7 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
     expect(record.cost_details).toEqual({ video_second: usd(8 * VIDEO_SECOND) });
   });
 
-  // Known defect: a video job's record is written when the job settles with no attempts, so the
-  // submission's failover (film-main 503, then film-backup) is missing from provider_responses.
-  test.failing("the record of a job that failed over lists the submission's attempts", async () => {
+  test("the record of a job that failed over lists the submission's attempts", async () => {
     film.behave({ status: 503 });
     filmBackup.behave({ pollStatuses: ["completed"] });
     const created = (await client.videos.create({ model: "test/filmmaker", prompt: "tides" })) as unknown as Record<string, any>;

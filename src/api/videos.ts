@@ -79,6 +79,7 @@ export function videosApi(services: Services) {
       providerSlug: outcome.endpoint.provider.slug,
       endpointKey: outcome.endpoint.key,
       request: submitted,
+      attempts: outcome.attempts,
       state: outcome.result as VideoJobState,
     });
     return new Response(JSON.stringify(videoCodec.encodeJob(job, apiBase(request))), {

@@ -3,6 +3,7 @@
  * polled upstream until it settles, and kept until it expires), and the repository port that stores
  * jobs. Jobs survive a restart: the table is the state.
  */
+import type { AttemptSummary } from "./generation.ts";
 import type { VideoRequest, VideoStatus } from "./operations.ts";
 import type { Usage } from "./usage.ts";
 
@@ -27,6 +28,8 @@ export interface VideoJob {
   error: string | null;
   /** The canonical request as submitted. */
   request: VideoRequest;
+  /** The submission's upstream attempts (a failover before the endpoint that took the job), for the record. */
+  attempts: AttemptSummary[];
   /** The meters charged, once completed. */
   usage: Usage | null;
   /** USD, once completed (0 before). */

@@ -1,4 +1,4 @@
-import type { GenerationRow } from "../core/generation.ts";
+import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -283,6 +283,7 @@ export const videoJobs = sqliteTable(
     outputs: integer("outputs"),
     error: text("error"),
     request: text("request", { mode: "json" }).$type<VideoRequest>().notNull(),
+    attempts: text("attempts", { mode: "json" }).$type<AttemptSummary[]>().notNull(),
     usage: text("usage", { mode: "json" }).$type<Usage>(),
     cost: real("cost").notNull().default(0),
     createdAt: text("created_at").notNull(),

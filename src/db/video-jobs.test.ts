@@ -10,6 +10,7 @@ function job(id: string, fields: Partial<VideoJob> = {}): VideoJob {
     keyHash: "key-1",
     generationId: `gen-${id}`,
     model: "acme/filmmaker",
+    attempts: [{ provider: "wan", endpoint: "wan:wan-2.2", status: 503, latency_ms: 12 }],
     providerSlug: "wan",
     endpointKey: "wan:wan-2.2",
     upstreamId: `up-${id}`,

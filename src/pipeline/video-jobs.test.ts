@@ -60,7 +60,7 @@ function videoJobs(db: Db, options: Partial<VideoJobsOptions> = {}) {
 async function submit(jobs: VideoJobs, workspaceId = "ws-1"): Promise<VideoJob> {
   const answer = await call(adapter.video.submit.buildRequest(request, endpoint(), build), endpoint(), adapter, { fetch, signal: new AbortController().signal });
   const state = adapter.video.submit.parseResponse(answer, endpoint(), request);
-  return jobs.create({ workspaceId, keyHash: "key-1", generationId: "gen-1762000000-abc", model: request.model, providerSlug: "wan", endpointKey: "wan:wan-2.2", request, state });
+  return jobs.create({ workspaceId, keyHash: "key-1", generationId: "gen-1762000000-abc", model: request.model, providerSlug: "wan", endpointKey: "wan:wan-2.2", request, attempts: [], state });
 }
 
 async function refusal(promise: Promise<unknown>): Promise<GatewayError> {

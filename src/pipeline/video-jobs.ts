@@ -14,6 +14,7 @@ import { describeError, type Logger } from "../core/log.ts";
 import type { VideoJobState, VideoRequest, VideoStatus } from "../core/operations.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
 import type { VideoJob, VideoJobChanges, VideoJobRepository } from "../core/video-job.ts";
+import type { AttemptSummary } from "../core/generation.ts";
 
 /** Asks the endpoint that took a job for the job's state. */
 export type PollVideoJob = (job: VideoJob, signal: AbortSignal) => Promise<VideoJobState>;
@@ -55,6 +56,8 @@ export interface NewVideoJob {
   providerSlug: string;
   endpointKey: string;
   request: VideoRequest;
+  /** The submission's upstream attempts. */
+  attempts: AttemptSummary[];
   /** What the upstream answered to the submission. */
   state: VideoJobState;
 }
@@ -112,6 +115,7 @@ export class VideoJobs {
       outputs: null,
       error: null,
       request: input.request,
+      attempts: input.attempts,
       usage: null,
       cost: 0,
       createdAt: iso(now),

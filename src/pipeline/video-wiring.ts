@@ -10,7 +10,7 @@ import type { VideoJob } from "../core/video-job.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { call } from "../transport/engine.ts";
 import type { PipelineDeps } from "./deps.ts";
-import { generationRow, usageFields } from "./generation-record.ts";
+import { type AttemptRecord, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import type { VideoJobsOptions } from "./video-jobs.ts";
 
@@ -76,7 +76,7 @@ export function videoHooks(deps: PipelineDeps): VideoHooks {
       held.delete(job.generationId);
       deps.budget?.settle(reservation, completed ? job.cost : 0);
       const row = generationRow(
-        { id: job.generationId, request: job.request, style: "video", caller: { workspaceId: job.workspaceId, keyHash: job.keyHash }, endpoint, started: performance.now(), attempts: [], images: 0 },
+        { id: job.generationId, request: job.request, style: "video", caller: { workspaceId: job.workspaceId, keyHash: job.keyHash }, endpoint, started: performance.now(), attempts: job.attempts as AttemptRecord[], images: 0 },
         {
           status: completed ? 200 : 502,
           errorCode: completed ? null : job.status === "cancelled" ? "cancelled" : "video_failed",

@@ -11,6 +11,7 @@ CREATE TABLE `video_jobs` (
 	`outputs` integer,
 	`error` text,
 	`request` text NOT NULL,
+	`attempts` text NOT NULL,
 	`usage` text,
 	`cost` real DEFAULT 0 NOT NULL,
 	`created_at` text NOT NULL,

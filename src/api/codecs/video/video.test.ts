@@ -116,6 +116,7 @@ describe("video codec: encodeJob", () => {
     outputs: null,
     error: null,
     request: { model: "acme/filmmaker", operation: "video", prompt: "fox" },
+    attempts: [],
     usage: null,
     cost: 0,
     createdAt: "2026-11-01T12:00:00.000Z",
