@@ -227,12 +227,7 @@ async function send(
   else options.signal.addEventListener("abort", onAbort, { once: true });
   const deadline = new Deadline(controller, ms);
   try {
-    const response = await options.fetch(upstream.url, {
-      method: upstream.method ?? "POST",
-      headers: upstream.headers,
-      body: upstream.body !== undefined ? JSON.stringify(upstream.body) : (upstream.form ?? null),
-      signal: controller.signal,
-    });
+    const response = await options.fetch(upstream.url, { method: upstream.method ?? "POST", ...bodyOf(upstream), signal: controller.signal });
     if (!keepDeadline) deadline.clear();
     return { response, controller, deadline };
   } catch (error) {
@@ -242,6 +237,14 @@ async function send(
     if (options.signal.aborted) throw new GatewayError("timeout", "The client closed the request", { cause: error });
     throw connectionError(endpoint, error);
   }
+}
+
+/** The headers and body to send: JSON, a streamed multipart form (its length declared), or none. */
+function bodyOf(upstream: UpstreamRequest): Pick<RequestInit, "headers" | "body"> {
+  if (upstream.body !== undefined) return { headers: upstream.headers, body: JSON.stringify(upstream.body) };
+  if (upstream.form === undefined) return { headers: upstream.headers, body: null };
+  const { contentType, length, body } = upstream.form.encode();
+  return { headers: { ...upstream.headers, "content-type": contentType, "content-length": String(length) }, body };
 }
 
 /** An error status: its body (the first 64 KiB, within the first-byte timeout) is read for the message. */

@@ -5,6 +5,7 @@
  */
 import type { CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
+import type { MultipartForm } from "./multipart-body.ts";
 
 /** One request to send upstream, fully translated. */
 export interface UpstreamRequest {
@@ -21,7 +22,7 @@ export interface UpstreamRequest {
    * A multipart body. Its file parts are Blobs that can be read more than once (a spooled upload on
    * disk), so that a fallback endpoint can be sent the same bytes; the engine streams them.
    */
-  form?: FormData;
+  form?: MultipartForm;
   /**
    * How to read a successful answer: `json` (parsed, bounded by the provider's max_response_bytes),
    * `sse` (a stream of events), `text` (bounded) or `bytes` (streamed through, never buffered).

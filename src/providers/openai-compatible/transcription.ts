@@ -9,6 +9,7 @@ import type { TranscriptionRequest, TranscriptionResult } from "../../core/opera
 import { emptyUsage, type Usage } from "../../core/usage.ts";
 import type { BuildOptions, Operation, UpstreamAnswer, UpstreamRequest } from "../adapter.ts";
 import { invalidUpstreamResponse } from "../../transport/upstream-errors.ts";
+import { MultipartForm } from "../../transport/multipart-body.ts";
 
 type Json = Record<string, unknown>;
 
@@ -24,7 +25,7 @@ function numberOf(value: unknown): number | undefined {
 }
 
 /** A passthrough parameter as form text: a list as repeated `name[]`, an object as JSON. */
-function appendOption(form: FormData, name: string, value: unknown): void {
+function appendOption(form: MultipartForm, name: string, value: unknown): void {
   if (value === undefined || value === null) return;
   if (Array.isArray(value)) {
     for (const item of value) form.append(`${name}[]`, typeof item === "string" ? item : JSON.stringify(item));
@@ -34,7 +35,7 @@ function appendOption(form: FormData, name: string, value: unknown): void {
 /** The multipart request; the answer is read as text for text, srt and vtt, else as JSON. */
 export function buildTranscriptionRequest(request: TranscriptionRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
   const provider = endpoint.provider;
-  const form = new FormData();
+  const form = new MultipartForm();
   form.append("file", request.file.blob, request.file.filename);
   form.append("model", endpoint.upstreamModel);
   form.append("response_format", request.responseFormat);
@@ -52,7 +53,7 @@ export function buildTranscriptionRequest(request: TranscriptionRequest, endpoin
   for (const [name, value] of Object.entries(request.providerOptions?.[provider.slug] ?? {})) {
     if (!form.has(name) && !form.has(`${name}[]`)) appendOption(form, name, value);
   }
-  // The engine's fetch writes the multipart content type, with its boundary.
+  // The engine writes the multipart content type, with its boundary.
   const headers = Object.fromEntries(Object.entries(provider.headers).filter(([name]) => name.toLowerCase() !== "content-type"));
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const upstream: UpstreamRequest = {
