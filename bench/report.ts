@@ -6,8 +6,9 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Curves, SoakResult } from "./lib/curves.ts";
-import { type Check, cpuPoint, type Derived, pointAt } from "./lib/derive.ts";
+import { type Check, cpuPoint, type Derived, pointAt, roleName } from "./lib/derive.ts";
 import type { TargetResult } from "./lib/measure.ts";
+import type { UploadResult } from "./lib/upload.ts";
 
 export interface Results {
   version: 1;
@@ -22,6 +23,7 @@ export interface Results {
   checks: Check[];
   curves?: Curves;
   soak?: SoakResult;
+  upload?: UploadResult;
 }
 
 export const RESULTS_DIR = join(import.meta.dir, "results");
@@ -41,6 +43,18 @@ const num = (value: number) => value.toLocaleString("en-US");
 const mark = (pass: boolean | null) => (pass === null ? "—" : pass ? "✅ pass" : "❌ fail");
 const signed = (value: number | undefined, unit: string) => (value === undefined ? "0" : `${value >= 0 ? "+" : ""}${value} ${unit}`);
 
+/** The added p50 at 1 concurrent: over the direct row of the target's operation. */
+function addedCell(target: TargetResult, derived: Derived): string {
+  return target.name === roleName("direct", target.operation) ? `0 (p50 ${pointAt(target, 1)?.p50Us ?? "?"} µs)` : signed(derived.addedP50Us[target.name], "µs");
+}
+
+function latencyCells(target: TargetResult, columns: number[]): string[] {
+  return columns.map((c) => {
+    const point = pointAt(target, c);
+    return point ? `${ms(point.p50Us)} / ${ms(point.p99Us)}${point.errors ? ` (${point.errors} err)` : ""}` : "—";
+  });
+}
+
 function mainTable(results: Results): string[] {
   const { derived } = results;
   const columns = results.settings.connections;
@@ -48,12 +62,9 @@ function mainTable(results: Results): string[] {
     `| target | added p50 @1 | ${columns.map((c) => `p50 / p99 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | stream first byte p50 / p99 | RSS idle / peak | 20 ms upstream @64 |`,
     `|---|---:|${columns.map(() => "---:").join("|")}|---:|---:|---:|---:|---:|`,
   ];
-  for (const target of results.targets) {
-    const added = target.name === "direct" ? `0 (p50 ${pointAt(target, 1)?.p50Us ?? "?"} µs)` : signed(derived.addedP50Us[target.name], "µs");
-    const latencies = columns.map((c) => {
-      const point = pointAt(target, c);
-      return point ? `${ms(point.p50Us)} / ${ms(point.p99Us)}${point.errors ? ` (${point.errors} err)` : ""}` : "—";
-    });
+  for (const target of results.targets.filter((target) => target.operation === undefined)) {
+    const added = addedCell(target, derived);
+    const latencies = latencyCells(target, columns);
     const cpu = cpuPoint(target);
     const ttfb = target.ttfb ? `${target.ttfb.firstByteP50Ms} / ${target.ttfb.firstByteP99Ms} ms` : "—";
     const delayed = target.delayed
@@ -63,6 +74,75 @@ function mainTable(results: Results): string[] {
       `| ${target.label} | ${added} | ${latencies.join(" | ")} | ${num(target.maxRps)} | ${cpu ? `${cpu.cpuUsPerRequest} µs` : "—"} | ${ttfb} | ${target.idleRssMb} / ${target.peakRssMb} MB | ${delayed} |`,
     );
   }
+  return lines;
+}
+
+/**
+ * The other operations of the main comparison (measured in the same rounds, in turns with the chat
+ * rows), one table each, with the gateway-over-floor ratios.
+ */
+function operationTables(results: Results): string[] {
+  const { derived } = results;
+  const columns = results.settings.connections;
+  const lines: string[] = [];
+  const operations = [...new Set(results.targets.flatMap((target) => (target.operation ? [target.operation] : [])))];
+  for (const operation of operations) {
+    lines.push(
+      `| ${operation} target | added p50 @1 | ${columns.map((c) => `p50 / p99 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | RSS idle / peak |`,
+      `|---|---:|${columns.map(() => "---:").join("|")}|---:|---:|---:|`,
+    );
+    for (const target of results.targets.filter((target) => target.operation === operation)) {
+      const cpu = cpuPoint(target);
+      lines.push(
+        `| ${target.label} | ${addedCell(target, derived)} | ${latencyCells(target, columns).join(" | ")} | ${num(target.maxRps)} | ${cpu ? `${cpu.cpuUsPerRequest} µs` : "—"} | ${target.idleRssMb} / ${target.peakRssMb} MB |`,
+      );
+    }
+    const ratios = derived.operationRatios?.[operation];
+    lines.push("");
+    if (ratios) {
+      lines.push(
+        `${operation[0]!.toUpperCase()}${operation.slice(1)}, gateway over the floor: CPU per request ×${ratios.cpuPerRequest}, added p50 at 1 concurrent ×${ratios.addedP50}, max throughput ×${ratios.throughput}.`,
+        "",
+      );
+    }
+  }
+  return lines;
+}
+
+/** The 100 MB upload: time and RSS through the gateway and the floor, and the gateway's RSS over time. */
+function uploadTable(upload: UploadResult): string[] {
+  const fileMb = upload.fileBytes / 1024 / 1024;
+  const rounds = upload.gateway.runs.length;
+  const lines = [
+    "",
+    `Upload: a ${fileMb} MB WAV file as a multipart transcription form (curl, streamed from disk) to the same upstream, which drains it; ` +
+      `the gateway's \`server.max_upload_bytes\` at ${upload.maxUploadBytes / 1024 / 1024} MB; RSS of the target sampled every ${upload.sampleMs} ms from 1 s before to 1 s after` +
+      `${rounds > 1 ? `; ${rounds} uploads each, median time, the largest growth` : ""}:`,
+    "",
+    "| target | status | upload time | RSS before → peak → 1 s after | growth | growth / file size | RssAnon before → peak |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const [label, target] of [
+    ["Roundhouse: spooled to disk, then sent on", upload.gateway],
+    ["floor: piped through as it arrives", upload.floor],
+  ] as const) {
+    const worst = target.worst;
+    lines.push(
+      `| ${label} | ${worst.status} | ${target.seconds.toFixed(2)} s | ${worst.beforeMb} → ${worst.peakMb} → ${worst.afterMb} MB | +${worst.growthMb} MB | ${(worst.growthOfFile * 100).toFixed(1)}% | ${worst.anonBeforeMb} → ${worst.anonPeakMb} MB |`,
+    );
+  }
+  lines.push("", `Gateway over the floor: upload time ×${(upload.gateway.seconds / Math.max(0.001, upload.floor.seconds)).toFixed(2)}.`);
+  const samples = upload.gateway.worst.samples;
+  const step = Math.max(1, Math.ceil(samples.length / 14));
+  const shown = samples.filter((_, index) => index % step === 0 || index === samples.length - 1);
+  lines.push(
+    "",
+    "The gateway's RSS (MB) by time from the start of the upload:",
+    "",
+    `| ${shown.map((sample) => `${(sample.ms / 1000).toFixed(2)} s`).join(" | ")} |`,
+    `|${shown.map(() => "---:").join("|")}|`,
+    `| ${shown.map((sample) => `${sample.rssMb}`).join(" | ")} |`,
+  );
   return lines;
 }
 
@@ -149,8 +229,10 @@ export function renderMarkdown(results: Results): string {
       "",
     );
   }
+  lines.push(...operationTables(results));
   lines.push("| target (issue 6) | goal | measured | |", "|---|---|---|---|");
   for (const check of results.checks) lines.push(`| ${check.name} | ${check.target} | ${check.value} | ${mark(check.pass)} |`);
+  if (results.upload) lines.push(...uploadTable(results.upload));
   if (results.curves) lines.push(...curveTables(results.curves));
   if (results.soak) lines.push(...soakTable(results.soak));
   return `${lines.join("\n")}\n`;

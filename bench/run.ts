@@ -1,20 +1,23 @@
 /**
  * The benchmark harness (`npm run bench`; not part of `npm test`). Starts the bench upstream, measures
  * it directly, then the floor passthrough and the built gateway (dist/roundhouse, rebuilt when older
- * than src/) with wrk at 1, 16 and 64 connections; optionally the scaling curves and a soak. Every
- * process it starts is stopped at the end, on Ctrl-C, on an error, or when the run outlives its bound.
+ * than src/) with wrk at 1, 16 and 64 connections, for chat and for embeddings; then a 100 MB
+ * transcription upload through the gateway and the floor with the gateway's RSS sampled; optionally
+ * the scaling curves and a soak. Every process it starts is stopped at the end, on Ctrl-C, on an
+ * error, or when the run outlives its bound.
  * Results: bench/results/<timestamp>.json, bench/results/latest.md, and README.md's Performance section.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type Curves, type CurveSizes, bodyCurve, catalogCurve, keysCurve, type SoakResult, soak, streamsCurve } from "./lib/curves.ts";
-import { checks, derive } from "./lib/derive.ts";
+import { checks, derive, roleName } from "./lib/derive.ts";
 import { combineRounds, measureTarget, type RunSettings, type TargetDef, type TargetResult } from "./lib/measure.ts";
 import { canPin, installGuards, isStopping, pin, stopAll } from "./lib/proc.ts";
 import {
   ANTHROPIC_HEADERS,
   chatBody,
+  embeddingsBody,
   ensureBinary,
   GATEWAY_HEADERS,
   JSON_HEADERS,
@@ -26,6 +29,7 @@ import {
   startGateway,
   startUpstream,
 } from "./lib/targets.ts";
+import { measureUpload, type UploadResult } from "./lib/upload.ts";
 import { ensureWrk } from "./lib/wrk.ts";
 import { publish, RESULTS_DIR, type Results } from "./report.ts";
 
@@ -35,10 +39,10 @@ const HELP = `Usage: npm run bench -- [options]
   --duration S       seconds per measured run (default 5; quick 2)
   --warmup S         seconds of warm-up per target (default 2; quick 1)
   --rounds N         rounds of the main comparison, targets measured in turns, medians reported
-                     (default 3; quick 1)
+                     (default 3; quick 1); also the number of measured 100 MB uploads per target
   --curves           also the scaling curves: catalog 10 → 10,000 endpoints, API keys 10 → 100,000,
                      body 1 KB → 1 MB, concurrent streams 10 → 2,000
-  --only-curves      the curves without the main comparison (the report then has no main table)
+  --only-curves      the curves without the main comparison and the upload (the report then has no main table)
   --soak [S]         also a soak of S seconds (default 300) sampling the gateway's RSS every 5 s
   --rebuild          run npm run build even when dist/roundhouse looks current
   -h, --help         this help`;
@@ -97,10 +101,15 @@ function sizes(quick: boolean): CurveSizes {
       };
 }
 
+/** Targets of the main comparison: chat through direct, floor, gateway and gateway-anthropic; embeddings through direct, floor and gateway. */
+const MAIN_TARGETS = 7;
+
 /** A generous bound on the whole run, from what it will do. */
 function timeBound(options: Options, settings: RunSettings, curve: CurveSizes): number {
   const perTarget = settings.warmupSeconds + settings.connections.length * (settings.seconds + 1) + 20;
-  const main = options.main ? options.rounds * 4 * (perTarget + settings.seconds + 30) + 60 : 0;
+  // The upload: two targets, each upload bounded by curl's own 300 s, plus the gateway's start.
+  const upload = options.rounds * 2 * 300 + 120;
+  const main = options.main ? options.rounds * MAIN_TARGETS * (perTarget + settings.seconds + 30) + 60 + upload : 0;
   const curves = options.curves
     ? (curve.catalog.length + curve.keys.length) * (settings.warmupSeconds + settings.seconds + 30) + curve.bodyBytes.length * 2 * (settings.seconds + 5) + curve.streams.length * 2 * 60
     : 0;
@@ -115,11 +124,13 @@ function git(args: string[]): string {
 /**
  * Direct, floor and gateway, measured in turns for `rounds` rounds (all three running throughout;
  * only the one measured gets load) and combined by median, so that the ratios compare measurements
- * taken minutes apart at most, under the same machine conditions.
+ * taken minutes apart at most, under the same machine conditions. Chat first, then embeddings (8
+ * inputs, 256 dimensions as base64) through the same three processes.
  */
 async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }, rounds: number): Promise<TargetResult[]> {
   const chat = chatBody(MODELS.fast);
   const chatStream = chatBody(MODELS.fast, { stream: true });
+  const embeddings = embeddingsBody(MODELS.embed);
   const floor = await startFloor(upstream.url);
   const gateway = await startGateway({ upstreamUrl: upstream.url });
   try {
@@ -158,17 +169,39 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
         load: { url: messages, bodies: [messagesBody(MODELS.claude)], headers: ANTHROPIC_HEADERS },
         stream: { url: messages, body: messagesBody(MODELS.claude, { stream: true }), headers: ANTHROPIC_HEADERS, endMarker: "message_stop" },
       },
+      {
+        name: roleName("direct", "embeddings"),
+        label: "embeddings: direct to the Bun upstream",
+        operation: "embeddings",
+        pid: upstream.pid,
+        load: { url: `${upstream.url}/v1/embeddings`, bodies: [embeddings], headers: JSON_HEADERS },
+      },
+      {
+        name: roleName("floor", "embeddings"),
+        label: "embeddings: floor passthrough (same process as the floor above)",
+        operation: "embeddings",
+        pid: floor.pid,
+        load: { url: `${floor.url}/v1/embeddings`, bodies: [embeddings], headers: JSON_HEADERS },
+      },
+      {
+        name: roleName("gateway", "embeddings"),
+        label: "Roundhouse: embeddings → openai-compatible (same process as the gateway above)",
+        operation: "embeddings",
+        pid: gateway.pid,
+        load: { url: `${gateway.url}/api/v1/embeddings`, bodies: [embeddings], headers: GATEWAY_HEADERS },
+      },
     ];
     const measured = defs.map(() => [] as TargetResult[]);
     for (let round = 0; round < rounds; round++) {
       if (rounds > 1) console.log(`round ${round + 1} of ${rounds}`);
       for (const [index, def] of defs.entries()) {
         // Direct: the upstream is the system under test, so it moves to core 0 for its turn.
-        if (def.name === "direct") pin(upstream.pid, 0);
+        const direct = def.pid === upstream.pid;
+        if (direct) pin(upstream.pid, 0);
         try {
           measured[index]!.push(await measureTarget(settings, def));
         } finally {
-          if (def.name === "direct") pin(upstream.pid, 1);
+          if (direct) pin(upstream.pid, 1);
         }
       }
     }
@@ -199,6 +232,7 @@ async function main(): Promise<void> {
 
   const upstream = await startUpstream();
   const targets = options.main ? await mainComparison(settings, upstream, options.rounds) : [];
+  const upload: UploadResult | undefined = options.main ? await measureUpload(upstream.url, options.rounds) : undefined;
   let curves: Curves | undefined;
   if (options.curves) {
     curves = { connections: 16 };
@@ -229,7 +263,8 @@ async function main(): Promise<void> {
     settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount, rounds: options.main ? options.rounds : 0 },
     targets,
     derived,
-    checks: checks(targets, derived, curves, soakResult),
+    checks: checks(targets, derived, curves, soakResult, upload),
+    ...(upload ? { upload } : {}),
     ...(curves ? { curves } : {}),
     ...(soakResult ? { soak: soakResult } : {}),
   };

@@ -1,7 +1,11 @@
 /**
  * A fast local upstream for the benchmarks: OpenAI Chat Completions (`POST …/chat/completions`) and
- * Anthropic Messages (`POST …/messages`), JSON or SSE (`"stream": true` in the body). Answers are
- * precomputed so the upstream costs as little as possible per request.
+ * Anthropic Messages (`POST …/messages`), JSON or SSE (`"stream": true` in the body); OpenAI
+ * embeddings (`POST …/embeddings`: 8 vectors of 256 dimensions, base64 when the body asks for
+ * `"encoding_format": "base64"`, floats otherwise); OpenAI transcription (`POST …/audio/transcriptions`:
+ * the multipart body drained as it arrives, never held, then a fixed transcript with the seconds of
+ * 16 kHz 16-bit mono audio the body would hold). Answers are precomputed so the upstream costs as
+ * little as possible per request.
  *
  * Delays, each from (strongest first) the query, a path prefix, argv, then the environment:
  *   per-request delay before the answer:  ?delay_ms=20    /_d/20/…   --delay-ms 20      BENCH_UPSTREAM_DELAY_MS
@@ -60,6 +64,53 @@ const messagesJson = JSON.stringify({
   stop_sequence: null,
   usage: { input_tokens: 8, output_tokens: 7 },
 });
+
+/** Vectors in every embeddings answer (the harness sends this many inputs: targets.ts) and their length. */
+const EMBEDDING_INPUTS = 8;
+const EMBEDDING_DIMENSIONS = 256;
+
+/** Base64 of a vector as little-endian float32, as OpenAI sends it. */
+function float32Base64(vector: Float32Array): string {
+  const bytes = new DataView(new ArrayBuffer(vector.length * 4));
+  vector.forEach((value, index) => bytes.setFloat32(index * 4, value, true));
+  return Buffer.from(bytes.buffer).toString("base64");
+}
+
+/** The embeddings answer in both encodings, the same float32 vectors in each. */
+function embeddingsAnswers(): { floats: string; base64: string } {
+  const vectors = Array.from({ length: EMBEDDING_INPUTS }, (_, input) =>
+    Float32Array.from({ length: EMBEDDING_DIMENSIONS }, (_, index) => Math.sin((input + 1) * (index + 1)) / 16),
+  );
+  const answer = (embedding: (vector: Float32Array) => unknown) =>
+    JSON.stringify({
+      object: "list",
+      data: vectors.map((vector, index) => ({ object: "embedding", index, embedding: embedding(vector) })),
+      model: "bench-embed",
+      usage: { prompt_tokens: 8 * EMBEDDING_INPUTS, total_tokens: 8 * EMBEDDING_INPUTS },
+    });
+  return {
+    floats: answer((vector) => Array.from(vector)),
+    base64: answer(float32Base64),
+  };
+}
+const embeddings = embeddingsAnswers();
+
+/** Bytes per second of the audio a transcription body is taken to hold (16 kHz, 16-bit, mono). */
+const AUDIO_BYTE_RATE = 32_000;
+
+/** Reads a body to its end chunk by chunk, keeping none of it; its length in bytes. */
+async function drain(body: ReadableStream<Uint8Array> | null): Promise<number> {
+  let bytes = 0;
+  if (body === null) return bytes;
+  const reader = body.getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) bytes += read.value.byteLength;
+  return bytes;
+}
+
+function transcriptionJson(bodyBytes: number): string {
+  const seconds = Math.round((bodyBytes / AUDIO_BYTE_RATE) * 1000) / 1000;
+  return JSON.stringify({ text: "Hello from the bench upstream.", usage: { type: "duration", seconds } });
+}
 
 function chatChunk(delta: Record<string, unknown>, finish: string | null, usage?: Record<string, number>): string {
   const chunk = { id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1700000000, model: "bench", choices: [{ index: 0, delta, finish_reason: finish }] };
@@ -138,6 +189,7 @@ function spaced(events: Uint8Array[], chunkMs: number, signal: AbortSignal): Rea
 }
 
 const STREAM_FLAG = /"stream"\s*:\s*true/;
+const BASE64_FLAG = /"encoding_format"\s*:\s*"base64"/;
 
 const server = Bun.serve({
   hostname: "127.0.0.1",
@@ -147,6 +199,16 @@ const server = Bun.serve({
     const url = new URL(request.url);
     const { shape, path } = shapeOf(url);
     if (request.method === "GET") return new Response("ok");
+    if (path.endsWith("/audio/transcriptions")) {
+      const bytes = await drain(request.body);
+      if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
+      return new Response(transcriptionJson(bytes), { headers: JSON_HEADERS });
+    }
+    if (path.endsWith("/embeddings")) {
+      const text = await request.text();
+      if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
+      return new Response(BASE64_FLAG.test(text) ? embeddings.base64 : embeddings.floats, { headers: JSON_HEADERS });
+    }
     const wire = path.endsWith("/chat/completions") ? "chat" : path.endsWith("/messages") ? "messages" : undefined;
     if (!wire) return Response.json({ error: { message: `no route ${path}` } }, { status: 404 });
     // The body is read whole (as a real server would) but only searched, not parsed, to stay cheap.

@@ -5,6 +5,14 @@
 import type { Curves, SoakResult } from "./curves.ts";
 import type { LoadPoint, TargetResult } from "./measure.ts";
 import { round } from "./proc.ts";
+import { UPLOAD_GROWTH_LIMIT, type UploadResult } from "./upload.ts";
+
+/** The gateway over the floor for one operation. */
+export interface Ratios {
+  cpuPerRequest: number;
+  addedP50: number;
+  throughput: number;
+}
 
 export interface Derived {
   /** Target p50 − direct p50 at 1 connection, µs, by target name. */
@@ -13,8 +21,10 @@ export interface Derived {
   addedFirstByteMs: Record<string, number>;
   /** Requests/s with the 20 ms upstream at 64 connections as a percentage of direct's, by target name. */
   delayedPctOfDirect: Record<string, number>;
-  /** The gateway over the floor. */
-  ratios: { cpuPerRequest: number; addedP50: number; throughput: number } | null;
+  /** The gateway over the floor (chat). */
+  ratios: Ratios | null;
+  /** The gateway over the floor for the other operations measured, by operation. */
+  operationRatios?: Record<string, Ratios>;
 }
 
 export interface Check {
@@ -33,14 +43,30 @@ export function pointAt(target: TargetResult | undefined, connections: number): 
   return target?.points.find((point) => point.connections === connections);
 }
 
+/** A target's name by its role (direct, floor, gateway) and operation: `floor` for chat, `floor-embeddings`. */
+export function roleName(role: "direct" | "floor" | "gateway", operation?: string): string {
+  return operation ? `${role}-${operation}` : role;
+}
+
+function ratiosOf(floor: TargetResult, gateway: TargetResult, addedP50Us: Record<string, number>): Ratios {
+  const floorCpu = cpuPoint(floor)?.cpuUsPerRequest ?? Number.NaN;
+  const gatewayCpu = cpuPoint(gateway)?.cpuUsPerRequest ?? Number.NaN;
+  return {
+    cpuPerRequest: round(gatewayCpu / floorCpu, 2),
+    addedP50: round((addedP50Us[gateway.name] ?? Number.NaN) / Math.max(1, addedP50Us[floor.name] ?? Number.NaN), 2),
+    throughput: round(gateway.maxRps / floor.maxRps, 2),
+  };
+}
+
 export function derive(targets: TargetResult[]): Derived {
   const byName = new Map(targets.map((target) => [target.name, target]));
   const direct = byName.get("direct");
-  const directP50 = pointAt(direct, 1)?.p50Us;
   const directFirstByte = direct?.ttfb?.firstByteP50Ms;
   const derived: Derived = { addedP50Us: {}, addedFirstByteMs: {}, delayedPctOfDirect: {}, ratios: null };
   for (const target of targets) {
-    if (target.name === "direct") continue;
+    // Added latency is over the direct row of the same operation.
+    const directP50 = pointAt(byName.get(roleName("direct", target.operation)), 1)?.p50Us;
+    if (target.name === roleName("direct", target.operation)) continue;
     const p50 = pointAt(target, 1)?.p50Us;
     if (p50 !== undefined && directP50 !== undefined) derived.addedP50Us[target.name] = p50 - directP50;
     if (target.ttfb && directFirstByte !== undefined) derived.addedFirstByteMs[target.name] = round(target.ttfb.firstByteP50Ms - directFirstByte, 3);
@@ -48,14 +74,11 @@ export function derive(targets: TargetResult[]): Derived {
   }
   const floor = byName.get("floor");
   const gateway = byName.get("gateway");
-  if (floor && gateway) {
-    const floorCpu = cpuPoint(floor)?.cpuUsPerRequest ?? Number.NaN;
-    const gatewayCpu = cpuPoint(gateway)?.cpuUsPerRequest ?? Number.NaN;
-    derived.ratios = {
-      cpuPerRequest: round(gatewayCpu / floorCpu, 2),
-      addedP50: round((derived.addedP50Us.gateway ?? Number.NaN) / Math.max(1, derived.addedP50Us.floor ?? Number.NaN), 2),
-      throughput: round(gateway.maxRps / floor.maxRps, 2),
-    };
+  if (floor && gateway) derived.ratios = ratiosOf(floor, gateway, derived.addedP50Us);
+  for (const operation of new Set(targets.flatMap((target) => (target.operation ? [target.operation] : [])))) {
+    const operationFloor = byName.get(roleName("floor", operation));
+    const operationGateway = byName.get(roleName("gateway", operation));
+    if (operationFloor && operationGateway) (derived.operationRatios ??= {})[operation] = ratiosOf(operationFloor, operationGateway, derived.addedP50Us);
   }
   return derived;
 }
@@ -67,7 +90,7 @@ function spread(values: number[]): number {
   return round(Math.max(...values) / Math.max(0.001, Math.min(...values)), 2);
 }
 
-export function checks(targets: TargetResult[], derived: Derived, curves?: Curves, soak?: SoakResult): Check[] {
+export function checks(targets: TargetResult[], derived: Derived, curves?: Curves, soak?: SoakResult, upload?: UploadResult): Check[] {
   const gateway = targets.find((target) => target.name === "gateway");
   const floor = targets.find((target) => target.name === "floor");
   const list: Check[] = [];
@@ -117,5 +140,22 @@ export function checks(targets: TargetResult[], derived: Derived, curves?: Curve
     value: soak ? `${soak.middleMb} MB → ${soak.lastMb} MB over ${soak.seconds} s` : "not run (--soak)",
     pass: soak ? soak.flat : null,
   });
+  list.push(uploadCheck(upload));
   return list;
+}
+
+/** The gateway's RSS growth while a 100 MB file is uploaded through it for transcription. */
+function uploadCheck(upload: UploadResult | undefined): Check {
+  const name = "Upload: RSS growth during a 100 MB transcription upload";
+  const target = `< ${UPLOAD_GROWTH_LIMIT * 100}% of the file's size`;
+  if (!upload) return { name, target, value: "not measured", pass: null };
+  const worst = upload.gateway.worst;
+  const fileMb = upload.fileBytes / 1024 / 1024;
+  if (worst.status !== 200) return { name, target, value: `the upload answered ${worst.status || "nothing"}`, pass: false };
+  return {
+    name,
+    target,
+    value: `${worst.growthMb} MB (${round(worst.growthOfFile * 100, 1)}% of ${fileMb} MB): ${worst.beforeMb} → ${worst.peakMb} MB`,
+    pass: worst.growthOfFile < UPLOAD_GROWTH_LIMIT,
+  };
 }

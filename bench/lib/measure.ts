@@ -47,6 +47,8 @@ export interface Ttfb {
 export interface TargetResult {
   name: string;
   label: string;
+  /** The operation measured when it is not chat: its added latency is over the direct row of that operation. */
+  operation?: "embeddings";
   /** Summed over the target's processes (the gateway's supervisor and server). */
   idleRssMb: number;
   peakRssMb: number;
@@ -63,6 +65,7 @@ export interface TargetResult {
 export interface TargetDef {
   name: string;
   label: string;
+  operation?: "embeddings";
   pid: number;
   load: LoadSpec;
   /** A streaming request for the first-byte measurement. */
@@ -161,6 +164,7 @@ export async function measureTarget(settings: RunSettings, def: TargetDef): Prom
   return {
     name: def.name,
     label: def.label,
+    ...(def.operation ? { operation: def.operation } : {}),
     idleRssMb: idle.rssMb,
     processes,
     peakRssMb: memory(def.pid).peakMb,

@@ -244,6 +244,11 @@ export function memory(pid: number): { rssMb: number; peakMb: number } {
   };
 }
 
+/** RssAnon (heap and other private memory, no file-backed or shared pages) of a process and its descendants, MB. */
+export function anonymousMb(pid: number): number {
+  return round(eachProcess(pid, (member) => statusKb(member, "RssAnon")) / 1024, 1);
+}
+
 /** Each process of the tree with its command name and RSS, MB. */
 export function memoryByProcess(pid: number): Array<{ pid: number; name: string; rssMb: number }> {
   return processTree(pid).flatMap((member) => {

@@ -23,6 +23,8 @@ export const MODELS = {
   slow: "bench/slow-20ms",
   claude: "bench/claude",
   drip: "bench/drip",
+  embed: "bench/embed",
+  whisper: "bench/whisper",
 } as const;
 
 /** Path prefixes of the bench upstream (see bench/upstream.ts). */
@@ -80,6 +82,8 @@ export interface GatewayOptions {
   drip?: { chunkMs: number; chunks: number };
   /** Run src/main.ts with Bun's CPU profiler writing into this directory instead of the binary. */
   profileDir?: string;
+  /** `server.max_upload_bytes`; default: the gateway's own default. */
+  maxUploadBytes?: number;
 }
 
 export interface GatewayProcess extends Started {
@@ -105,6 +109,8 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     { id: MODELS.slow, endpoints: [{ provider: "bench-slow", model: "bench", pricing }] },
     { id: MODELS.claude, endpoints: [{ provider: "bench-anthropic", model: "claude-bench", pricing }] },
     { id: MODELS.drip, endpoints: [{ provider: "bench-drip", model: "bench", pricing }] },
+    { id: MODELS.embed, endpoints: [{ provider: "bench", model: "bench-embed", operations: ["embeddings"], pricing: { prompt: 0.02 } }] },
+    { id: MODELS.whisper, endpoints: [{ provider: "bench", model: "bench-whisper", operations: ["transcription"], pricing: { audio_second: 0.0001 } }] },
   ];
   const filler = Math.max(0, (options.catalogEndpoints ?? 0) - models.length);
   // Filler: 10 providers, models of up to 4 endpoints each, so both dimensions grow.
@@ -116,7 +122,13 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     made += count;
   }
   const config = {
-    server: { host: "127.0.0.1", port: 0, shutdown_grace_ms: 1000, max_body_bytes: 16 * 1024 * 1024 },
+    server: {
+      host: "127.0.0.1",
+      port: 0,
+      shutdown_grace_ms: 1000,
+      max_body_bytes: 16 * 1024 * 1024,
+      ...(options.maxUploadBytes !== undefined ? { max_upload_bytes: options.maxUploadBytes } : {}),
+    },
     data_dir: dataDir,
     log: { level: "warn" },
     metrics: { enabled: true },
@@ -183,6 +195,18 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
 export function chatBody(model: string, options: { stream?: boolean; contentBytes?: number } = {}): string {
   const content = options.contentBytes ? "x".repeat(options.contentBytes) : "Hello, how are you?";
   return JSON.stringify({ model, messages: [{ role: "user", content }], max_tokens: 16, ...(options.stream ? { stream: true } : {}) });
+}
+
+/** Inputs of the embeddings request: as many as the bench upstream answers vectors for (bench/upstream.ts). */
+export const EMBEDDING_INPUTS = 8;
+
+/**
+ * The embeddings request: 8 short texts, asking for base64 (what the openai SDK asks for by default, and
+ * what the gateway asks its upstream for), so the floor and the gateway hand back the same answer.
+ */
+export function embeddingsBody(model: string): string {
+  const input = Array.from({ length: EMBEDDING_INPUTS }, (_, index) => `The quick brown fox jumps over the lazy dog, take ${index + 1}.`);
+  return JSON.stringify({ model, input, encoding_format: "base64" });
 }
 
 export function messagesBody(model: string, options: { stream?: boolean } = {}): string {
