@@ -36,6 +36,8 @@ const MAX_FIELDS = 64;
 const MAX_FIELD_BYTES = 64 * 1024;
 /** The first bytes of the file kept in memory: enough to tell its type and read a WAV header. */
 const HEAD_BYTES = 4096;
+/** How much of a spooled file is buffered before it is written out. */
+const SPOOL_FLUSH_BYTES = 1024 * 1024;
 const MULTIPART = /^\s*multipart\/form-data\s*(;|$)/i;
 
 function badRequest(message: string): GatewayError {
@@ -79,6 +81,8 @@ class UploadReader {
   #path: string | undefined;
   #failure: GatewayError | undefined;
   #reject: (error: GatewayError) => void = () => {};
+  #reader: { cancel(reason?: unknown): Promise<void> } | undefined;
+  #wake: (() => void) | undefined;
   /** Rejects with the first failure, wherever it happened (parser, field, file, body). */
   readonly #failed = new Promise<never>((_, reject) => {
     this.#reject = reject;
@@ -130,23 +134,44 @@ class UploadReader {
     if (this.#path !== undefined) await rm(this.#path, { force: true });
   }
 
-  /** Reads the body chunk by chunk, each handed to the parser when it can take it, within `maxBytes`. */
+  /**
+   * Reads the body chunk by chunk, each handed to the parser when it can take it, within `maxBytes`. A
+   * failure elsewhere cancels the read in progress and wakes a wait for the parser. (Racing each read
+   * against the long-lived failure promise would keep every chunk reachable until the request ends.)
+   */
   async #pump(body: ReadableStream<Uint8Array>): Promise<void> {
     const reader = body.getReader();
+    this.#reader = reader;
     let total = 0;
     let ended = false;
     try {
       for (;;) {
-        const read = await Promise.race([reader.read(), this.#failed]);
+        const read = await reader.read();
+        if (this.#failure !== undefined) throw this.#failure;
         if (read.done) break;
         total += read.value.byteLength;
         if (total > this.#options.maxBytes) throw tooLarge(this.#options.maxBytes);
-        if (!this.#parser.write(read.value)) await Promise.race([once(this.#parser, "drain"), this.#failed]);
+        if (!this.#parser.write(read.value)) await this.#drained();
+        if (this.#failure !== undefined) throw this.#failure;
       }
       ended = true;
     } finally {
+      this.#reader = undefined;
       if (!ended) reader.cancel().catch(() => {});
     }
+  }
+
+  /** Until the parser takes more, or the upload failed. */
+  #drained(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const wake = () => {
+        this.#parser.off("drain", wake);
+        this.#wake = undefined;
+        resolve();
+      };
+      this.#wake = wake;
+      this.#parser.once("drain", wake);
+    });
   }
 
   #fail(error: GatewayError): void {
@@ -154,6 +179,8 @@ class UploadReader {
     this.#failure = error;
     this.#reject(error);
     this.#fileStream?.destroy();
+    this.#reader?.cancel().catch(() => {});
+    this.#wake?.();
   }
 
   #onField(name: string, value: string, truncated: boolean): void {
@@ -183,19 +210,28 @@ class UploadReader {
     await mkdir(this.#options.spoolDir, { recursive: true, mode: 0o700 });
     const path = join(this.#options.spoolDir, `upload-${randomUUID()}`);
     this.#path = path;
-    const handle = await open(path, "wx", 0o600);
+    // Created exclusively with mode 0600, then written through the runtime's buffered file sink, flushed
+    // every few megabytes so that memory stays bounded whatever the file's size.
+    await (await open(path, "wx", 0o600)).close();
+    const sink = Bun.file(path).writer({ highWaterMark: SPOOL_FLUSH_BYTES });
     let head = new Uint8Array(0);
     let size = 0;
+    let unflushed = 0;
     let type: AudioType | undefined;
     try {
       for await (const chunk of stream as AsyncIterable<Uint8Array>) {
         if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
         if (type === undefined && head.length >= AUDIO_SNIFF_BYTES) type = audioTypeOf(head, field);
-        await handle.write(chunk);
+        sink.write(chunk);
         size += chunk.byteLength;
+        unflushed += chunk.byteLength;
+        if (unflushed >= SPOOL_FLUSH_BYTES) {
+          unflushed = 0;
+          await sink.flush();
+        }
       }
     } finally {
-      await handle.close();
+      await sink.end();
     }
     if (this.#failure !== undefined) throw this.#failure;
     if (size === 0) throw badRequest(`${field}: is empty`);
