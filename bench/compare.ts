@@ -39,7 +39,7 @@ try {
   const wrk = await ensureWrk();
   const upstream = await startUpstream();
   const floor = await startFloor(upstream.url);
-  const current = await startGateway({ upstreamUrl: upstream.url });
+  const current = await startGateway({ upstreamUrl: upstream.url, operations: false });
   // The other build serves the same generated config, with a data directory of its own.
   const args = readFileSync(`/proc/${current.pid}/cmdline`, "utf8").split("\0");
   const config = readFileSync(args[args.indexOf("--config") + 1]!, "utf8");

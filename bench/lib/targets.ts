@@ -84,6 +84,11 @@ export interface GatewayOptions {
   profileDir?: string;
   /** `server.max_upload_bytes`; default: the gateway's own default. */
   maxUploadBytes?: number;
+  /**
+   * Whether the catalog holds the embeddings and transcription models (default true). bench:compare
+   * leaves them out so that a build from before the operations existed reads the same config.
+   */
+  operations?: boolean;
 }
 
 export interface GatewayProcess extends Started {
@@ -109,9 +114,13 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     { id: MODELS.slow, endpoints: [{ provider: "bench-slow", model: "bench", pricing }] },
     { id: MODELS.claude, endpoints: [{ provider: "bench-anthropic", model: "claude-bench", pricing }] },
     { id: MODELS.drip, endpoints: [{ provider: "bench-drip", model: "bench", pricing }] },
-    { id: MODELS.embed, endpoints: [{ provider: "bench", model: "bench-embed", operations: ["embeddings"], pricing: { prompt: 0.02 } }] },
-    { id: MODELS.whisper, endpoints: [{ provider: "bench", model: "bench-whisper", operations: ["transcription"], pricing: { audio_second: 0.0001 } }] },
   ];
+  if (options.operations !== false) {
+    models.push(
+      { id: MODELS.embed, endpoints: [{ provider: "bench", model: "bench-embed", operations: ["embeddings"], pricing: { prompt: 0.02 } }] },
+      { id: MODELS.whisper, endpoints: [{ provider: "bench", model: "bench-whisper", operations: ["transcription"], pricing: { audio_second: 0.0001 } }] },
+    );
+  }
   const filler = Math.max(0, (options.catalogEndpoints ?? 0) - models.length);
   // Filler: 10 providers, models of up to 4 endpoints each, so both dimensions grow.
   for (let index = 0; index < 10 && filler > 0; index += 1) providers[`filler-${index}`] = { type: "openai-compatible", base_url: `${base}/v1` };

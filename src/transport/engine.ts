@@ -113,8 +113,8 @@ async function readBounded(response: UpstreamResponse, endpoint: Endpoint, max: 
 const UTF8 = new TextDecoder();
 
 /**
- * A JSON answer's body, read within `ms` and at most the provider's `max_response_bytes`; anything else
- * (a stall, a cut, too much, not JSON) is a GatewayError and the upstream request is aborted.
+ * An answer's body as text, read within `ms` and at most the provider's `max_response_bytes`; anything
+ * else (a stall, a cut, too much) is a GatewayError and the upstream request is aborted.
  */
 async function readText(
   response: UpstreamResponse,
@@ -122,6 +122,7 @@ async function readText(
   endpoint: Endpoint,
   options: SendOptions,
   ms: number,
+  /** The timer that watched the headers, re-armed for the body (else a new one). */
   deadline?: Deadline,
 ): Promise<string> {
   const timer = deadline ?? new Deadline(controller, ms);
@@ -137,27 +138,16 @@ async function readText(
   }
 }
 
+/** A JSON answer's body (see readText); a body that is not JSON is an invalid response. */
 async function readJson(
   response: UpstreamResponse,
   controller: AbortController,
   endpoint: Endpoint,
   options: SendOptions,
   ms: number,
-  /** The timer that watched the headers, re-armed for the body (else a new one). */
   deadline?: Deadline,
 ): Promise<unknown> {
-  const timer = deadline ?? new Deadline(controller, ms);
-  if (deadline) deadline.restart();
-  let text: string;
-  try {
-    text = await readBounded(response, endpoint, endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES);
-  } catch (error) {
-    controller.abort();
-    if (error instanceof GatewayError) throw error;
-    throw timer.timedOut && !options.signal.aborted ? timeoutError(endpoint, "body", ms) : connectionError(endpoint, error);
-  } finally {
-    timer.clear();
-  }
+  const text = await readText(response, controller, endpoint, options, ms, deadline);
   try {
     return JSON.parse(text);
   } catch {
