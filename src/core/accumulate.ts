@@ -58,6 +58,12 @@ export class ResponseAccumulator {
       case "image":
         this.output.push({ type: "image", url: part.url });
         break;
+      case "server-tool-call":
+        this.output.push({ type: "server-tool-call", call: part.call, result: part.result });
+        break;
+      case "citations":
+        this.output.push({ type: "citations", citations: part.citations });
+        break;
       case "usage":
         this.usage = part.usage;
         break;
@@ -98,6 +104,8 @@ export function* responseToParts(response: CanonicalResponse): Generator<StreamP
         if (block.part.signature !== undefined) yield { type: "reasoning-signature", signature: block.part.signature };
       }
     } else if (block.type === "image") yield { type: "image", url: block.url };
+    else if (block.type === "server-tool-call") yield { type: "server-tool-call", call: block.call, result: block.result };
+    else if (block.type === "citations") yield { type: "citations", citations: block.citations };
     else {
       yield { type: "tool-call-start", index, id: block.call.id, name: block.call.name };
       if (block.call.arguments) yield { type: "tool-call-delta", index, argumentsDelta: block.call.arguments };

@@ -7,6 +7,7 @@
  * produced it; optional fields are absent (not undefined-valued) when the client did not send them.
  */
 import type { RoutingEnvelope } from "./envelope.ts";
+import type { ServerToolCall, ServerToolResult, ServerToolUsage, ServerToolUse, StopCondition, UrlCitation } from "./server-tools.ts";
 import type { Usage } from "./usage.ts";
 
 export { emptyUsage, type Usage } from "./usage.ts";
@@ -140,6 +141,12 @@ export interface CanonicalRequest extends RoutingEnvelope {
    * cannot resolve): shown in the routing metadata and logged.
    */
   warnings?: string[];
+  /** Server tools the gateway runs for this request between the model's turns (see server-tools.ts). */
+  serverTools?: ServerToolUse[];
+  /** The step budget of the server-tool loop (`max_tool_calls`, at most 30; default 30). */
+  maxToolCalls?: number;
+  /** `stop_server_tools_when`: any one fires; when given it replaces `maxToolCalls`. */
+  stopServerToolsWhen?: StopCondition[];
 }
 
 export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "error";
@@ -150,7 +157,11 @@ export type OutputBlock =
   | { type: "text"; text: string }
   | { type: "tool-call"; call: ToolCall }
   /** A generated image: its URL, a base64 data URL as a rule. */
-  | { type: "image"; url: string };
+  | { type: "image"; url: string }
+  /** A server tool call the gateway ran, and its result, in the order they happened. */
+  | { type: "server-tool-call"; call: ServerToolCall; result: ServerToolResult }
+  /** Sources the text before it may cite (web search, web fetch results). */
+  | { type: "citations"; citations: UrlCitation[] };
 
 export interface CanonicalResponse {
   /** The upstream's own id of the response, when it gave one. */
@@ -162,6 +173,8 @@ export interface CanonicalResponse {
   /** The upstream's own finish reason, for the record. */
   nativeFinishReason?: string;
   usage?: Usage;
+  /** Counts of the server-tool loop, when one ran. */
+  serverToolUse?: ServerToolUsage;
 }
 
 /**
@@ -181,6 +194,12 @@ export type StreamPart =
   | { type: "tool-call-delta"; index: number; argumentsDelta: string }
   /** A whole generated image (its URL, a base64 data URL as a rule); images arrive complete, never in pieces. */
   | { type: "image"; url: string }
+  /**
+   * A server tool call the gateway ran between turns, with its result: sent once the call finished,
+   * before the next turn's parts. A turn's client tool calls come as tool-call parts as usual.
+   */
+  | { type: "server-tool-call"; call: ServerToolCall; result: ServerToolResult }
+  | { type: "citations"; citations: UrlCitation[] }
   | { type: "usage"; usage: Usage }
   | { type: "finish"; reason: FinishReason; nativeReason?: string }
   | { type: "error"; error: import("./errors.ts").GatewayError };

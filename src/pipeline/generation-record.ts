@@ -137,8 +137,9 @@ function outputCharacters(output: readonly OutputBlock[]): number {
   return output.reduce((sum, block) => {
     if (block.type === "text") return sum + block.text.length;
     if (block.type === "reasoning") return sum + block.part.text.length;
-    // An image is not text: its data URL says nothing of the tokens it cost.
-    if (block.type === "image") return sum;
+    // An image is not text: its data URL says nothing of the tokens it cost; server tool calls and
+    // citations were the gateway's, not the model's output.
+    if (block.type === "image" || block.type === "server-tool-call" || block.type === "citations") return sum;
     return sum + block.call.arguments.length + block.call.name.length;
   }, 0);
 }

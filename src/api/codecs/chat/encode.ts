@@ -31,7 +31,7 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
     if (block.type === "text") text += block.text;
     else if (block.type === "reasoning") reasoning.push(block.part);
     else if (block.type === "tool-call") calls.push(block.call);
-    else images.push(block.url);
+    else if (block.type === "image") images.push(block.url);
   }
   const message: Json = {
     role: "assistant",

@@ -59,7 +59,7 @@ function parseInput(args: string): unknown {
 }
 
 /** A generated image has no place in Anthropic's assistant output (no such content block): it is left out. */
-type MessagesBlock = Exclude<OutputBlock, { type: "image" }>;
+type MessagesBlock = Exclude<OutputBlock, { type: "image" | "server-tool-call" | "citations" }>;
 
 function contentBlock(block: MessagesBlock): Record<string, unknown> {
   switch (block.type) {

@@ -12,7 +12,7 @@ export type ResponseStatus = "completed" | "incomplete" | "in_progress" | "faile
 type Json = Record<string, unknown>;
 
 /** Stable id of the output item at `index`: the stream encoder and the final response agree on it. */
-export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc" | "ig", index: number): string {
+export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc" | "ig" | "st", index: number): string {
   return `${kind}_${context.id.replace(/^gen-/, "")}_${index}`;
 }
 
@@ -78,12 +78,25 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
     case "image":
       // An image arrives whole: its item is complete even in an answer cut after it.
       return { type: "image_generation_call", id: itemId(context, "ig", index), status: "completed", result: imageResult(block.url) };
+    case "server-tool-call":
+      // A server tool call the gateway ran: the reference's item for it, under the gateway's namespace.
+      return {
+        ...block.result.display,
+        type: `service:${block.call.name}`,
+        id: itemId(context, "st", index),
+        status: block.result.isError ? "incomplete" : "completed",
+      };
+    case "citations":
+      // Not an item: the sources annotate the message that follows (see visibleOutput's callers).
+      return { type: "citations" };
   }
 }
 
 /** Reasoning the client asked to exclude is neither streamed nor returned. */
 export function visibleOutput(output: OutputBlock[], context: EncodeContext): OutputBlock[] {
-  return context.request.reasoning?.exclude === true ? output.filter((block) => block.type !== "reasoning") : output;
+  const exclude = context.request.reasoning?.exclude === true;
+  if (!exclude && !output.some((block) => block.type === "citations")) return output;
+  return output.filter((block) => block.type !== "citations" && !(exclude && block.type === "reasoning"));
 }
 
 export function encodeUsage(usage: Usage, context: EncodeContext): Json {
