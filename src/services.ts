@@ -96,6 +96,7 @@ export function createServices(input: {
     plugins,
     traffic: new TrafficStats(),
     allowPrivateUrls: input.config.security.allow_private_urls,
+    settings: input.config.tools,
     memory,
     metrics,
   };

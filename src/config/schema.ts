@@ -187,6 +187,11 @@ export const Config = T.Object(
     interns: InternsConfig,
     upstream: UpstreamConfig,
     plugins: PluginsConfig,
+    /**
+     * Settings of the server tools and plugins, by name (`web_search: {engine: searxng, searxng_url: ...}`,
+     * `moderation: {model: ...}`); each plugin validates its own section at start.
+     */
+    tools: T.Record(T.String({ minLength: 1 }), T.Record(T.String(), T.Unknown()), { default: {} }),
     security: SecurityConfig,
     limits: LimitsConfig,
     routing: RoutingConfig,

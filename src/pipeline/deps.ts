@@ -16,6 +16,8 @@ export interface PipelineMetrics {
 }
 
 export interface PipelineDeps {
+  /** The operator's settings of tools and plugins (config `tools`). */
+  settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   catalog: CatalogView;
   transports: Transports;
   /** The credential for a provider in a workspace: from the config, or a vault secret. */

@@ -260,6 +260,7 @@ export class Pipeline {
   #pluginContext(workspaceId: string, conversation: () => string) {
     const { catalog, health, traffic, memory, logger } = this.deps;
     return {
+      settings: this.deps.settings ?? {},
       catalog,
       health,
       traffic,

@@ -5,6 +5,11 @@
  */
 export {
   definePlugin,
+  definePluginV2,
+  type PluginContext,
+  type PluginDefinitionV2,
+  type SearchEngine,
+  type ServerToolDefinition,
   PLUGIN_API_VERSION,
   type AttemptInfo,
   type AttemptResult,
@@ -20,3 +25,4 @@ export {
 export { type CanonicalRequest, type CanonicalResponse, type ContentPart, emptyUsage, type Message, type StreamPart, type Usage } from "../core/canonical.ts";
 export type { CatalogModel, CatalogView, Endpoint, Pricing } from "../core/catalog-types.ts";
 export { GatewayError } from "../core/errors.ts";
+export type { ServerToolResult, UrlCitation } from "../core/server-tools.ts";

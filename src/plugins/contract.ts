@@ -39,6 +39,7 @@ import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/ca
 import type { GatewayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
 import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
+import type { ServerToolResult } from "../core/server-tools.ts";
 
 export const PLUGIN_API_VERSION = 1;
 
@@ -70,6 +71,8 @@ export interface HealthView {
 }
 
 export interface PluginServices {
+  /** The operator's settings of each tool and plugin (config `tools.<name>`), empty when not configured. */
+  settings: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   catalog: CatalogView;
   health: HealthView;
   traffic: TrafficStats;
@@ -122,5 +125,118 @@ export interface PluginDefinition<Config = Record<string, unknown>> {
 
 /** Identity helper that types a plugin module's default export. */
 export function definePlugin<Config = Record<string, unknown>>(definition: PluginDefinition<Config>): PluginDefinition<Config> {
+  return definition;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Version 2
+//
+// Every hook takes one context and one input object. The context is the request's: who asks, the
+// catalog, health, a logger, the abort signal (the client left), the plugin's state from `setup`, a
+// guarded `fetch` (request-supplied URLs: private addresses refused unless the operator allowed them,
+// redirects re-checked, bounded) and `call(model, request)`, which runs another model through the full
+// routing path and accounts it in this request's generation (its record lists the call).
+//
+// Hook order and short-circuits are those of version 1 above, with these differences:
+// - `wrapExecute({request, attempt, config, next})`: `next()` runs the rest of the attempt (inner
+//   plugins, the upstream call); not calling it answers with the plugin's own result.
+// - `onError` may return a CanonicalResponse: the attempt then succeeds with it (no failover), and later
+//   `onError` hooks are not asked. Returning a GatewayError replaces the error; undefined keeps it.
+// - `transformStream({parts, ...})` returns the stream the client gets. For each part the plugin may
+//   pass it (yield it), drop it (not yield it), replace it (yield others instead, any number) or stop the
+//   stream (yield a `finish` or an `error` part and return; parts after it are not read and the upstream
+//   is cancelled). The stream it returns must still end with exactly one `finish` or `error` part.
+// - `serverTools`: tools the gateway runs between the model's turns when a request enables them (see
+//   ServerToolDefinition). `searchEngines`: engines `web_search` can use by id.
+// A version 1 plugin keeps working: the host adapts it (its hooks get the same arguments as before).
+
+/** What every version 2 hook receives besides its input. */
+export interface PluginContext<State = unknown> extends PluginServices {
+  requestId: string;
+  generationId: string;
+  workspaceId: string;
+  /** The hash of the calling key. */
+  keyHash: string;
+  /** Aborts when the client goes away: every call in flight should stop. */
+  signal: AbortSignal;
+  /** What `setup` returned. */
+  state: State;
+  /** A fetch for URLs a request supplies or a tool follows: the SSRF guard applies. */
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+  /**
+   * Runs `request` on `model` through routing (provider preferences, fallbacks, health) as a call of
+   * this request's generation: its cost counts against the caller's budget and its record lists it.
+   */
+  call(model: string, request: Omit<CanonicalRequest, "model">): Promise<CanonicalResponse>;
+  /** The caller's vault credential for a host (an MCP server's token), never the request's. */
+  credentialFor(host: string): string | undefined;
+}
+
+/** A server tool a plugin contributes: what the model is offered, and how the gateway runs a call. */
+export interface ServerToolDefinition<Parameters = Record<string, unknown>> {
+  /** `web_search`: requests enable it as `service:web_search` (or `openrouter:web_search`). */
+  name: string;
+  /** Shown to the model as the function's description. */
+  description: string;
+  /** JSON Schema of the arguments the model passes. */
+  arguments: Record<string, unknown>;
+  /** Schema of the request's `parameters` for the tool (400 naming the field when they do not match). */
+  parametersSchema?: TSchema;
+  /**
+   * Checked once when a request enables the tool, before anything runs: throw a GatewayError (400) when
+   * it cannot run here (no search engine configured, an MCP server that cannot be reached).
+   */
+  check?(context: PluginContext, parameters: Parameters): void | Promise<void>;
+  /**
+   * The functions offered to the model for this request when the tool is more than one (an MCP
+   * server's tools); `run` then receives the function's name. Without it, one function named `name`.
+   */
+  expand?(context: PluginContext, parameters: Parameters): Promise<Array<{ name: string; description: string; arguments: Record<string, unknown> }>>;
+  /**
+   * Runs one call. Throwing, timing out or returning garbage never fails the request: the loop turns
+   * it into an error result the model reads. `state` counts per-request usage (`max_uses`).
+   */
+  run(
+    context: PluginContext,
+    input: { function: string; arguments: Record<string, unknown>; parameters: Parameters; callId: string; state: Map<string, unknown> },
+  ): Promise<ServerToolResult>;
+}
+
+/** A search backend `web_search` can use (SearxNG is built in; an operator plugin may add an intranet search). */
+export interface SearchEngine {
+  id: string;
+  search(context: PluginContext, query: { query: string; maxResults: number; allowedDomains?: string[]; excludedDomains?: string[] }): Promise<Array<{ url: string; title: string; content?: string }>>;
+}
+
+export interface PluginDefinitionV2<Config = Record<string, unknown>, State = unknown> {
+  apiVersion: 2;
+  id: string;
+  description?: string;
+  configSchema: TSchema;
+  /**
+   * Schema of the operator's settings for this plugin and its tools (config `tools.<id>`), checked at
+   * start: a mismatch refuses the start naming the key, like any config error.
+   */
+  settingsSchema?: TSchema;
+  models?: string[];
+  setup?(services: PluginServices): State | Promise<State>;
+  selectCandidates?(context: PluginContext<State>, input: { request: CanonicalRequest; config: Config }): CandidateSelection | undefined | Promise<CandidateSelection | undefined>;
+  /**
+   * Once per request, after `selectCandidates` and before routing, in request order: returns the
+   * request to route (a shortened conversation that now fits more endpoints, parsed file parts, ...).
+   * Throwing a GatewayError ends the request with it (a moderation refusal).
+   */
+  prepareRequest?(context: PluginContext<State>, input: { request: CanonicalRequest; config: Config }): CanonicalRequest | Promise<CanonicalRequest>;
+  transformRequest?(context: PluginContext<State>, input: { request: CanonicalRequest; config: Config; attempt: AttemptInfo }): CanonicalRequest | Promise<CanonicalRequest>;
+  wrapExecute?(context: PluginContext<State>, input: { request: CanonicalRequest; config: Config; attempt: AttemptInfo; next: () => Promise<AttemptResult> }): Promise<AttemptResult>;
+  transformResponse?(context: PluginContext<State>, input: { response: CanonicalResponse; request: CanonicalRequest; config: Config; attempt: AttemptInfo }): CanonicalResponse | Promise<CanonicalResponse>;
+  transformStream?(context: PluginContext<State>, input: { parts: AsyncIterable<StreamPart>; request: CanonicalRequest; config: Config; attempt: AttemptInfo }): AsyncIterable<StreamPart>;
+  onError?(context: PluginContext<State>, input: { error: GatewayError; request: CanonicalRequest; config: Config; attempt: AttemptInfo }): GatewayError | CanonicalResponse | undefined | Promise<GatewayError | CanonicalResponse | undefined>;
+  serverTools?: ServerToolDefinition<any>[];
+  searchEngines?: SearchEngine[];
+}
+
+/** Identity helper that types a version 2 plugin module's default export. */
+export function definePluginV2<Config = Record<string, unknown>, State = unknown>(definition: PluginDefinitionV2<Config, State>): PluginDefinitionV2<Config, State> {
   return definition;
 }

@@ -103,6 +103,7 @@ export function measure(health: HealthStats, key: string, latencyMs: number, thr
 export function routerContext(catalog: Catalog, conversation = "conv-1"): RequestContext & { clock: { now: number }; traffic: TrafficStats } {
   const clock = { now: 1_000_000 };
   return {
+    settings: {},
     catalog,
     health: new HealthStats({ now: () => clock.now }),
     traffic: new TrafficStats(),
