@@ -161,8 +161,14 @@ export interface PluginContext<State = unknown> extends PluginServices {
   signal: AbortSignal;
   /** What `setup` returned. */
   state: State;
-  /** A fetch for URLs a request supplies or a tool follows: the SSRF guard applies. */
-  fetch(url: string, init?: RequestInit): Promise<Response>;
+  /**
+   * GETs a URL a request supplies or a tool follows, under the SSRF guard (private addresses refused
+   * unless the operator allows them, each redirect re-checked, the body bounded): the final URL, its
+   * content type and bytes. A refusal or a non-2xx answer throws a GatewayError whose message says why.
+   */
+  fetch(url: string, options?: { maxBytes?: number; timeoutMs?: number; headers?: Record<string, string> }): Promise<{ url: string; contentType: string; bytes: Uint8Array }>;
+  /** Checks a URL the gateway is about to connect to by other means (an MCP client): a 400 when it is not allowed. */
+  checkUrl(url: string): Promise<void>;
   /**
    * Runs `request` on `model` through routing (provider preferences, fallbacks, health) as a call of
    * this request's generation: its cost counts against the caller's budget and its record lists it.

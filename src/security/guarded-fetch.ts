@@ -36,6 +36,8 @@ export interface GuardedFetchOptions {
   resolve?: Resolver;
   /** Certificate authorities (PEM) trusted instead of the system's, e.g. an internal CA. */
   ca?: string;
+  /** Request headers (`accept`, an API token); the Host header is always the URL's. */
+  headers?: Record<string, string>;
 }
 
 export interface Fetched {
@@ -75,7 +77,7 @@ async function open(checked: CheckedUrl, signal: AbortSignal, options: GuardedFe
     pinned.hostname = host;
     const tls = https && (named || options.ca) ? { tls: { ...(named ? { serverName: url.hostname } : {}), ...(options.ca ? { ca: options.ca } : {}) } } : {};
     try {
-      return await fetch(pinned.href, { method: "GET", redirect: "manual", keepalive: false, signal, headers: { host: url.host }, ...tls } as RequestInit);
+      return await fetch(pinned.href, { method: "GET", redirect: "manual", keepalive: false, signal, headers: { ...options.headers, host: url.host }, ...tls } as RequestInit);
     } catch (error) {
       if (signal.aborted) throw error;
       failure = error;
