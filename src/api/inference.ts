@@ -14,6 +14,7 @@ import type { Codec, EncodeContext } from "./codecs/codec.ts";
 import { messagesCodec } from "./codecs/messages/index.ts";
 import { responsesCodec } from "./codecs/responses/index.ts";
 import { applyPreset } from "./presets-apply.ts";
+import { type RequestedServerTool, resolveServerTools } from "./codecs/server-tools.ts";
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
 import { betaFlags } from "../providers/anthropic/betas.ts";
@@ -140,7 +141,10 @@ export function inferenceApi(services: Services) {
   const decode = (codec: Codec, raw: Record<string, unknown>, principal: Principal, request: Request) => {
     const workspaceId = principal.workspace.id;
     let presetId: string | undefined;
-    const canonical = applyPreset(codec.decode(raw), (slug) => {
+    const requested: RequestedServerTool[] = [];
+    const decoded = codec.decode(raw, requested);
+    resolveServerTools(decoded, requested, services.plugins.serverToolNames);
+    const canonical = applyPreset(decoded, (slug) => {
       const found = presets.get(workspaceId, slug);
       if (!found?.version) return undefined;
       presetId = found.preset.id;

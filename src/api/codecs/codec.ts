@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import type { ValueError } from "@sinclair/typebox/errors";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../../core/canonical.ts";
 import type { GatewayError } from "../../core/errors.ts";
+import type { RequestedServerTool } from "./server-tools.ts";
 
 /** What an encoder needs to know of the request it answers. */
 export interface EncodeContext {
@@ -41,7 +42,8 @@ export interface Codec {
   style: RequestStyle;
   /** TypeBox schema of the request body (validated by the route before decode). */
   schema: TSchema;
-  decode(body: Record<string, unknown>): CanonicalRequest;
+  /** The body as a canonical request; server tools it names are set aside in `serverTools` for the gateway to decide on. */
+  decode(body: Record<string, unknown>, serverTools?: RequestedServerTool[]): CanonicalRequest;
   encodeResponse(response: CanonicalResponse, context: EncodeContext): Record<string, unknown>;
   createStreamEncoder(context: EncodeContext): StreamEncoder;
   /** A JSON error body in the style's shape; the HTTP status is the error's. */

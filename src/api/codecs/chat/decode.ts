@@ -1,6 +1,6 @@
 import type { CanonicalRequest, ContentPart, FunctionTool, Message, ReasoningPart, ResponseFormat, ToolChoice } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { planServerTool } from "../server-tools.ts";
+import { decodeLoopLimits, type RequestedServerTool } from "../server-tools.ts";
 import { decodeEnvelope } from "../envelope.ts";
 
 type Json = Record<string, any>;
@@ -87,11 +87,11 @@ function messages(list: Json[]): Message[] {
   });
 }
 
-/** Function tools; a server tool is planned by `planServerTool` (today: dropped with a warning). */
-function tools(list: Json[], provider: unknown, warnings: string[]): FunctionTool[] {
+/** Function tools; a server tool is set aside for the gateway to decide on (resolveServerTools). */
+function tools(list: Json[], serverTools: RequestedServerTool[]): FunctionTool[] {
   return list.flatMap((tool, index) => {
     if (tool.type !== "function") {
-      warnings.push(planServerTool(String(tool.type), `tools[${index}]`, provider).warning);
+      serverTools.push({ type: String(tool.type), where: `tools[${index}]`, tool });
       return [];
     }
     const fn = tool.function ?? {};
@@ -165,7 +165,7 @@ function decodeModalities(request: CanonicalRequest, modalities: unknown): void 
 }
 
 /** A validated Chat Completions body → the canonical request. */
-export function decodeChat(body: Json): CanonicalRequest {
+export function decodeChat(body: Json, serverTools: RequestedServerTool[] = []): CanonicalRequest {
   const request: CanonicalRequest = {
     ...decodeEnvelope(body),
     messages: messages(body.messages ?? []),
@@ -178,11 +178,8 @@ export function decodeChat(body: Json): CanonicalRequest {
     const value = typeof read === "string" ? body[read] : read(body);
     if (value !== undefined && value !== null) target[key] = value;
   }
-  if (Array.isArray(body.tools) && body.tools.length > 0) {
-    const warnings: string[] = [];
-    request.tools = tools(body.tools, body.provider, warnings);
-    if (warnings.length > 0) request.warnings = warnings;
-  }
+  if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = tools(body.tools, serverTools);
+  decodeLoopLimits(request, body);
   decodeModalities(request, body.modalities);
   const choice = toolChoice(body.tool_choice);
   if (choice !== undefined) request.toolChoice = choice;

@@ -10,7 +10,7 @@ import type {
   ToolChoice,
 } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { planServerTool } from "../server-tools.ts";
+import { decodeLoopLimits, type RequestedServerTool } from "../server-tools.ts";
 import { checkMessagesRules, type MessagesRequest } from "../../schemas/messages-request.ts";
 import { decodeEnvelope } from "../envelope.ts";
 
@@ -224,13 +224,13 @@ function systemTurn(content: string | Obj[], path: string): Message[] {
   return parts.length === 0 ? [] : [{ role: "system", content: parts }];
 }
 
-/** Client tools; a server tool (no `input_schema`: web search, bash, ...) is planned by `planServerTool` (today: dropped with a warning). */
-function decodeTools(tools: NonNullable<MessagesRequest["tools"]>, provider: unknown, warnings: string[]): FunctionTool[] {
+/** Client tools; a server tool (no `input_schema`: web search, bash, ...) is set aside for the gateway to decide on (resolveServerTools). */
+function decodeTools(tools: NonNullable<MessagesRequest["tools"]>, serverTools: RequestedServerTool[]): FunctionTool[] {
   return tools.flatMap((entry, i) => {
     const tool = entry as Obj;
     const path = `tools.${i}`;
     if (!isObject(tool.input_schema)) {
-      warnings.push(planServerTool(String(tool.type), path, provider).warning);
+      serverTools.push({ type: String(tool.type), where: path, tool });
       return [];
     }
     const out: FunctionTool = { type: "function", name: str(tool, "name", path), parameters: tool.input_schema };
@@ -272,7 +272,7 @@ function decodeReasoning(body: MessagesRequest): ReasoningConfig | undefined {
   return reasoning;
 }
 
-export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
+export function decodeMessages(raw: Record<string, unknown>, serverTools: RequestedServerTool[] = []): CanonicalRequest {
   const problem = checkMessagesRules(raw, "");
   if (problem !== null) throw new GatewayError("bad_request", problem);
   const body = raw as MessagesRequest & { preset?: unknown };
@@ -291,11 +291,8 @@ export function decodeMessages(raw: Record<string, unknown>): CanonicalRequest {
   const { metadata: _anthropicMetadata, ...envelope } = decodeEnvelope(body);
   const request: CanonicalRequest = { ...envelope, model: body.model, messages, stream: body.stream ?? false, streamUsage: false };
   if (body.fallbacks !== undefined) request.models = [body.model, ...body.fallbacks.map((fallback) => fallback.model)];
-  if (body.tools !== undefined) {
-    const warnings: string[] = [];
-    request.tools = decodeTools(body.tools, (body as Obj).provider, warnings);
-    if (warnings.length > 0) request.warnings = [...(request.warnings ?? []), ...warnings];
-  }
+  if (body.tools !== undefined) request.tools = decodeTools(body.tools, serverTools);
+  decodeLoopLimits(request, body as Obj);
   if (body.tool_choice !== undefined) {
     request.toolChoice = decodeToolChoice(body.tool_choice);
     if (body.tool_choice.disable_parallel_tool_use !== undefined) {

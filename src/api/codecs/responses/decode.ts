@@ -1,3 +1,4 @@
+import { decodeLoopLimits, type RequestedServerTool } from "../server-tools.ts";
 import type { CacheControl, CanonicalRequest, Message, ReasoningConfig, ResponseFormat } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { ResponsesRequest } from "../../schemas/responses-request.ts";
@@ -81,7 +82,7 @@ function set<K extends keyof CanonicalRequest>(request: CanonicalRequest, key: K
 }
 
 /** A validated Responses body → the canonical request. */
-export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalRequest {
+export function decodeResponsesRequest(raw: Record<string, unknown>, serverTools: RequestedServerTool[] = []): CanonicalRequest {
   const body = raw as Body;
   checkStateless(body);
   const messages: Message[] = [];
@@ -94,10 +95,10 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
 
   if (decodeEnvelope(body).model === "" && body.preset === undefined) throw bad("model: is required");
   const request: CanonicalRequest = { ...decodeEnvelope(body), messages, stream: body.stream === true, streamUsage: false };
-  let tools = decodeTools(body.tools as unknown[] | undefined, body.provider, warnings);
+  let tools = decodeTools(body.tools as unknown[] | undefined, serverTools);
   if (input.loadedTools.length > 0) {
     // Tools a client-run tool_search loaded are callable from then on, as if the client had listed them.
-    const loaded = input.loadedTools.flatMap(({ tool, where }) => decodeTool(tool, where, body.provider, warnings));
+    const loaded = input.loadedTools.flatMap(({ tool, where }) => decodeTool(tool, where, serverTools));
     tools = [...(tools ?? []), ...loaded.filter((tool) => !tools?.some((listed) => listed.name === tool.name))];
   }
   const choice = decodeToolChoice(body.tool_choice, tools, warnings);
@@ -121,5 +122,6 @@ export function decodeResponsesRequest(raw: Record<string, unknown>): CanonicalR
   set(request, "imageConfig", body.image_config);
   if (body.debug?.echo_upstream_body === true) request.echoUpstreamBody = true;
   if (warnings.length > 0) request.warnings = warnings;
+  decodeLoopLimits(request, body as Record<string, unknown>);
   return request;
 }

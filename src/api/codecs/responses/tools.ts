@@ -1,6 +1,6 @@
 import type { FunctionTool, ToolCall, ToolChoice, ToolOrigin } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
-import { planServerTool } from "../server-tools.ts";
+import type { RequestedServerTool } from "../server-tools.ts";
 
 /**
  * Responses tool definitions → canonical function tools, and calls back to the client's tool kinds.
@@ -106,7 +106,7 @@ function functionTool(tool: Json, where: string, origin?: ToolOrigin, name?: str
 }
 
 /** One tool definition → zero or more function tools (a namespace is several, a dropped server tool none). */
-export function decodeTool(tool: unknown, where: string, provider: unknown, warnings: string[]): FunctionTool[] {
+export function decodeTool(tool: unknown, where: string, serverTools: RequestedServerTool[]): FunctionTool[] {
   if (!isObject(tool)) throw bad(`${where}: expected a tool object`);
   switch (tool.type) {
     case "function":
@@ -135,16 +135,16 @@ export function decodeTool(tool: unknown, where: string, provider: unknown, warn
       break;
   }
   const type = typeof tool.type === "string" ? tool.type : JSON.stringify(tool.type);
-  warnings.push(planServerTool(type, where, provider).warning);
+  serverTools.push({ type, where, tool: tool as Record<string, unknown> });
   return [];
 }
 
 /** `tools` → function tools; tools defined twice under one name keep the first definition. */
-export function decodeTools(tools: unknown[] | undefined, provider: unknown, warnings: string[]): FunctionTool[] | undefined {
+export function decodeTools(tools: unknown[] | undefined, serverTools: RequestedServerTool[]): FunctionTool[] | undefined {
   if (tools === undefined) return undefined;
   const seen = new Set<string>();
   return tools
-    .flatMap((tool, index) => decodeTool(tool, `tools[${index}]`, provider, warnings))
+    .flatMap((tool, index) => decodeTool(tool, `tools[${index}]`, serverTools))
     .filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
 }
 
