@@ -1,7 +1,8 @@
+import { GatewayError } from "./core/errors.ts";
 import { join, resolve } from "node:path";
 import { createApp } from "./app.ts";
 import { bootstrapAdminKey } from "./bootstrap.ts";
-import { loadConfig } from "./config/load.ts";
+import { ConfigError, loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import { type Db, openDatabase } from "./db/client.ts";
@@ -77,6 +78,12 @@ export async function prepare(options: StartOptions = {}) {
   }
   const db = open();
   const services = createServices({ config, logger, db, masterKey: key });
+  try {
+    await services.ready;
+  } catch (error) {
+    db.$client.close();
+    throw error instanceof GatewayError ? new ConfigError(error.message) : error;
+  }
   const { generatedKey, generatedInferenceKey } = bootstrapAdminKey(
     services,
     env.ROUNDHOUSE_ADMIN_KEY,

@@ -78,7 +78,13 @@ export function createServices(input: {
   const rateLimits = new RateLimiter();
   const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
+  const connections = new ConnectionStore(input.db, box);
   const pipelineDeps: PipelineDeps = {
+    // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
+    hostCredential: (workspaceId, host) => {
+      const row = connections.get(workspaceId, `mcp:${host}`);
+      return row && row.enabled ? (connections.reveal(row) ?? undefined) : undefined;
+    },
     catalog,
     transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
@@ -104,7 +110,11 @@ export function createServices(input: {
   const video = videoHooks(pipelineDeps);
   const videos = new VideoJobs({ repository: new VideoJobStore(input.db), ...video, logger: input.logger });
   videos.start();
+  // Plugins' settings checks and setups; their failure is logged here and refuses a start in prepare().
+  const ready = plugins.setup({ settings: input.config.tools, catalog, health, traffic: pipelineDeps.traffic, memory, logger: input.logger });
+  ready.catch(() => {});
   return {
+    ready,
     videos,
     videoHooks: video,
     transports,
@@ -119,7 +129,7 @@ export function createServices(input: {
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(input.db, changes),
     vault,
-    connections: new ConnectionStore(input.db, box),
+    connections,
     catalog,
     health,
     plugins,

@@ -47,6 +47,8 @@ export interface Services {
   spend: SpendLedger;
   /** Shutdown state and the streams in flight. */
   lifecycle: Lifecycle;
+  /** Settles once every plugin's settings were checked and its setup ran; rejects with the first failure. */
+  ready: Promise<void>;
   /** Video generation jobs, polled upstream until they settle. */
   videos: VideoJobs;
   /** Keeps a submitted job's spend reservation until it settles. */

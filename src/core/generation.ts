@@ -12,6 +12,9 @@ export interface AttemptSummary {
   code?: string;
   latency_ms: number;
   warnings?: string[];
+  turn?: number;
+  server_tools?: string[];
+  call?: boolean;
 }
 
 export interface GenerationRow {

@@ -20,6 +20,8 @@ export interface PipelineDeps {
   settings?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   catalog: CatalogView;
   transports: Transports;
+  /** The caller's vault credential for a host (a connection or secret whose hosts include it), for plugins. */
+  hostCredential?(workspaceId: string, host: string): string | undefined;
   /** The credential for a provider in a workspace: from the config, or a vault secret. */
   credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;
   generations: { record(row: GenerationRow): void };

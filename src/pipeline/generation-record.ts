@@ -33,6 +33,11 @@ export interface AttemptRecord {
   latency_ms: number;
   /** What the attempt's upstream could not take (see UpstreamRequest.warnings). */
   warnings?: string[];
+  /** A later turn of the server-tool loop (1 for the second call), and the server tools run before it. */
+  turn?: number;
+  server_tools?: string[];
+  /** A model call a plugin made (`context.call`), accounted in this generation. */
+  call?: boolean;
 }
 
 /** A generation row with every field set, the given fields on top. */

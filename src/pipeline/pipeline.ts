@@ -2,7 +2,7 @@ import type { GenerationRow } from "../core/generation.ts";
 import type { AttemptResult } from "../plugins/contract.ts";
 import type { ActivePlugin } from "../plugins/host.ts";
 import type { JsonUpstreamRequest } from "../providers/adapter.ts";
-import { sendJson } from "../transport/engine.ts";
+import { openStream, sendJson } from "../transport/engine.ts";
 import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "./inline-images.ts";
 import { adapterFor } from "../providers/registry.ts";
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
@@ -11,6 +11,10 @@ import { lazyConversationKey } from "../routing/sticky.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, tryInOrder } from "./attempts.ts";
+import { createPluginContext } from "./plugin-context.ts";
+import { offerServerTools } from "./server-tool-offer.ts";
+import { type LoopOptions, runToolLoop, streamToolLoop, turnRequest } from "./tool-loop.ts";
+import type { PluginContext } from "../plugins/contract.ts";
 import { type OperationOutcome, runOperation } from "./operation-run.ts";
 import type { OperationRequest } from "../core/operations.ts";
 import { GatewayError } from "../core/errors.ts";
@@ -92,7 +96,14 @@ export class Pipeline {
     const active = plugins.resolve(input.plugins, input.model);
     // Hashed at most once, and only when a plugin or the router's stickiness asks for it.
     const conversation = lazyConversationKey(input);
-    const request = active.length === 0 ? input : await plugins.selectCandidates(input, active, this.#pluginContext(caller.workspaceId, conversation));
+    // Plugins and server tools get the request's context; a request with neither builds none.
+    const context = active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation) : undefined;
+    let request = input;
+    if (context) {
+      request = await plugins.selectCandidates(request, active, context);
+      request = await plugins.prepareRequest(request, active, context);
+    }
+    const offered = context && request.serverTools?.length ? await offerServerTools(plugins, request, context) : [];
     const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
     let plan: RoutePlan;
     try {
@@ -119,10 +130,24 @@ export class Pipeline {
       throw error;
     }
     let settled = false;
+    // Later turns of a server-tool loop each reserve one more turn's worst case; all settle once.
+    const extra: Reservation[] = [];
     const settle = (cost: number) => {
       if (settled) return;
       settled = true;
       this.deps.budget?.settle(reservation, cost);
+      for (const more of extra) this.deps.budget?.release(more);
+    };
+    const extendReservation = (amount: number): boolean => {
+      const limit = caller.limit ?? null;
+      if (limit === null || !this.deps.budget) return true;
+      try {
+        const more = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, amount);
+        if (more) extra.push(more);
+        return true;
+      } catch {
+        return false;
+      }
     };
     const recordAt = (endpoint: Endpoint) => (fields: Partial<GenerationRow>) => {
       const row = generationRow(rowInput(endpoint), fields);
@@ -139,7 +164,7 @@ export class Pipeline {
           logger: this.deps.logger,
           signal,
           attempts,
-          failed: (error, attempt) => plugins.onError(redactError(error, this.#secrets(caller.workspaceId, attempt.endpoint)), active, attempt),
+          failed: (error, attempt) => redactError(error, this.#secrets(caller.workspaceId, attempt.endpoint)),
           counted: (provider, status, code) => this.deps.metrics?.attempt(provider, status, code),
         },
         async (info): Promise<JsonOutcome | StreamOutcome> => {
@@ -150,7 +175,7 @@ export class Pipeline {
           const record = recordAt(endpoint);
           // Each attempt names its model; plugins get their own copy (one may change it in place).
           const attemptInput = active.length === 0 && request.model === model.id ? request : { ...request, model: model.id };
-          let attemptRequest = active.length === 0 ? attemptInput : await plugins.transformRequest(attemptInput, active, info);
+          let attemptRequest = context ? await plugins.transformRequest(attemptInput, active, info, context) : attemptInput;
           let fetched: FetchedImages | undefined;
           if (endpoint.provider.quirks.inlineImageUrls) {
             ({ request: attemptRequest, fetched } = await inlineImageUrls(attemptRequest, { allowPrivate: this.deps.allowPrivateUrls ?? false, signal }));
@@ -158,18 +183,41 @@ export class Pipeline {
           const adapter = adapterFor(endpoint.provider);
           const chat = adapter.chat;
           if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
-          const sent = chat.buildRequest(attemptRequest, endpoint, {
-            stream: attemptRequest.stream,
-            apiKey: this.deps.credentialFor(caller.workspaceId, endpoint),
-          });
+          const build = { stream: attemptRequest.stream, apiKey: this.deps.credentialFor(caller.workspaceId, endpoint) };
+          const firstTurn = offered.length > 0 ? turnRequest({ request: attemptRequest, offered }, attemptRequest.messages, false) : attemptRequest;
+          const sent = chat.buildRequest(firstTurn, endpoint, build);
           routing.upstreamBodies.push(fetched?.size ? (withoutFetchedImages(sent.body, fetched) as Record<string, unknown>) : sent.body);
           const fetch = this.deps.transports.fetchFor(endpoint.provider);
-          const run = async (): Promise<AttemptResult> =>
+          const send = { fetch, signal };
+          let run = async (): Promise<AttemptResult> =>
             attemptRequest.stream
-              ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, chat, adapter, { fetch, signal }) }
-              : { kind: "json", response: await sendJson(sent, endpoint, chat, adapter, { fetch, signal }) };
+              ? { kind: "stream", parts: await openUntilOutput(sent, endpoint, chat, adapter, send) }
+              : { kind: "json", response: await sendJson(sent, endpoint, chat, adapter, send) };
+          if (offered.length > 0 && context) {
+            // The server-tool loop: more turns on this endpoint, each a call of this generation.
+            const loop: LoopOptions = {
+              request: attemptRequest,
+              offered,
+              context,
+              endpoint,
+              costOf: cost,
+              turns: {
+                json: (turn) => sendJson(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
+                stream: (turn) => openStream(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
+              },
+              reserveTurn: () => extendReservation(worstCaseCost(attemptRequest, [endpoint], images, (candidate) => chat.outputCap?.(attemptRequest, candidate))),
+              onTurn: ({ index, latencyMs, tools }) =>
+                attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: latencyMs, turn: index, server_tools: tools }),
+            };
+            const single = run;
+            run = async () => {
+              if (!attemptRequest.stream) return { kind: "json", response: await runToolLoop(loop) };
+              const first = await single();
+              return first.kind === "stream" ? { kind: "stream", parts: streamToolLoop(loop, first.parts) } : first;
+            };
+          }
           // Without plugins the attempt runs as is: no wrapping layers, no post-hooks.
-          const result = active.length > 0 ? await plugins.execute(run, active, info) : await run();
+          const result = context && active.length > 0 ? await plugins.execute(run, active, info, attemptRequest, context) : await run();
           attempts.push({
             provider: endpoint.provider.slug,
             endpoint: endpoint.key,
@@ -257,20 +305,28 @@ export class Pipeline {
     return resolved === undefined ? this.#configuredSecrets : [resolved, ...this.#configuredSecrets];
   }
 
-  #pluginContext(workspaceId: string, conversation: () => string) {
+  /** The context plugins and server tools get for this request (plugin-context.ts). */
+  #requestContext(caller: Caller, generationId: string, signal: AbortSignal, conversation: () => string): PluginContext {
     const { catalog, health, traffic, memory, logger } = this.deps;
-    return {
-      settings: this.deps.settings ?? {},
-      catalog,
-      health,
-      traffic,
-      memory,
-      logger,
-      workspaceId,
-      get conversation() {
-        return conversation();
-      },
-    };
+    return createPluginContext({
+      services: { settings: this.deps.settings ?? {}, catalog, health, traffic, memory, logger },
+      requestId: caller.requestId ?? generationId,
+      generationId,
+      workspaceId: caller.workspaceId,
+      keyHash: caller.keyHash,
+      signal,
+      allowPrivateUrls: this.deps.allowPrivateUrls ?? false,
+      conversation,
+      call: (model, request) => this.#call(model, request, caller, signal),
+      credentialFor: (host) => this.deps.hostCredential?.(caller.workspaceId, host),
+    });
+  }
+
+  /** A model call a plugin makes: routed like any request (no plugins, not streamed), its cost the caller's. */
+  async #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal): Promise<CanonicalResponse> {
+    const outcome = await this.execute({ ...request, model, stream: false, streamUsage: false, plugins: [] } as CanonicalRequest, "chat", caller, signal);
+    if (outcome.kind !== "json") throw new GatewayError("internal", "a plugin's model call answered a stream");
+    return outcome.response;
   }
 
   #succeeded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, usage: Usage | undefined, latencyMs: number, seconds: number): void {

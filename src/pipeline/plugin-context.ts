@@ -26,12 +26,17 @@ export interface PluginContextInput {
   call(model: string, request: Omit<CanonicalRequest, "model">): Promise<CanonicalResponse>;
   /** The caller's vault credential for a host. */
   credentialFor(host: string): string | undefined;
+  /** The request's conversation key, computed when first read. */
+  conversation: () => string;
 }
 
 export function createPluginContext(input: PluginContextInput): PluginContext {
   const { services, signal, allowPrivateUrls } = input;
   return {
     ...services,
+    get conversation() {
+      return input.conversation();
+    },
     requestId: input.requestId,
     generationId: input.generationId,
     workspaceId: input.workspaceId,

@@ -159,6 +159,8 @@ export interface PluginContext<State = unknown> extends PluginServices {
   keyHash: string;
   /** Aborts when the client goes away: every call in flight should stop. */
   signal: AbortSignal;
+  /** The conversation key (session id, prompt cache key or a hash of the opening messages), computed on first read. */
+  readonly conversation: string;
   /** What `setup` returned. */
   state: State;
   /**

@@ -8,12 +8,13 @@ import { Type as T } from "@sinclair/typebox";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { req } from "../../test/helpers/routing.ts";
-import type { AttemptInfo, AttemptResult, PluginDefinition, RequestContext } from "./contract.ts";
-import { PluginHost } from "./host.ts";
+import { testPluginContext } from "../../test/helpers/plugin-context.ts";
+import type { AttemptInfo, AttemptResult, PluginDefinition, PluginDefinitionV2 } from "./contract.ts";
+import { type AnyPluginDefinition, PluginHost } from "./host.ts";
 
 const log: string[] = [];
 const attempt = {} as AttemptInfo;
-const context = {} as RequestContext;
+const context = testPluginContext();
 
 function textOf(request: CanonicalRequest): string {
   const part = request.messages[0]!.content[0]!;
@@ -147,7 +148,7 @@ describe("hook order", () => {
   test("transformRequest in request order; the input is not mutated", async () => {
     const plugins = host(tagger("a"), tagger("b"));
     const input = withText(req("x/m"), "q");
-    const out = await plugins.transformRequest(input, plugins.resolve([{ id: "b" }, { id: "a" }]), attempt);
+    const out = await plugins.transformRequest(input, plugins.resolve([{ id: "b" }, { id: "a" }]), attempt, context);
     expect(textOf(out)).toBe("q>b>a");
     expect(textOf(input)).toBe("q");
   });
@@ -162,6 +163,8 @@ describe("hook order", () => {
       },
       plugins.resolve([{ id: "a" }, { id: "b" }]),
       attempt,
+      req("x/m"),
+      context,
     );
     expect(log).toEqual(["a:before", "b:before", "run", "b:after", "a:after"]);
     expect(answerText(result)).toBe("r<b<a");
@@ -179,6 +182,8 @@ describe("hook order", () => {
       },
       plugins.resolve([{ id: "a" }, { id: "cache" }]),
       attempt,
+      req("x/m"),
+      context,
     );
     expect(ran).toBe(false);
     expect(log).toEqual(["a:before", "a:after"]);
@@ -191,7 +196,7 @@ describe("hook order", () => {
       yield { type: "text-delta", text: "x" };
       yield { type: "finish", reason: "stop" };
     }
-    const result = await plugins.execute(async () => ({ kind: "stream", parts: upstream() }), plugins.resolve([{ id: "a" }, { id: "b" }]), attempt);
+    const result = await plugins.execute(async () => ({ kind: "stream", parts: upstream() }), plugins.resolve([{ id: "a" }, { id: "b" }]), attempt, req("x/m"), context);
     if (result.kind !== "stream") throw new Error("expected a stream");
     const parts: StreamPart[] = [];
     for await (const part of result.parts) parts.push(part);
@@ -201,11 +206,44 @@ describe("hook order", () => {
     ]);
   });
 
-  test("onError runs in reverse; a returned error replaces the current one, undefined keeps it", () => {
+  test("onError runs in reverse when the attempt fails; a returned error replaces the current one, undefined keeps it", async () => {
     const keep = tagger("keep", { onError: () => undefined });
     const plugins = host(tagger("a"), keep, tagger("b"));
-    const error = plugins.onError(new GatewayError("unavailable", "down"), plugins.resolve([{ id: "a" }, { id: "keep" }, { id: "b" }]), attempt);
+    const failing = async (): Promise<AttemptResult> => {
+      throw new GatewayError("unavailable", "down");
+    };
+    const error = await plugins.execute(failing, plugins.resolve([{ id: "a" }, { id: "keep" }, { id: "b" }]), attempt, req("x/m"), context).catch((caught) => caught);
+    expect(error).toBeInstanceOf(GatewayError);
     expect(error.message).toBe("down<b<a");
     expect(error.status).toBe(503);
+  });
+
+  test("a version 2 onError may recover the attempt with a response; earlier plugins are not asked", async () => {
+    const asked: string[] = [];
+    const first: PluginDefinition = {
+      apiVersion: 1,
+      id: "first",
+      configSchema: T.Object({}),
+      onError: () => {
+        asked.push("first");
+        return undefined;
+      },
+    };
+    const rescue: PluginDefinitionV2 = {
+      apiVersion: 2,
+      id: "rescue",
+      configSchema: T.Object({}),
+      onError: () => {
+        asked.push("rescue");
+        return answer("from the rescue");
+      },
+    };
+    const plugins = new PluginHost(new Map<string, AnyPluginDefinition>([["first", first], ["rescue", rescue]]));
+    const failing = async (): Promise<AttemptResult> => {
+      throw new GatewayError("unavailable", "down");
+    };
+    const result = await plugins.execute(failing, plugins.resolve([{ id: "first" }, { id: "rescue" }]), attempt, req("x/m"), context);
+    expect(asked).toEqual(["rescue"]);
+    expect(answerText(result)).toBe("from the rescue");
   });
 });

@@ -4,31 +4,110 @@ import { formatValidationError } from "../core/validation-errors.ts";
 import { checkPluginLimits, PLUGIN_IDS } from "./schemas.ts";
 import type { CanonicalRequest, CanonicalResponse, StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { AttemptInfo, AttemptResult, PluginDefinition, RequestContext } from "./contract.ts";
+import type {
+  AttemptInfo,
+  AttemptResult,
+  PluginContext,
+  PluginDefinition,
+  PluginDefinitionV2,
+  PluginServices,
+  RequestContext,
+  SearchEngine,
+  ServerToolDefinition,
+} from "./contract.ts";
 
-/** A plugin enabled for one request, with its validated config. */
+/** Any installed plugin, either contract version. */
+export type AnyPluginDefinition = PluginDefinition<any> | PluginDefinitionV2<any, any>;
+
+/** A plugin enabled for one request, with its validated config (as a version 2 definition). */
 export interface ActivePlugin {
-  definition: PluginDefinition<any>;
+  definition: PluginDefinitionV2<any, any>;
   config: Record<string, unknown>;
+}
+
+/** The context a hook gets: the request's, with the plugin's own state. */
+function withState(context: PluginContext, state: unknown): PluginContext {
+  return context.state === state ? context : { ...context, state };
+}
+
+/**
+ * A version 1 plugin as a version 2 one: each hook gets what it got before (version 1 hooks take no
+ * context, except `selectCandidates`, which takes the request context it always had).
+ */
+export function adaptV1(plugin: PluginDefinition<any>): PluginDefinitionV2<any, any> {
+  const adapted: PluginDefinitionV2<any, any> = { apiVersion: 2, id: plugin.id, configSchema: plugin.configSchema };
+  if (plugin.description !== undefined) adapted.description = plugin.description;
+  if (plugin.models !== undefined) adapted.models = plugin.models;
+  const { setup, selectCandidates, transformRequest, wrapExecute, transformResponse, transformStream, onError } = plugin;
+  if (setup) adapted.setup = (services) => setup(services);
+  if (selectCandidates) adapted.selectCandidates = (context, { request, config }) => selectCandidates(request, config, context as unknown as RequestContext);
+  if (transformRequest) adapted.transformRequest = (_context, { request, config, attempt }) => transformRequest(request, config, attempt);
+  if (wrapExecute) adapted.wrapExecute = (_context, { config, attempt, next }) => wrapExecute(next, config, attempt);
+  if (transformResponse) adapted.transformResponse = (_context, { response, config, attempt }) => transformResponse(response, config, attempt);
+  if (transformStream) adapted.transformStream = (_context, { parts, config, attempt }) => transformStream(parts, config, attempt);
+  if (onError) adapted.onError = (_context, { error, config, attempt }) => onError(error, config, attempt);
+  return adapted;
 }
 
 /**
  * Runs the hooks of installed plugins in the order the contract (contract.ts) defines: pre-hooks in
- * request order, post-hooks in reverse.
+ * request order, post-hooks in reverse. Version 1 plugins run through `adaptV1`.
  */
 export class PluginHost {
+  readonly plugins: ReadonlyMap<string, PluginDefinitionV2<any, any>>;
+  /** The names of the server tools installed plugins contribute. */
+  readonly serverToolNames: ReadonlySet<string>;
   readonly #checks = new Map<string, TypeCheck<TSchema>>();
-  readonly #aliases = new Map<string, PluginDefinition<any>>();
+  readonly #aliases = new Map<string, PluginDefinitionV2<any, any>>();
+  readonly #tools = new Map<string, { tool: ServerToolDefinition<any>; plugin: PluginDefinitionV2<any, any> }>();
+  readonly #engines = new Map<string, SearchEngine>();
+  readonly #states = new Map<string, unknown>();
 
-  constructor(readonly plugins: ReadonlyMap<string, PluginDefinition<any>>) {
+  constructor(installed: ReadonlyMap<string, AnyPluginDefinition>) {
+    const plugins = new Map<string, PluginDefinitionV2<any, any>>();
+    for (const [id, definition] of installed) plugins.set(id, definition.apiVersion === 2 ? definition : adaptV1(definition));
+    this.plugins = plugins;
     for (const definition of plugins.values()) {
       this.#checks.set(definition.id, TypeCompiler.Compile(definition.configSchema));
       for (const model of definition.models ?? []) this.#aliases.set(model, definition);
+      for (const tool of definition.serverTools ?? []) this.#tools.set(tool.name, { tool, plugin: definition });
+      for (const engine of definition.searchEngines ?? []) this.#engines.set(engine.id, engine);
+    }
+    this.serverToolNames = new Set(this.#tools.keys());
+  }
+
+  /**
+   * Checks each plugin's operator settings (config `tools.<id>`) and runs its `setup`; what `setup`
+   * returns is the plugin's state in every hook's context. A settings mismatch throws naming the key.
+   */
+  async setup(services: PluginServices): Promise<void> {
+    for (const definition of this.plugins.values()) {
+      if (definition.settingsSchema) {
+        const settings = services.settings[definition.id] ?? {};
+        const check = TypeCompiler.Compile(definition.settingsSchema);
+        if (!check.Check(settings)) throw new GatewayError("bad_request", `invalid configuration: ${formatValidationError(check.Errors(settings), `tools.${definition.id}`)}`);
+      }
+      if (definition.setup) this.#states.set(definition.id, await definition.setup(services));
     }
   }
 
+  /** A server tool and the plugin contributing it. */
+  serverTool(name: string): { tool: ServerToolDefinition<any>; plugin: PluginDefinitionV2<any, any> } | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** The search engines plugins contribute, by id. */
+  searchEngine(id: string): SearchEngine | undefined {
+    return this.#engines.get(id);
+  }
+
+  /** The context of a plugin's hook: the request's, with that plugin's state. */
+  contextFor(context: PluginContext, plugin: PluginDefinitionV2<any, any>): PluginContext {
+    return withState(context, this.#states.get(plugin.id));
+  }
+
   /** The plugin standing for a model alias (`openrouter/auto`), if any. */
-  aliasOf(modelId: string): PluginDefinition<any> | undefined {
+  aliasOf(modelId: string): PluginDefinitionV2<any, any> | undefined {
     return this.#aliases.get(modelId);
   }
 
@@ -71,11 +150,11 @@ export class PluginHost {
   }
 
   /** Lets each plugin pick the models to route, in request order; each sees the previous choice. */
-  async selectCandidates(request: CanonicalRequest, active: ActivePlugin[], context: RequestContext): Promise<CanonicalRequest> {
+  async selectCandidates(request: CanonicalRequest, active: ActivePlugin[], context: PluginContext): Promise<CanonicalRequest> {
     let current = request;
     for (const plugin of active) {
       if (!plugin.definition.selectCandidates) continue;
-      const selection = await plugin.definition.selectCandidates(current, plugin.config, context);
+      const selection = await plugin.definition.selectCandidates(this.contextFor(context, plugin.definition), { request: current, config: plugin.config });
       if (selection) {
         current = { ...current, model: selection.model };
         if (selection.models) current.models = selection.models;
@@ -85,50 +164,76 @@ export class PluginHost {
     return current;
   }
 
-  async transformRequest(request: CanonicalRequest, active: ActivePlugin[], attempt: AttemptInfo): Promise<CanonicalRequest> {
-    if (active.length === 0) return request;
+  /** Each plugin's `prepareRequest`, in request order, before routing. */
+  async prepareRequest(request: CanonicalRequest, active: ActivePlugin[], context: PluginContext): Promise<CanonicalRequest> {
     let current = request;
     for (const plugin of active) {
-      if (plugin.definition.transformRequest) current = await plugin.definition.transformRequest(current, plugin.config, attempt);
+      if (plugin.definition.prepareRequest) current = await plugin.definition.prepareRequest(this.contextFor(context, plugin.definition), { request: current, config: plugin.config });
     }
     return current;
   }
 
-  /** Wraps an attempt: the first plugin outermost; post-hooks applied in reverse order. */
-  async execute(run: () => Promise<AttemptResult>, active: ActivePlugin[], attempt: AttemptInfo): Promise<AttemptResult> {
-    if (active.length === 0) return run();
+  async transformRequest(request: CanonicalRequest, active: ActivePlugin[], attempt: AttemptInfo, context: PluginContext): Promise<CanonicalRequest> {
+    let current = request;
+    for (const plugin of active) {
+      if (plugin.definition.transformRequest) {
+        current = await plugin.definition.transformRequest(this.contextFor(context, plugin.definition), { request: current, config: plugin.config, attempt });
+      }
+    }
+    return current;
+  }
+
+  /**
+   * Runs an attempt through the plugins: `wrapExecute` nested (the first plugin outermost), post-hooks
+   * in reverse order; when it fails, `onError` in reverse order, one of which may recover it with a
+   * response (the attempt then answers with it).
+   */
+  async execute(run: () => Promise<AttemptResult>, active: ActivePlugin[], attempt: AttemptInfo, request: CanonicalRequest, context: PluginContext): Promise<AttemptResult> {
     let wrapped = run;
     for (const plugin of [...active].reverse()) {
       const wrap = plugin.definition.wrapExecute;
       if (!wrap) continue;
       const inner = wrapped;
-      wrapped = () => wrap(inner, plugin.config, attempt);
+      wrapped = () => wrap(this.contextFor(context, plugin.definition), { request, config: plugin.config, attempt, next: inner });
     }
-    const result = await wrapped();
-    return this.#post(result, active, attempt);
+    let result: AttemptResult;
+    try {
+      result = await wrapped();
+    } catch (caught) {
+      const recovered = await this.#recover(caught, active, attempt, request, context);
+      if (recovered instanceof GatewayError) throw recovered;
+      return { kind: "json", response: recovered };
+    }
+    return this.#post(result, active, attempt, request, context);
   }
 
-  async #post(result: AttemptResult, active: ActivePlugin[], attempt: AttemptInfo): Promise<AttemptResult> {
+  async #post(result: AttemptResult, active: ActivePlugin[], attempt: AttemptInfo, request: CanonicalRequest, context: PluginContext): Promise<AttemptResult> {
     const reversed = [...active].reverse();
     if (result.kind === "json") {
       let response: CanonicalResponse = result.response;
       for (const plugin of reversed) {
-        if (plugin.definition.transformResponse) response = await plugin.definition.transformResponse(response, plugin.config, attempt);
+        if (plugin.definition.transformResponse) {
+          response = await plugin.definition.transformResponse(this.contextFor(context, plugin.definition), { response, request, config: plugin.config, attempt });
+        }
       }
       return { kind: "json", response };
     }
     let parts: AsyncIterable<StreamPart> = result.parts;
     for (const plugin of reversed) {
-      if (plugin.definition.transformStream) parts = plugin.definition.transformStream(parts, plugin.config, attempt);
+      if (plugin.definition.transformStream) parts = plugin.definition.transformStream(this.contextFor(context, plugin.definition), { parts, request, config: plugin.config, attempt });
     }
     return { kind: "stream", parts };
   }
 
-  onError(error: GatewayError, active: ActivePlugin[], attempt: AttemptInfo): GatewayError {
-    if (active.length === 0) return error;
-    let current = error;
+  /** `onError` in reverse order: a returned error replaces the error, a returned response ends the search. */
+  async #recover(caught: unknown, active: ActivePlugin[], attempt: AttemptInfo, request: CanonicalRequest, context: PluginContext): Promise<GatewayError | CanonicalResponse> {
+    let current = caught instanceof GatewayError ? caught : new GatewayError("bad_gateway", "Upstream request failed", { cause: caught });
     for (const plugin of [...active].reverse()) {
-      current = plugin.definition.onError?.(current, plugin.config, attempt) ?? current;
+      if (!plugin.definition.onError) continue;
+      const outcome = await plugin.definition.onError(this.contextFor(context, plugin.definition), { error: current, request, config: plugin.config, attempt });
+      if (outcome === undefined) continue;
+      if (!(outcome instanceof GatewayError)) return outcome;
+      current = outcome;
     }
     return current;
   }

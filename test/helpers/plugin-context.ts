@@ -42,5 +42,6 @@ export function testPluginContext(options: TestContextOptions = {}): PluginConte
     allowPrivateUrls: options.allowPrivateUrls ?? true,
     call: options.call ?? (async () => Promise.reject(new GatewayError("internal", "this test makes no model calls"))),
     credentialFor: (host) => options.credentials?.[host],
+    conversation: () => "conversation-test",
   });
 }

@@ -2,14 +2,19 @@ import { expect } from "bun:test";
 import type { StreamPart, Usage } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { EncodeContext } from "../codec.ts";
+import { type RequestedServerTool, resolveServerTools } from "../server-tools.ts";
 import { messagesCodec } from "./index.ts";
 
 /** Shared by the Messages codec tests. */
 
 export const MODEL = "anthropic/claude-sonnet-4.5";
 
+/** Decodes as the edge does on a gateway with no server tools installed (each one requested is dropped). */
 export function decode(extra: Record<string, unknown>) {
-  return messagesCodec.decode({ model: MODEL, messages: [{ role: "user", content: "hi" }], ...extra });
+  const requested: RequestedServerTool[] = [];
+  const request = messagesCodec.decode({ model: MODEL, messages: [{ role: "user", content: "hi" }], ...extra }, requested);
+  resolveServerTools(request, requested, new Set());
+  return request;
 }
 
 /** The message of the 400 that decoding `extra` throws. */

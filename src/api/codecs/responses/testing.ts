@@ -4,6 +4,7 @@ import { ResponseAccumulator } from "../../../core/accumulate.ts";
 import type { CanonicalRequest, StreamPart, Usage } from "../../../core/canonical.ts";
 import { GatewayError } from "../../../core/errors.ts";
 import type { EncodeContext } from "../codec.ts";
+import { type RequestedServerTool, resolveServerTools } from "../server-tools.ts";
 import { responsesCodec } from "./index.ts";
 
 /** Shared fixtures of the Responses codec tests. */
@@ -13,8 +14,12 @@ export const NOW_SECONDS = Math.floor(NOW.getTime() / 1000);
 
 export type Json = Record<string, unknown>;
 
+/** Decodes as the edge does on a gateway with no server tools installed (each one requested is dropped). */
 export function decode(body: Json): CanonicalRequest {
-  return responsesCodec.decode({ model: "acme/model", ...body });
+  const requested: RequestedServerTool[] = [];
+  const request = responsesCodec.decode({ model: "acme/model", ...body }, requested);
+  resolveServerTools(request, requested, new Set());
+  return request;
 }
 
 /** The 400 a body gets from the decoder (the test fails if it decodes). */
