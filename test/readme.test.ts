@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../src/config/load.ts";
 import { Catalog } from "../src/config/catalog.ts";
+import type { PluginDefinition } from "../src/plugins/contract.ts";
 import { unservedOperations } from "../src/providers/registry.ts";
 import { createLogger } from "../src/core/log.ts";
 import { loadPlugins } from "../src/plugins/registry.ts";
@@ -42,7 +43,8 @@ describe("README", () => {
     try {
       await Bun.write(`${dir.path}/uppercase.ts`, example);
       const plugins = loadPlugins({ directories: [dir.path], required: true, logger: createLogger("silent") });
-      const plugin = plugins.get("uppercase")!;
+      const plugin = plugins.get("uppercase")! as PluginDefinition;
+      expect(plugin.apiVersion).toBe(1);
       const response = await plugin.transformResponse!({ output: [{ type: "text", text: "hi" }], finishReason: "stop" }, {}, {} as never);
       expect(response.output).toEqual([{ type: "text", text: "HI" }]);
     } finally {

@@ -4,7 +4,8 @@ import * as TypeBox from "@sinclair/typebox";
 import { Kind } from "@sinclair/typebox";
 import { GatewayError } from "../core/errors.ts";
 import type { Logger } from "../core/log.ts";
-import { definePlugin, PLUGIN_API_VERSION, type PluginDefinition } from "./contract.ts";
+import { definePlugin, definePluginV2, PLUGIN_API_VERSION } from "./contract.ts";
+import type { AnyPluginDefinition } from "./host.ts";
 
 let modulesRegistered = false;
 
@@ -16,7 +17,7 @@ let modulesRegistered = false;
 export function registerPluginModules(): void {
   if (modulesRegistered) return;
   modulesRegistered = true;
-  const api = { Type: TypeBox.Type, definePlugin, GatewayError, PLUGIN_API_VERSION };
+  const api = { Type: TypeBox.Type, definePlugin, definePluginV2, GatewayError, PLUGIN_API_VERSION };
   Bun.plugin({
     name: "roundhouse-plugin-api",
     setup(build) {
@@ -36,13 +37,13 @@ export class PluginLoadError extends Error {
 }
 
 /** A plugin module's default export, checked against the contract; the problem names the file. */
-export function checkDefinition(candidate: unknown, file: string, expectedId?: string): PluginDefinition<any> {
+export function checkDefinition(candidate: unknown, file: string, expectedId?: string): AnyPluginDefinition {
   const definition = (candidate as { default?: unknown })?.default ?? candidate;
   const problem = (what: string) => new PluginLoadError(`plugin ${file}: ${what}`);
   if (!definition || typeof definition !== "object") throw problem("the module has no default export");
-  const plugin = definition as Partial<PluginDefinition>;
-  if (plugin.apiVersion !== PLUGIN_API_VERSION) {
-    throw problem(`apiVersion must be ${PLUGIN_API_VERSION}, got ${JSON.stringify(plugin.apiVersion)}`);
+  const plugin = definition as Partial<AnyPluginDefinition> & Record<string, unknown>;
+  if (plugin.apiVersion !== PLUGIN_API_VERSION && plugin.apiVersion !== 2) {
+    throw problem(`apiVersion must be ${PLUGIN_API_VERSION} or 2, got ${JSON.stringify(plugin.apiVersion)}`);
   }
   if (typeof plugin.id !== "string" || !/^[a-z0-9][a-z0-9._-]{0,63}$/.test(plugin.id)) {
     throw problem("id must be 1 to 64 lowercase letters, digits, '.', '_' or '-'");
@@ -51,10 +52,18 @@ export function checkDefinition(candidate: unknown, file: string, expectedId?: s
   if (!plugin.configSchema || typeof plugin.configSchema !== "object" || !(Kind in plugin.configSchema)) {
     throw problem("configSchema must be a TypeBox schema");
   }
-  for (const hook of ["setup", "selectCandidates", "transformRequest", "wrapExecute", "transformResponse", "transformStream", "onError"] as const) {
+  for (const hook of ["setup", "selectCandidates", "prepareRequest", "transformRequest", "wrapExecute", "transformResponse", "transformStream", "onError"] as const) {
     if (plugin[hook] !== undefined && typeof plugin[hook] !== "function") throw problem(`${hook} must be a function`);
   }
-  return plugin as PluginDefinition<any>;
+  for (const list of ["serverTools", "searchEngines"] as const) {
+    if (plugin[list] !== undefined && !Array.isArray(plugin[list])) throw problem(`${list} must be a list`);
+  }
+  for (const tool of (plugin.serverTools as Array<Record<string, unknown>> | undefined) ?? []) {
+    if (typeof tool.name !== "string" || !/^[a-z][a-z0-9_]{0,63}$/.test(tool.name) || typeof tool.run !== "function") {
+      throw problem("each server tool needs a name (lowercase letters, digits, '_') and a run function");
+    }
+  }
+  return plugin as AnyPluginDefinition;
 }
 
 /** Module files in a plugins directory: `name.ts|js|mjs`, or `name/index.ts|js|mjs`. */
@@ -74,8 +83,8 @@ function moduleFiles(directory: string): Array<{ file: string; name: string }> {
 }
 
 /** Built-in plugins imported by the compiled binary's generated entry (build.ts); undefined from source. */
-export function embeddedBuiltins(): PluginDefinition<any>[] | undefined {
-  return (globalThis as { __roundhouseBuiltinPlugins?: PluginDefinition<any>[] }).__roundhouseBuiltinPlugins;
+export function embeddedBuiltins(): AnyPluginDefinition[] | undefined {
+  return (globalThis as { __roundhouseBuiltinPlugins?: AnyPluginDefinition[] }).__roundhouseBuiltinPlugins;
 }
 
 /**
@@ -93,7 +102,7 @@ export function pluginDirectories(configured: string[]): string[] {
 
 export interface LoadPluginsOptions {
   /** Built-in plugins already imported (a compiled binary); otherwise the built-in folder is scanned. */
-  builtins?: PluginDefinition<any>[];
+  builtins?: AnyPluginDefinition[];
   builtinDir?: string;
   /** Extra directories of operator plugins, scanned at start. */
   directories: string[];
@@ -107,9 +116,9 @@ export interface LoadPluginsOptions {
  * loaded synchronously (Bun's `require` takes TypeScript and ES modules), so the gateway's services can
  * be built in one step.
  */
-export function loadPlugins(options: LoadPluginsOptions): Map<string, PluginDefinition<any>> {
-  const plugins = new Map<string, { definition: PluginDefinition<any>; file: string }>();
-  const add = (definition: PluginDefinition<any>, file: string) => {
+export function loadPlugins(options: LoadPluginsOptions): Map<string, AnyPluginDefinition> {
+  const plugins = new Map<string, { definition: AnyPluginDefinition; file: string }>();
+  const add = (definition: AnyPluginDefinition, file: string) => {
     const existing = plugins.get(definition.id);
     if (existing) throw new PluginLoadError(`plugin ${file}: id '${definition.id}' is already used by ${existing.file}`);
     plugins.set(definition.id, { definition, file });
