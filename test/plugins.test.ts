@@ -27,7 +27,7 @@ export default {
 };
 `,
   );
-  writeFileSync(join(pluginDir, "broken.ts"), "export default { apiVersion: 2, id: 'broken' };\n");
+  writeFileSync(join(pluginDir, "broken.ts"), "export default { apiVersion: 9, id: 'broken' };\n");
   // The documented way: the plugin API from the gateway's own virtual module.
   mkdirSync(join(pluginDir, "shouty"));
   writeFileSync(
@@ -149,7 +149,7 @@ describe("an operator's plugin from the plugins directory", () => {
   test("a broken plugin is skipped with an error naming its file", () => {
     const logged = gateway.lines.map((line) => JSON.parse(line)).find((line) => line.message === "plugin skipped");
     expect(logged.file).toEndWith("broken.ts");
-    expect(logged.error).toContain("apiVersion must be 1");
+    expect(logged.error).toContain("apiVersion must be 1 or 2, got 9");
     expect(gateway.services.plugins.plugins.has("broken")).toBe(false);
   });
 });

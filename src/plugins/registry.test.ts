@@ -55,7 +55,10 @@ describe("checkDefinition", () => {
   });
   test("every problem names the file", () => {
     expect(problem({ default: 3 })).toBe("plugin /p/x.ts: the module has no default export");
-    expect(problem({ apiVersion: 2, id: "a", configSchema: schema })).toBe("plugin /p/x.ts: apiVersion must be 1, got 2");
+    expect(problem({ apiVersion: 3, id: "a", configSchema: schema })).toBe("plugin /p/x.ts: apiVersion must be 1 or 2, got 3");
+    expect(problem({ apiVersion: 2, id: "a", configSchema: schema, serverTools: [{ name: "Bad Name", run: () => {} }] })).toBe(
+      "plugin /p/x.ts: each server tool needs a name (lowercase letters, digits, '_') and a run function",
+    );
     expect(problem({ apiVersion: 1, id: "Bad Id", configSchema: schema })).toBe(
       "plugin /p/x.ts: id must be 1 to 64 lowercase letters, digits, '.', '_' or '-'",
     );
