@@ -27,7 +27,6 @@ export {
   type CanonicalResponse,
   type ContentPart,
   emptyUsage,
-  type FinishReason,
   type Message,
   type OutputBlock,
   type ResponseFormat,
