@@ -22,7 +22,18 @@ export {
   type RouterMemory,
   type TrafficStats,
 } from "./contract.ts";
-export { type CanonicalRequest, type CanonicalResponse, type ContentPart, emptyUsage, type Message, type StreamPart, type Usage } from "../core/canonical.ts";
+export {
+  type CanonicalRequest,
+  type CanonicalResponse,
+  type ContentPart,
+  emptyUsage,
+  type Message,
+  type OutputBlock,
+  type ResponseFormat,
+  type StreamPart,
+  type Usage,
+} from "../core/canonical.ts";
+export { charactersToTokens, estimatePromptTokens, messageCharacters, toolCharacters } from "../core/prompt-tokens.ts";
 export type { CatalogModel, CatalogView, Endpoint, Pricing } from "../core/catalog-types.ts";
 export { GatewayError } from "../core/errors.ts";
 export type { ServerToolResult, UrlCitation } from "../core/server-tools.ts";

@@ -14,7 +14,10 @@ export function chatOf(request: RoutedRequest): CanonicalRequest | undefined {
   return request.operation === undefined || request.operation === "chat" ? (request as CanonicalRequest) : undefined;
 }
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
+import { estimatePromptTokens } from "../core/prompt-tokens.ts";
 import { namedIn, type Preferences } from "./preferences.ts";
+
+export { estimatePromptTokens };
 
 /** Why an endpoint was excluded, in the vocabulary of `availability.excluded_by`. */
 export type ExclusionReason =
@@ -62,17 +65,6 @@ export function usedParameters(request: CanonicalRequest): string[] {
   add("reasoning", request.reasoning);
   add("verbosity", request.verbosity);
   return used;
-}
-
-/** A rough prompt size: about four characters a token. */
-export function estimatePromptTokens(request: CanonicalRequest): number {
-  let characters = 0;
-  for (const message of request.messages) {
-    for (const part of message.content) characters += part.type === "text" ? part.text.length : 1_000;
-    if (message.role === "assistant") for (const call of message.toolCalls ?? []) characters += call.arguments.length + call.name.length;
-  }
-  for (const tool of request.tools ?? []) characters += JSON.stringify(tool).length;
-  return Math.ceil(characters / 4);
 }
 
 /** A rough input size of any operation: a chat prompt, the texts to embed, the query and documents to rerank. */
