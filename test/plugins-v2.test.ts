@@ -112,7 +112,13 @@ describe("moderation", () => {
     upstream.behave({ script: (body) => (body.model === "guard" ? { text: "safe" } : { text: "here you are" }) });
     const response = await post("/chat/completions", ask({ plugins: [{ id: "moderation" }] }));
     expect(response.status).toBe(200);
-    expect(((await response.json()) as Json).choices[0].message.content).toBe("here you are");
+    const body = (await response.json()) as Json;
+    expect(body.choices[0].message.content).toBe("here you are");
     expect(upstream.requests.map((request) => request.body.model)).toEqual(["guard", "main"]);
+    // One record for the request, listing the guard's call beside the model's answer.
+    gateway.services.generations.flush();
+    const record = await fetch(`${gateway.url}/api/v1/generation?id=${body.id}`, { headers: { authorization: `Bearer ${key}` } });
+    const data = ((await record.json()) as Json).data;
+    expect(data.provider_responses.map((entry: Json) => entry.endpoint_id)).toEqual(["up:guard", "up:main"]);
   });
 });

@@ -12,6 +12,7 @@ import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usa
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, tryInOrder } from "./attempts.ts";
 import { createPluginContext } from "./plugin-context.ts";
+import { type CallParent, modelCall } from "./model-call.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
 import { type LoopOptions, runToolLoop, streamToolLoop, turnRequest } from "./tool-loop.ts";
 import type { PluginContext } from "../plugins/contract.ts";
@@ -97,7 +98,10 @@ export class Pipeline {
     // Hashed at most once, and only when a plugin or the router's stickiness asks for it.
     const conversation = lazyConversationKey(input);
     // Plugins and server tools get the request's context; a request with neither builds none.
-    const context = active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation) : undefined;
+    // Model calls plugins make: listed among this generation's attempts, their cost added to its own.
+    const calls = { cost: 0 };
+    const context =
+      active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation, { attempts, calls }) : undefined;
     let request = input;
     if (context) {
       request = await plugins.selectCandidates(request, active, context);
@@ -150,7 +154,7 @@ export class Pipeline {
       }
     };
     const recordAt = (endpoint: Endpoint) => (fields: Partial<GenerationRow>) => {
-      const row = generationRow(rowInput(endpoint), fields);
+      const row = generationRow(rowInput(endpoint), calls.cost > 0 ? { ...fields, totalCost: (fields.totalCost ?? 0) + calls.cost } : fields);
       this.deps.generations.record(row);
       this.deps.metrics?.generation(row);
     };
@@ -234,7 +238,7 @@ export class Pipeline {
             this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
             // An answer without usage is charged its estimate, as a stream without usage is.
             const usage = response.usage ?? estimatedUsage(response.output, request);
-            settle(cost(usage));
+            settle(cost(usage) + calls.cost);
             record({
               status: 200,
               upstreamId: response.upstreamId ?? null,
@@ -255,7 +259,7 @@ export class Pipeline {
             record,
             redact: (error) => redactError(error, this.#secrets(caller.workspaceId, endpoint)),
             onEnd: (end) => {
-              settle(end.usage ? cost(end.usage) : 0);
+              settle((end.usage ? cost(end.usage) : 0) + calls.cost);
               this.#streamEnded(plan, model, endpoint, end, signal);
             },
           });
@@ -306,7 +310,13 @@ export class Pipeline {
   }
 
   /** The context plugins and server tools get for this request (plugin-context.ts). */
-  #requestContext(caller: Caller, generationId: string, signal: AbortSignal, conversation: () => string): PluginContext {
+  #requestContext(
+    caller: Caller,
+    generationId: string,
+    signal: AbortSignal,
+    conversation: () => string,
+    parent: CallParent,
+  ): PluginContext {
     const { catalog, health, traffic, memory, logger } = this.deps;
     return createPluginContext({
       services: { settings: this.deps.settings ?? {}, catalog, health, traffic, memory, logger },
@@ -317,16 +327,14 @@ export class Pipeline {
       signal,
       allowPrivateUrls: this.deps.allowPrivateUrls ?? false,
       conversation,
-      call: (model, request) => this.#call(model, request, caller, signal),
+      call: (model, request) => this.#call(model, request, caller, signal, parent),
       credentialFor: (host) => this.deps.hostCredential?.(caller.workspaceId, host),
     });
   }
 
-  /** A model call a plugin makes: routed like any request (no plugins, not streamed), its cost the caller's. */
-  async #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal): Promise<CanonicalResponse> {
-    const outcome = await this.execute({ ...request, model, stream: false, streamUsage: false, plugins: [] } as CanonicalRequest, "chat", caller, signal);
-    if (outcome.kind !== "json") throw new GatewayError("internal", "a plugin's model call answered a stream");
-    return outcome.response;
+  /** A model call a plugin makes, accounted in the calling generation (model-call.ts). */
+  #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal, parent: CallParent): Promise<CanonicalResponse> {
+    return modelCall(this.deps, { model, request, caller, signal, parent }, (error, endpoint) => redactError(error, this.#secrets(caller.workspaceId, endpoint)));
   }
 
   #succeeded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, usage: Usage | undefined, latencyMs: number, seconds: number): void {

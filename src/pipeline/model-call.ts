@@ -1,0 +1,70 @@
+/**
+ * A model call a plugin makes (a guard model, a fusion panelist, a compression summary): routed like any
+ * request (the workspace's provider lists, fallbacks, health), without plugins and not streamed. It
+ * writes no record of its own: its attempts join the calling generation's (marked `call`) and its cost
+ * is added to that generation's, settled and recorded with it.
+ */
+import type { CanonicalRequest, CanonicalResponse } from "../core/canonical.ts";
+import type { Endpoint } from "../core/catalog-types.ts";
+import { chargeFor } from "../core/cost.ts";
+import { GatewayError } from "../core/errors.ts";
+import { adapterFor } from "../providers/registry.ts";
+import { sendJson } from "../transport/engine.ts";
+import { ClientGone, tryInOrder } from "./attempts.ts";
+import type { PipelineDeps } from "./deps.ts";
+import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
+
+/** The calling generation: its attempts and the cost of its calls so far. */
+export interface CallParent {
+  attempts: AttemptRecord[];
+  calls: { cost: number };
+}
+
+export async function modelCall(
+  deps: PipelineDeps,
+  input: { model: string; request: Omit<CanonicalRequest, "model">; caller: Caller; signal: AbortSignal; parent: CallParent },
+  redact: (error: GatewayError, endpoint: Endpoint) => GatewayError,
+): Promise<CanonicalResponse> {
+  const { caller, signal, parent } = input;
+  const request = { ...input.request, model: input.model, stream: false, streamUsage: false } as CanonicalRequest;
+  delete request.plugins;
+  delete request.serverTools;
+  const plan = deps.router.plan(request, caller.workspaceId, {
+    allowedProviders: caller.allowedProviders ?? null,
+    ignoredProviders: caller.ignoredProviders ?? null,
+    dataRegion: caller.dataRegion ?? null,
+  });
+  const attempts: AttemptRecord[] = [];
+  try {
+    return await tryInOrder(
+      plan,
+      {
+        generationId: "call",
+        health: deps.health,
+        logger: deps.logger,
+        signal,
+        attempts,
+        failed: (error, attempt) => redact(error, attempt.endpoint),
+        counted: (provider, status, code) => deps.metrics?.attempt(provider, status, code),
+      },
+      async ({ model, endpoint }) => {
+        const started = performance.now();
+        const adapter = adapterFor(endpoint.provider);
+        const chat = adapter.chat;
+        if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
+        const attemptRequest = { ...request, model: model.id };
+        const sent = chat.buildRequest(attemptRequest, endpoint, { stream: false, apiKey: deps.credentialFor(caller.workspaceId, endpoint) });
+        const response = await sendJson(sent, endpoint, chat, adapter, { fetch: deps.transports.fetchFor(endpoint.provider), signal });
+        const usage = response.usage ?? estimatedUsage(response.output, attemptRequest);
+        parent.calls.cost += chargeFor(endpoint.pricing).total(usage);
+        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - started) });
+        deps.metrics?.attempt(endpoint.provider.slug, 200);
+        return response;
+      },
+    );
+  } catch (caught) {
+    throw caught instanceof ClientGone ? caught.error : caught;
+  } finally {
+    for (const attempt of attempts) parent.attempts.push({ ...attempt, call: true });
+  }
+}
