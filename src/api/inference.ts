@@ -228,6 +228,9 @@ export function generationJson(row: GenerationRow) {
       latency: attempt.latency_ms,
       is_byok: false,
       ...(attempt.warnings ? { warnings: attempt.warnings } : {}),
+      // A later turn of the server-tool loop and the tools run before it; a plugin's model call.
+      ...(attempt.turn !== undefined ? { turn: attempt.turn, server_tools: attempt.server_tools ?? [] } : {}),
+      ...(attempt.call ? { plugin_call: true } : {}),
     })),
     latency: row.latencyMs,
     moderation_latency: null,
