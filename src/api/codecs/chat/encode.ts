@@ -129,7 +129,13 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
           return part.text.length > 0 ? [chunk({ content: part.text })] : [];
         case "reasoning-delta":
           return showReasoning && part.text.length > 0
-            ? [chunk({ content: "", reasoning: part.text, reasoning_details: [{ type: "reasoning.text", text: part.text, index: reasoningIndex() }] })]
+            ? [
+                chunk({
+                  content: "",
+                  reasoning: part.text,
+                  reasoning_details: [{ type: "reasoning.text", text: part.text, index: reasoningIndex() }],
+                }),
+              ]
             : [];
         case "reasoning-signature":
           return showReasoning
@@ -154,7 +160,9 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
           return [];
         case "finish": {
           const frames = [...annotationFrames(spans.finish()), chunk({}, part.reason, part.nativeReason ?? null)];
-          if (usage && context.request.streamUsage) frames.push(sseFrame({ ...base(), choices: [], usage: chatUsage(usage, context, serverToolUse) }));
+          if (usage && context.request.streamUsage) {
+            frames.push(sseFrame({ ...base(), choices: [], usage: chatUsage(usage, context, serverToolUse) }));
+          }
           if (context.metadata) frames.push(sseFrame({ ...base(), choices: [], openrouter_metadata: context.metadata }));
           return frames;
         }

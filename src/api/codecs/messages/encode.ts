@@ -106,7 +106,12 @@ export function serverToolResultBlock(call: ServerToolCall, result: ServerToolRe
       title: resultField(result, "title") ?? null,
       citations: null,
     };
-    const fetched = { type: "web_fetch_result", url: resultField(result, "url") ?? "", content: document, retrieved_at: resultField(result, "retrieved_at") ?? null };
+    const fetched = {
+      type: "web_fetch_result",
+      url: resultField(result, "url") ?? "",
+      content: document,
+      retrieved_at: resultField(result, "retrieved_at") ?? null,
+    };
     return { ...block, content: fetched };
   }
   return failed ? { ...block, content: result.content, is_error: true } : { ...block, content: result.content };

@@ -28,7 +28,8 @@ export function citationTargets(output: OutputBlock[]): Map<OutputBlock, UrlCita
   const targets = new Map<OutputBlock, UrlCitation[]>();
   output.forEach((block, index) => {
     if (block.type !== "citations") return;
-    const target = output.slice(index + 1).find((later) => later.type === "text") ?? output.slice(0, index).findLast((earlier) => earlier.type === "text");
+    const target =
+      output.slice(index + 1).find((later) => later.type === "text") ?? output.slice(0, index).findLast((earlier) => earlier.type === "text");
     if (target !== undefined) targets.set(target, [...(targets.get(target) ?? []), ...block.citations]);
   });
   return targets;

@@ -41,7 +41,13 @@ export type ItemStatus = "completed" | "incomplete";
  * The output item of one block; `status` is `incomplete` for the block an unfinished answer ended in;
  * `citations` annotate a text block's message (see citations.ts).
  */
-export function outputItem(block: OutputBlock, index: number, context: EncodeContext, status: ItemStatus = "completed", citations?: UrlCitation[]): Json {
+export function outputItem(
+  block: OutputBlock,
+  index: number,
+  context: EncodeContext,
+  status: ItemStatus = "completed",
+  citations?: UrlCitation[],
+): Json {
   switch (block.type) {
     case "text":
       return {
@@ -99,7 +105,7 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
   }
 }
 
-/** Reasoning the client asked to exclude is neither streamed nor returned. */
+/** The blocks that are output items: reasoning the client asked to exclude is neither streamed nor returned; citations annotate a message instead. */
 export function visibleOutput(output: OutputBlock[], context: EncodeContext): OutputBlock[] {
   const exclude = context.request.reasoning?.exclude === true;
   if (!exclude && !output.some((block) => block.type === "citations")) return output;
