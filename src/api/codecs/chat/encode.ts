@@ -1,11 +1,15 @@
 import type { CanonicalResponse, ReasoningPart, StreamPart, ToolCall, Usage } from "../../../core/canonical.ts";
 import type { GatewayError } from "../../../core/errors.ts";
+import type { ServerToolUsage } from "../../../core/server-tools.ts";
 import { type EncodeContext, SSE_DONE, type StreamEncoder, sseFrame } from "../codec.ts";
+import { countServerToolCall, serverToolUseJson } from "../server-tool-output.ts";
+import { CitationSpans, serverToolDetail } from "./server-tools.ts";
 
 type Json = Record<string, unknown>;
 
-export function chatUsage(usage: Usage, context: EncodeContext): Json {
-  return {
+/** The chat `usage` object; `serverToolUse` (the server-tool loop's counts) adds `server_tool_use`. */
+export function chatUsage(usage: Usage, context: EncodeContext, serverToolUse?: ServerToolUsage): Json {
+  const encoded: Json = {
     prompt_tokens: usage.inputTokens,
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
@@ -14,6 +18,15 @@ export function chatUsage(usage: Usage, context: EncodeContext): Json {
     cost: context.costOf(usage),
     is_byok: false,
   };
+  if (serverToolUse !== undefined) encoded.server_tool_use = serverToolUseJson(serverToolUse);
+  return encoded;
+}
+
+/** A reasoning part's `reasoning_details` entry. */
+function reasoningDetail(part: ReasoningPart, index: number): Json {
+  return part.redacted !== undefined
+    ? { type: "reasoning.encrypted", data: part.redacted, index }
+    : { type: "reasoning.text", text: part.text, ...(part.signature ? { signature: part.signature } : {}), index };
 }
 
 /** A generated image as OpenRouter's chat answers carry it (`message.images`, `delta.images`). */
@@ -21,31 +34,43 @@ function imagePart(url: string): Json {
   return { type: "image_url", image_url: { url } };
 }
 
-/** The chat completion JSON, with every field the strictest client (the OpenRouter SDK) requires. */
+/**
+ * The chat completion JSON, with every field the strictest client (the OpenRouter SDK) requires. Server
+ * tool calls are `reasoning_details` entries in output order among the reasoning (kept when reasoning
+ * is excluded: they are a record of what ran, not reasoning); citations are `annotations` (see CitationSpans).
+ */
 export function encodeChatResponse(response: CanonicalResponse, context: EncodeContext): Json {
+  const showReasoning = !context.request.reasoning?.exclude;
   let text = "";
-  const reasoning: ReasoningPart[] = [];
+  let reasoning = "";
+  let serverToolCalls = 0;
+  const details: Json[] = [];
   const calls: ToolCall[] = [];
   const images: string[] = [];
+  const spans = new CitationSpans();
+  const annotations: Json[] = [];
   for (const block of response.output) {
-    if (block.type === "text") text += block.text;
-    else if (block.type === "reasoning") reasoning.push(block.part);
+    if (block.type === "text") {
+      text += block.text;
+      spans.text(block.text);
+    } else if (block.type === "reasoning" && showReasoning) {
+      reasoning += block.part.text;
+      details.push(reasoningDetail(block.part, details.length));
+    } else if (block.type === "server-tool-call") {
+      details.push(serverToolDetail(block.call, block.result, serverToolCalls++, details.length, context));
+    } else if (block.type === "citations") annotations.push(...spans.citations(block.citations));
     else if (block.type === "tool-call") calls.push(block.call);
     else if (block.type === "image") images.push(block.url);
   }
+  annotations.push(...spans.finish());
   const message: Json = {
     role: "assistant",
     content: text.length > 0 || calls.length === 0 ? text : null,
     refusal: null,
   };
-  if (reasoning.length > 0 && !context.request.reasoning?.exclude) {
-    message.reasoning = reasoning.map((part) => part.text).join("");
-    message.reasoning_details = reasoning.map((part, index) =>
-      part.redacted !== undefined
-        ? { type: "reasoning.encrypted", data: part.redacted, index }
-        : { type: "reasoning.text", text: part.text, ...(part.signature ? { signature: part.signature } : {}), index },
-    );
-  }
+  if (response.output.some((block) => block.type === "reasoning") && showReasoning) message.reasoning = reasoning;
+  if (details.length > 0) message.reasoning_details = details;
+  if (annotations.length > 0) message.annotations = annotations;
   if (images.length > 0) message.images = images.map(imagePart);
   if (calls.length > 0) {
     message.tool_calls = calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } }));
@@ -67,7 +92,7 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
       },
     ],
   };
-  if (response.usage) body.usage = chatUsage(response.usage, context);
+  if (response.usage) body.usage = chatUsage(response.usage, context, response.serverToolUse);
   if (context.metadata) body.openrouter_metadata = context.metadata;
   return body;
 }
@@ -76,28 +101,54 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
  * Chunks in the order every client accepts: a role chunk first, deltas, one chunk with the finish
  * reason, the usage chunk (`choices: []`) only when the client asked for usage, then `[DONE]`.
  * `system_fingerprint` is absent from chunks (a null there breaks the OpenRouter SDK).
+ * A server tool call is a `reasoning_details` delta when it arrives; citations are an `annotations`
+ * delta once the text they annotate is complete (the next citations after more text, or the finish),
+ * with the spans of the JSON answer. Each annotations delta holds new annotations only.
  */
 export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
   const base = () => ({ id: context.id, object: "chat.completion.chunk", created: context.created, model: context.model, provider: context.provider });
   const chunk = (delta: Json, finish: string | null = null, nativeFinish: string | null = null) =>
     sseFrame({ ...base(), choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: nativeFinish }] });
   const showReasoning = !context.request.reasoning?.exclude;
+  const spans = new CitationSpans();
   let usage: Usage | undefined;
+  let serverToolUse: ServerToolUsage | undefined;
+  let serverToolCalls = 0;
+  /** `reasoning_details` indexes: reasoning deltas extend one entry until a server tool call takes the next. */
+  let nextDetail = 0;
+  let reasoningDetail: number | undefined;
+  const reasoningIndex = () => (reasoningDetail ??= nextDetail++);
+  const annotationFrames = (annotations: Json[]) => (annotations.length > 0 ? [chunk({ annotations })] : []);
 
   return {
     start: () => [chunk({ role: "assistant", content: "" })],
     part(part: StreamPart): string[] {
       switch (part.type) {
         case "text-delta":
+          spans.text(part.text);
           return part.text.length > 0 ? [chunk({ content: part.text })] : [];
         case "reasoning-delta":
           return showReasoning && part.text.length > 0
-            ? [chunk({ content: "", reasoning: part.text, reasoning_details: [{ type: "reasoning.text", text: part.text, index: 0 }] })]
+            ? [
+                chunk({
+                  content: "",
+                  reasoning: part.text,
+                  reasoning_details: [{ type: "reasoning.text", text: part.text, index: reasoningIndex() }],
+                }),
+              ]
             : [];
         case "reasoning-signature":
           return showReasoning
-            ? [chunk({ content: "", reasoning_details: [{ type: "reasoning.text", text: "", signature: part.signature, index: 0 }] })]
+            ? [chunk({ content: "", reasoning_details: [{ type: "reasoning.text", text: "", signature: part.signature, index: reasoningIndex() }] })]
             : [];
+        case "server-tool-call": {
+          serverToolUse = countServerToolCall(serverToolUse, part.call.name, part.result);
+          reasoningDetail = undefined;
+          const detail = serverToolDetail(part.call, part.result, serverToolCalls++, nextDetail++, context);
+          return [chunk({ content: "", reasoning_details: [detail] })];
+        }
+        case "citations":
+          return annotationFrames(spans.citations(part.citations));
         case "image":
           return [chunk({ images: [imagePart(part.url)] })];
         case "tool-call-start":
@@ -108,8 +159,10 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
           usage = part.usage;
           return [];
         case "finish": {
-          const frames = [chunk({}, part.reason, part.nativeReason ?? null)];
-          if (usage && context.request.streamUsage) frames.push(sseFrame({ ...base(), choices: [], usage: chatUsage(usage, context) }));
+          const frames = [...annotationFrames(spans.finish()), chunk({}, part.reason, part.nativeReason ?? null)];
+          if (usage && context.request.streamUsage) {
+            frames.push(sseFrame({ ...base(), choices: [], usage: chatUsage(usage, context, serverToolUse) }));
+          }
           if (context.metadata) frames.push(sseFrame({ ...base(), choices: [], openrouter_metadata: context.metadata }));
           return frames;
         }

@@ -1,6 +1,8 @@
 import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../../core/canonical.ts";
 import type { GatewayError } from "../../../core/errors.ts";
+import type { ServerToolCall, ServerToolResult, ServerToolUsage } from "../../../core/server-tools.ts";
 import { anthropicErrorType, type EncodeContext } from "../codec.ts";
+import { citationTitle } from "../server-tool-output.ts";
 
 export type AnthropicStopReason = "end_turn" | "max_tokens" | "stop_sequence" | "tool_use" | "refusal";
 
@@ -33,21 +35,30 @@ export interface AnthropicUsage {
   output_tokens: number;
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
+  /** The server-tool loop's searches, when one ran. */
+  server_tool_use?: { web_search_requests: number };
 }
 
 /** Anthropic counts `input_tokens` without the cached ones; canonical `inputTokens` includes them. */
-export function anthropicUsage(usage: Usage | undefined): AnthropicUsage {
-  if (usage === undefined) {
-    return { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
-  }
-  return {
-    input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
-    output_tokens: usage.outputTokens,
-    cache_read_input_tokens: usage.cacheReadTokens,
-    cache_creation_input_tokens: usage.cacheWriteTokens,
-  };
+export function anthropicUsage(usage: Usage | undefined, serverToolUse?: ServerToolUsage): AnthropicUsage {
+  const encoded =
+    usage === undefined
+      ? { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
+      : {
+          input_tokens: Math.max(0, usage.inputTokens - usage.cacheReadTokens - usage.cacheWriteTokens),
+          output_tokens: usage.outputTokens,
+          cache_read_input_tokens: usage.cacheReadTokens,
+          cache_creation_input_tokens: usage.cacheWriteTokens,
+        };
+  return serverToolUse === undefined ? encoded : { ...encoded, server_tool_use: anthropicServerToolUse(serverToolUse) };
 }
 
+/** Anthropic's `usage.server_tool_use`: the searches the loop ran. */
+export function anthropicServerToolUse(counts: ServerToolUsage): { web_search_requests: number } {
+  return { web_search_requests: counts.webSearchRequests };
+}
+
+/** A tool call's `input`: its JSON arguments as an object (`{}` when they are not one). */
 function parseInput(args: string): unknown {
   if (args.trim() === "") return {};
   try {
@@ -58,18 +69,72 @@ function parseInput(args: string): unknown {
   }
 }
 
-/** A generated image has no place in Anthropic's assistant output (no such content block): it is left out. */
-type MessagesBlock = Exclude<OutputBlock, { type: "image" | "server-tool-call" | "citations" }>;
+/** The `server_tool_use` block of a server tool call the gateway ran. */
+export function serverToolUseBlock(call: ServerToolCall): Record<string, unknown> {
+  return { type: "server_tool_use", id: call.id, name: call.name, input: parseInput(call.arguments) };
+}
 
-function contentBlock(block: MessagesBlock): Record<string, unknown> {
+/** A string field of the call's display (what the client sees) or, failing that, of its content. */
+function resultField(result: ServerToolResult, name: string): string | undefined {
+  for (const source of [result.display, result.content]) {
+    const value = typeof source === "object" && source !== null ? (source as Record<string, unknown>)[name] : undefined;
+    if (typeof value === "string") return value;
+  }
+  return undefined;
+}
+
+/**
+ * The result block after a call's `server_tool_use`, in Anthropic's shapes: a web search's sources as
+ * `web_search_result`s, a fetched page as a `web_fetch_result` document, a failed search or fetch as
+ * its `…_error` (error code `unavailable`: the result says no more); any other tool's result as
+ * `<name>_tool_result` with the content the model read (`is_error` when it failed).
+ */
+export function serverToolResultBlock(call: ServerToolCall, result: ServerToolResult): Record<string, unknown> {
+  const failed = result.isError === true;
+  const block = { type: `${call.name}_tool_result`, tool_use_id: call.id };
+  if (call.name === "web_search") {
+    const content = failed
+      ? { type: "web_search_tool_result_error", error_code: "unavailable" }
+      : (result.citations ?? []).map((citation) => ({ type: "web_search_result", url: citation.url, title: citationTitle(citation) }));
+    return { ...block, content };
+  }
+  if (call.name === "web_fetch") {
+    if (failed) return { ...block, content: { type: "web_fetch_tool_result_error", error_code: "unavailable" } };
+    const document = {
+      type: "document",
+      source: { type: "text", media_type: "text/plain", data: resultField(result, "content") ?? "" },
+      title: resultField(result, "title") ?? null,
+      citations: null,
+    };
+    const fetched = {
+      type: "web_fetch_result",
+      url: resultField(result, "url") ?? "",
+      content: document,
+      retrieved_at: resultField(result, "retrieved_at") ?? null,
+    };
+    return { ...block, content: fetched };
+  }
+  return failed ? { ...block, content: result.content, is_error: true } : { ...block, content: result.content };
+}
+
+/**
+ * The content blocks of one output block. A generated image has no place in Anthropic's assistant output
+ * (no such content block) and citations have none either: they are left out.
+ */
+function contentBlocks(block: OutputBlock): Record<string, unknown>[] {
   switch (block.type) {
     case "text":
-      return { type: "text", text: block.text };
+      return [{ type: "text", text: block.text }];
     case "reasoning":
-      if (block.part.redacted !== undefined) return { type: "redacted_thinking", data: block.part.redacted };
-      return { type: "thinking", thinking: block.part.text, signature: block.part.signature ?? "" };
+      if (block.part.redacted !== undefined) return [{ type: "redacted_thinking", data: block.part.redacted }];
+      return [{ type: "thinking", thinking: block.part.text, signature: block.part.signature ?? "" }];
     case "tool-call":
-      return { type: "tool_use", id: block.call.id, name: block.call.name, input: parseInput(block.call.arguments) };
+      return [{ type: "tool_use", id: block.call.id, name: block.call.name, input: parseInput(block.call.arguments) }];
+    case "server-tool-call":
+      return [serverToolUseBlock(block.call), serverToolResultBlock(block.call, block.result)];
+    case "image":
+    case "citations":
+      return [];
   }
 }
 
@@ -80,10 +145,10 @@ export function encodeMessagesResponse(response: CanonicalResponse, context: Enc
     type: "message",
     role: "assistant",
     model: context.model,
-    content: response.output.filter((block): block is MessagesBlock => block.type !== "image").map(contentBlock),
+    content: response.output.flatMap(contentBlocks),
     stop_reason: anthropicStopReason(response.finishReason, response.nativeFinishReason, hasToolCalls),
     stop_sequence: null,
-    usage: anthropicUsage(response.usage),
+    usage: anthropicUsage(response.usage, response.serverToolUse),
     provider: context.provider,
     ...(context.metadata ? { openrouter_metadata: context.metadata } : {}),
   };

@@ -1,7 +1,9 @@
 import type { FinishReason, StreamPart, Usage } from "../../../core/canonical.ts";
 import type { GatewayError } from "../../../core/errors.ts";
+import type { ServerToolCall, ServerToolResult, ServerToolUsage } from "../../../core/server-tools.ts";
 import { anthropicErrorType, type EncodeContext, type StreamEncoder, sseFrame } from "../codec.ts";
-import { anthropicStopReason, anthropicUsage } from "./encode.ts";
+import { countServerToolCall } from "../server-tool-output.ts";
+import { anthropicServerToolUse, anthropicStopReason, anthropicUsage, serverToolResultBlock, serverToolUseBlock } from "./encode.ts";
 
 type OpenBlock =
   | { kind: "text"; index: number }
@@ -13,7 +15,9 @@ type OpenBlock =
  *
  * `message_start` is sent lazily with the first part after `start`, exactly once, so that a usage
  * known by then (the upstream's input counts) goes into it; final counts always go into `message_delta`. Block indexes count from 0 in the order
- * blocks open; a block is stopped when a block of another kind opens or the message finishes.
+ * blocks open; a block is stopped when a block of another kind opens or the message finishes. A server
+ * tool call the gateway ran is two whole blocks: its `server_tool_use` (the input as one
+ * `input_json_delta`) and its result block (complete in its `content_block_start`).
  */
 export class MessagesStreamEncoder implements StreamEncoder {
   readonly #context: EncodeContext;
@@ -25,6 +29,7 @@ export class MessagesStreamEncoder implements StreamEncoder {
   #nextIndex = 0;
   #sawToolCall = false;
   #usage: Usage | undefined;
+  #serverToolUse: ServerToolUsage | undefined;
   /** Block index of each tool call, by its stream index. */
   readonly #toolBlocks = new Map<number, number>();
 
@@ -41,8 +46,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     if (part.type === "error") return this.error(part.error);
     if (this.#finished) return [];
     // message_start waits for the next part, so that an early usage snapshot (the input counts) goes into it.
-    // A generated image has no content block in Anthropic's assistant output: it is left out.
-    if (part.type === "start" || part.type === "image") return [];
+    // A generated image and citations have no content block in Anthropic's assistant output: they are left out.
+    if (part.type === "start" || part.type === "image" || part.type === "citations") return [];
     const frames = this.#ensureStarted(part.type === "usage" ? part.usage : undefined);
     switch (part.type) {
       case "text-delta":
@@ -85,6 +90,9 @@ export class MessagesStreamEncoder implements StreamEncoder {
         frames.push(this.#delta(index, { type: "input_json_delta", partial_json: part.argumentsDelta }));
         break;
       }
+      case "server-tool-call":
+        frames.push(...this.#serverToolBlocks(part.call, part.result));
+        break;
       case "usage":
         this.#usage = part.usage;
         break;
@@ -136,6 +144,18 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return [sseFrame({ type: "message_start", message }, "message_start"), sseFrame({ type: "ping" }, "ping")];
   }
 
+  /** The two blocks of a server tool call, each started and stopped (the open block is stopped first). */
+  #serverToolBlocks(call: ServerToolCall, result: ServerToolResult): string[] {
+    this.#serverToolUse = countServerToolCall(this.#serverToolUse, call.name, result);
+    const frames: string[] = [];
+    const use = serverToolUseBlock(call);
+    const useIndex = this.#openBlock(frames, { ...use, input: {} });
+    frames.push(this.#delta(useIndex, { type: "input_json_delta", partial_json: JSON.stringify(use.input) }), this.#stop(useIndex));
+    const resultIndex = this.#openBlock(frames, serverToolResultBlock(call, result));
+    frames.push(this.#stop(resultIndex));
+    return frames;
+  }
+
   /** Stops the open block, if any, and starts a new one; returns its index (the caller records it as open). */
   #openBlock(frames: string[], contentBlock: Record<string, unknown>): number {
     this.#closeOpen(frames);
@@ -170,8 +190,8 @@ export class MessagesStreamEncoder implements StreamEncoder {
     const frames: string[] = [];
     this.#closeOpen(frames);
     this.#finished = true;
-    const usage: Record<string, number> =
-      this.#usage === undefined ? { output_tokens: 0 } : { ...anthropicUsage(this.#usage) };
+    const usage: Record<string, unknown> = this.#usage === undefined ? { output_tokens: 0 } : { ...anthropicUsage(this.#usage) };
+    if (this.#serverToolUse !== undefined) usage.server_tool_use = anthropicServerToolUse(this.#serverToolUse);
     const delta = { stop_reason: anthropicStopReason(reason, nativeReason, this.#sawToolCall), stop_sequence: null };
     const metadata = this.#context.metadata ? { openrouter_metadata: this.#context.metadata } : {};
     frames.push(sseFrame({ type: "message_delta", delta, usage, ...metadata }, "message_delta"));

@@ -1,5 +1,8 @@
 import type { CanonicalResponse, FinishReason, OutputBlock, Usage } from "../../../core/canonical.ts";
+import type { ServerToolUsage, UrlCitation } from "../../../core/server-tools.ts";
 import type { EncodeContext } from "../codec.ts";
+import { serverToolUseJson } from "../server-tool-output.ts";
+import { citationTargets, urlCitationAnnotation } from "./citations.ts";
 import { ANTHROPIC_REASONING_FORMAT } from "./input.ts";
 import { originOf, restoredCall } from "./tools.ts";
 
@@ -16,8 +19,9 @@ export function itemId(context: EncodeContext, kind: "msg" | "rs" | "fc" | "ig" 
   return `${kind}_${context.id.replace(/^gen-/, "")}_${index}`;
 }
 
-export function outputTextPart(text: string): Json {
-  return { type: "output_text", text, annotations: [], logprobs: [] };
+/** An `output_text` content part; `citations` become its annotations. */
+export function outputTextPart(text: string, citations: UrlCitation[] = []): Json {
+  return { type: "output_text", text, annotations: citations.map((citation) => urlCitationAnnotation(citation, text)), logprobs: [] };
 }
 
 export function summaryPart(text: string): Json {
@@ -33,8 +37,17 @@ export function imageResult(url: string): string {
 /** `incomplete`: the item the answer was cut in (reference/clients.md §2.3 item statuses). */
 export type ItemStatus = "completed" | "incomplete";
 
-/** The output item of one block; `status` is `incomplete` for the block an unfinished answer ended in. */
-export function outputItem(block: OutputBlock, index: number, context: EncodeContext, status: ItemStatus = "completed"): Json {
+/**
+ * The output item of one block; `status` is `incomplete` for the block an unfinished answer ended in;
+ * `citations` annotate a text block's message (see citations.ts).
+ */
+export function outputItem(
+  block: OutputBlock,
+  index: number,
+  context: EncodeContext,
+  status: ItemStatus = "completed",
+  citations?: UrlCitation[],
+): Json {
   switch (block.type) {
     case "text":
       return {
@@ -42,7 +55,7 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
         id: itemId(context, "msg", index),
         status,
         role: "assistant",
-        content: [outputTextPart(block.text)],
+        content: [outputTextPart(block.text, citations)],
       };
     case "reasoning": {
       const { part } = block;
@@ -87,22 +100,23 @@ export function outputItem(block: OutputBlock, index: number, context: EncodeCon
         status: block.result.isError ? "incomplete" : "completed",
       };
     case "citations":
-      // Not an item: the sources annotate the message that follows (see visibleOutput's callers).
+      // Not an item: the sources annotate a message (citations.ts); visibleOutput leaves them out.
       return { type: "citations" };
   }
 }
 
-/** Reasoning the client asked to exclude is neither streamed nor returned. */
+/** The blocks that are output items: reasoning the client asked to exclude is neither streamed nor returned; citations annotate a message instead. */
 export function visibleOutput(output: OutputBlock[], context: EncodeContext): OutputBlock[] {
   const exclude = context.request.reasoning?.exclude === true;
   if (!exclude && !output.some((block) => block.type === "citations")) return output;
   return output.filter((block) => block.type !== "citations" && !(exclude && block.type === "reasoning"));
 }
 
-export function encodeUsage(usage: Usage, context: EncodeContext): Json {
+/** The Responses `usage` object; `serverToolUse` (the server-tool loop's counts) adds `server_tool_use`. */
+export function encodeUsage(usage: Usage, context: EncodeContext, serverToolUse?: ServerToolUsage): Json {
   const inputDetails: Json = { cached_tokens: usage.cacheReadTokens };
   if (usage.cacheWriteTokens > 0) inputDetails.cache_write_tokens = usage.cacheWriteTokens;
-  return {
+  const encoded: Json = {
     input_tokens: usage.inputTokens,
     input_tokens_details: inputDetails,
     output_tokens: usage.outputTokens,
@@ -110,6 +124,8 @@ export function encodeUsage(usage: Usage, context: EncodeContext): Json {
     total_tokens: usage.inputTokens + usage.outputTokens,
     cost: context.costOf(usage),
   };
+  if (serverToolUse !== undefined) encoded.server_tool_use = serverToolUseJson(serverToolUse);
+  return encoded;
 }
 
 /**
@@ -202,13 +218,16 @@ export function nowSeconds(): number {
 export function encodeResponsesResponse(response: CanonicalResponse, context: EncodeContext): Json {
   const { status, incomplete } = statusOf(response.finishReason);
   const visible = visibleOutput(response.output, context);
-  const output = visible.map((block, index) => outputItem(block, index, context, itemStatus(response.finishReason, index, visible.length)));
+  const citations = citationTargets(response.output);
+  const output = visible.map((block, index) =>
+    outputItem(block, index, context, itemStatus(response.finishReason, index, visible.length), citations.get(block)),
+  );
   const encoded = responseObject(context, {
     status,
     output,
     completedAt: nowSeconds(),
     incomplete,
-    usage: response.usage === undefined ? null : encodeUsage(response.usage, context),
+    usage: response.usage === undefined ? null : encodeUsage(response.usage, context, response.serverToolUse),
   });
   if (response.usage === undefined) delete encoded.usage;
   return encoded;

@@ -1,22 +1,29 @@
-import type { OutputBlock, StreamPart } from "../../../core/canonical.ts";
+import type { CanonicalResponse, OutputBlock, StreamPart } from "../../../core/canonical.ts";
 import { ResponseAccumulator } from "../../../core/accumulate.ts";
 import type { GatewayError } from "../../../core/errors.ts";
+import type { ServerToolUsage } from "../../../core/server-tools.ts";
 import { type EncodeContext, sseFrame, type StreamEncoder } from "../codec.ts";
+import { countServerToolCall } from "../server-tool-output.ts";
+import { StreamCitations, urlCitationAnnotation } from "./citations.ts";
 import { encodeResponsesResponse, encodeUsage, itemId, itemStatus, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
 import { originOf } from "./tools.ts";
 
 /**
  * Canonical stream parts → Responses SSE events (reference/clients.md §2.4). Every event carries `type`
- * and a `sequence_number` counting from 0. Output items open when the accumulator starts a new block, so
- * item ids and output indices match the `response.completed` body, which is `encodeResponse` of the
- * accumulated parts. Text and reasoning items close when anything else begins; function calls stay open
- * until text, reasoning or the finish (providers may interleave the argument deltas of parallel calls).
+ * and a `sequence_number` counting from 0. Output items open when the accumulator starts a new block
+ * (citations are no item), so item ids and output indices match the `response.completed` body, which is
+ * `encodeResponse` of the accumulated parts. Text and reasoning items close when anything else begins;
+ * function calls stay open until text, reasoning or the finish (providers may interleave the argument
+ * deltas of parallel calls). A server tool call arrives whole: its item is added and done at once.
+ * Citations wait for the next message and are announced (`response.output_text.annotation.added`) when
+ * it closes; with no message after them, they go to the last message at the finish (citations.ts).
  */
 
 type Json = Record<string, unknown>;
 
 interface OpenItem {
   index: number;
+  block: OutputBlock;
   kind: OutputBlock["type"];
   /** Reasoning: a summary part was opened (on the first non-empty delta). */
   summaryOpen: boolean;
@@ -33,6 +40,10 @@ class ResponsesStreamEncoder implements StreamEncoder {
   /** Output index of each tool call, by its stream index. */
   readonly #callIndex = new Map<number, number>();
   #open: OpenItem[] = [];
+  /** Output items so far (blocks but citations). */
+  #items = 0;
+  readonly #citations = new StreamCitations();
+  #serverToolUse: ServerToolUsage | undefined;
   #sequence = 0;
   #started = false;
   #ended = false;
@@ -61,12 +72,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const frames = this.start();
     const before = this.#accumulator.output.length;
     this.#accumulator.add(part);
-    const output = this.#accumulator.output;
-    const index = output.length - 1;
-    const block = output[index];
-    if (output.length > before && block !== undefined) {
-      frames.push(...(block.type === "image" ? this.#imageItem(block, index) : this.#openItem(block, index, part)));
+    const block = this.#accumulator.output.at(-1);
+    if (this.#accumulator.output.length > before && block !== undefined && block.type !== "citations") {
+      const added = this.#items++;
+      if (block.type === "image") frames.push(...this.#imageItem(block, added));
+      else if (block.type === "server-tool-call") frames.push(...this.#serverToolItem(block, added));
+      else frames.push(...this.#openItem(block, added, part));
     }
+    const index = this.#items - 1;
     switch (part.type) {
       case "text-delta":
         frames.push(this.#textDelta(index, part.text));
@@ -88,8 +101,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
         }
         break;
       }
+      case "citations":
+        this.#citations.add(part.citations);
+        break;
       case "finish":
-        frames.push(...this.#closeAll());
+        frames.push(...this.#trailingCitations(), ...this.#closeAll());
         break;
       default:
         break;
@@ -99,11 +115,17 @@ class ResponsesStreamEncoder implements StreamEncoder {
 
   end(): string[] {
     if (this.#ended) return [];
-    const frames = [...this.start(), ...this.#closeAll()];
+    const frames = [...this.start(), ...this.#trailingCitations(), ...this.#closeAll()];
     this.#ended = true;
-    const response = encodeResponsesResponse(this.#accumulator.toResponse(), this.#context);
+    const response = encodeResponsesResponse(this.#response(), this.#context);
     frames.push(this.#event("response.completed", { response }));
     return frames;
+  }
+
+  /** The accumulated response, with the counts of the server tool calls streamed. */
+  #response(): CanonicalResponse {
+    const response = this.#accumulator.toResponse();
+    return this.#serverToolUse === undefined ? response : { ...response, serverToolUse: this.#serverToolUse };
   }
 
   error(error: GatewayError): string[] {
@@ -118,7 +140,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
         ...(error.availability ? { availability: error.availability } : {}),
       }),
     );
-    const partial = encodeResponsesResponse({ ...this.#accumulator.toResponse(), finishReason: "error" }, this.#context);
+    const partial = encodeResponsesResponse({ ...this.#response(), finishReason: "error" }, this.#context);
     // Every item still open when the error came was cut: none of them says `completed`.
     const cut = new Set(this.#open.map((item) => item.index));
     const output = (partial.output as Json[]).map((item, index) => (cut.has(index) && "status" in item ? { ...item, status: "incomplete" } : item));
@@ -130,7 +152,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
       completed_at: null,
       incomplete_details: null,
       error: { code: error.errorType, message: error.message },
-      usage: usage === undefined ? null : encodeUsage(usage, this.#context),
+      usage: usage === undefined ? null : encodeUsage(usage, this.#context, this.#serverToolUse),
     };
     frames.push(this.#event("response.failed", { response }));
     return frames;
@@ -154,10 +176,11 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const frames = block.type === "tool-call" ? this.#closeWhere((item) => item.kind !== "tool-call") : this.#closeAll();
     const origin = block.type === "tool-call" ? originOf(this.#context.request.tools, block.call.name) : undefined;
     const deferred = origin !== undefined && origin.kind !== "namespace";
-    this.#open.push({ index, kind: block.type, summaryOpen: false, deferred });
+    this.#open.push({ index, block, kind: block.type, summaryOpen: false, deferred });
     switch (block.type) {
       case "text": {
         const id = itemId(this.#context, "msg", index);
+        this.#citations.opened(index, block);
         frames.push(
           this.#event("response.output_item.added", {
             output_index: index,
@@ -214,6 +237,41 @@ class ResponsesStreamEncoder implements StreamEncoder {
     return frames;
   }
 
+  /** A server tool call the gateway ran arrives whole: its item is added (in progress) and done at once. */
+  #serverToolItem(block: OutputBlock & { type: "server-tool-call" }, index: number): string[] {
+    const frames = this.#closeAll();
+    this.#serverToolUse = countServerToolCall(this.#serverToolUse, block.call.name, block.result);
+    const item = outputItem(block, index, this.#context);
+    frames.push(
+      this.#event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } }),
+      this.#event("response.output_item.done", { output_index: index, item }),
+    );
+    return frames;
+  }
+
+  /**
+   * Citations no message followed: they go to the last message, announced at its close if it is still
+   * open, else now (its item was done without them; the final response has them).
+   */
+  #trailingCitations(): string[] {
+    const last = this.#citations.finish();
+    if (last === undefined || this.#open.some((item) => item.index === last.index)) return [];
+    return this.#annotationEvents(last.index, last.message.text);
+  }
+
+  /** `response.output_text.annotation.added` for the citations of a message not announced yet. */
+  #annotationEvents(index: number, text: string): string[] {
+    return this.#citations.unannounced(index).map(({ citation, annotationIndex }) =>
+      this.#event("response.output_text.annotation.added", {
+        item_id: itemId(this.#context, "msg", index),
+        output_index: index,
+        content_index: 0,
+        annotation_index: annotationIndex,
+        annotation: urlCitationAnnotation(citation, text),
+      }),
+    );
+  }
+
   #textDelta(index: number, delta: string): string {
     return this.#event("response.output_text.delta", {
       item_id: itemId(this.#context, "msg", index),
@@ -256,14 +314,14 @@ class ResponsesStreamEncoder implements StreamEncoder {
   }
 
   #closeItem(open: OpenItem): string[] {
-    const block = this.#accumulator.output[open.index];
-    if (block === undefined) return [];
-    const index = open.index;
-    const item = outputItem(block, index, this.#context, itemStatus(this.#accumulator.finishReason, index, this.#accumulator.output.length));
+    const { block, index } = open;
+    const citations = this.#citations.of(index);
+    const item = outputItem(block, index, this.#context, itemStatus(this.#accumulator.finishReason, index, this.#items), citations);
     const id = item.id as string;
     const frames: string[] = [];
     if (block.type === "text") {
       frames.push(
+        ...this.#annotationEvents(index, block.text),
         this.#event("response.output_text.done", {
           item_id: id,
           output_index: index,
@@ -275,7 +333,7 @@ class ResponsesStreamEncoder implements StreamEncoder {
           item_id: id,
           output_index: index,
           content_index: 0,
-          part: outputTextPart(block.text),
+          part: outputTextPart(block.text, citations),
         }),
       );
     } else if (block.type === "reasoning" && open.summaryOpen) {
