@@ -197,6 +197,9 @@ function assistantMessage(content: string | Obj[], path: string): Message {
         unsupported(blockPath, block.type, " in assistant messages");
         break;
       default:
+        // A server tool call this gateway ran (its own output, replayed by the client): the text that
+        // followed already carries what the model made of it.
+        if (block.type === "server_tool_use" || (typeof block.type === "string" && block.type.endsWith("_tool_result"))) break;
         unsupported(blockPath, block.type);
     }
   });

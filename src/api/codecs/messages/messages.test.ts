@@ -263,8 +263,8 @@ describe("decode", () => {
     expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "image", source: {} }] }] })).toBe(
       'messages.0.content.0: blocks of type "image" are not supported in assistant messages',
     );
-    expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "server_tool_use" }] }] })).toBe(
-      'messages.0.content.0: blocks of type "server_tool_use" are not supported',
+    expect(decodeError({ messages: [{ role: "assistant", content: [{ type: "container_upload" }] }] })).toBe(
+      'messages.0.content.0: blocks of type "container_upload" are not supported',
     );
     expect(decodeError(user([{ type: "text" }]))).toBe("messages.1.content.0.text: expected a string");
     expect(decodeError(user([{ type: "image", source: { type: "file", file_id: "f" } }]))).toBe(
@@ -379,5 +379,25 @@ describe("encodeError", () => {
     });
     const plain = messagesCodec.encodeError(new GatewayError("bad_request", "nope"));
     expect(plain.error).toEqual({ type: "invalid_request_error", code: 400, message: "nope", error_type: "invalid_request" });
+  });
+});
+
+describe("replayed server tool output", () => {
+  test("server_tool_use and its result block in an assistant turn are the gateway's own output: left out, the text kept", () => {
+    const request = decode({
+      messages: [
+        { role: "user", content: "search" },
+        {
+          role: "assistant",
+          content: [
+            { type: "server_tool_use", id: "st_1", name: "web_search", input: { query: "q" } },
+            { type: "web_search_tool_result", tool_use_id: "st_1", content: [] },
+            { type: "text", text: "found it" },
+          ],
+        },
+        { role: "user", content: "thanks" },
+      ],
+    });
+    expect(request.messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "found it" }] });
   });
 });

@@ -277,3 +277,17 @@ describe("responses codec: decode", () => {
     expect(responsesCodec.decode(orSdk)).toMatchObject({ model: "m", serviceTier: "auto", stream: false });
   });
 });
+
+describe("replayed server tool output", () => {
+  test("a service:<tool> item is the gateway's own output: left out, the message after it kept", () => {
+    const request = decode({
+      input: [
+        { role: "user", content: "search" },
+        { type: "service:web_search", id: "st_1", status: "completed", action: { type: "search", query: "q" } },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "found it" }] },
+        { role: "user", content: "thanks" },
+      ],
+    });
+    expect(request.messages.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+  });
+});

@@ -344,6 +344,9 @@ function decodeItem(item: Item, where: string, transcript: Transcript, context: 
         context.warnings.push(`${where}: a "${type}" item of a server tool this gateway does not run was dropped`);
         return;
       }
+      // A server tool call this gateway ran on an earlier turn (its own output, replayed): the answer
+      // that followed already carries what the model made of it.
+      if (typeof type === "string" && type.startsWith("service:")) return;
       throw UNSUPPORTED(where, typeof type === "string" ? type : JSON.stringify(type));
   }
 }
