@@ -1,4 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
 import type { AttemptInfo, CanonicalRequest, CanonicalResponse, Message, PluginContext, StreamPart } from "../../src/plugins/api.ts";
 import { testPluginContext } from "../../test/helpers/plugin-context.ts";
 import { defaultResults, startSearchServer } from "../../test/helpers/web-servers.ts";
@@ -143,7 +144,11 @@ describe("the web plugin", () => {
     expect(searx.queries).toHaveLength(0);
   });
 
-  test("the plugin contributes the web_search tool and the searxng engine", () => {
+  test("the plugin contributes the web_search tool and the searxng engine; the operator's settings are checked", () => {
+    const settings = TypeCompiler.Compile(plugin.settingsSchema!);
+    expect(settings.Check({ engine: "searxng", searxng_url: "http://searx.corp:8080/", timeout_ms: 5_000 })).toBe(true);
+    expect(settings.Check({ searxng_url: "searx.corp" })).toBe(false);
+    expect(settings.Check({ searxng_ur: "http://searx.corp" })).toBe(false);
     expect(plugin.id).toBe("web");
     expect(plugin.serverTools?.map((tool) => tool.name)).toEqual(["web_search"]);
     expect(plugin.searchEngines?.map((engine) => engine.id)).toEqual(["searxng"]);
