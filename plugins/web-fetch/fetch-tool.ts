@@ -59,11 +59,13 @@ export const TRUNCATION_NOTE = "\n\n[Truncated: the document is longer than what
 
 /** Why a guarded fetch failed, in words for the model; the status of a non-2xx answer when there was one. */
 function fetchFailure(error: unknown, elapsedMs: number, timeoutMs: number): { error: string; httpStatus?: number } {
-  if (elapsedMs >= timeoutMs) return { error: `the page did not load within ${timeoutMs} ms` };
   const message = error instanceof Error ? error.message : String(error);
   // The guarded fetcher's message for a non-2xx answer ("the server answered 404").
   const status = /answered (\d{3})$/.exec(message)?.[1];
-  return { error: message, ...(status ? { httpStatus: Number(status) } : {}) };
+  if (status) return { error: message, httpStatus: Number(status) };
+  // It says "not reachable" for a timeout too; the clock tells them apart (timers may fire a little early).
+  if (elapsedMs + 10 >= timeoutMs) return { error: `the page did not load within ${timeoutMs} ms` };
+  return { error: message };
 }
 
 async function run(
@@ -133,5 +135,5 @@ export const webFetchTool: ServerToolDefinition<WebFetchParameters> = {
     checkEngine(parameters.engine);
     filterOf(parameters);
   },
-  run: (context, input) => run(context, input),
+  run,
 };

@@ -120,5 +120,5 @@ export const webSearchTool: ServerToolDefinition<WebSearchParameters> = {
     filterOf(parameters);
     chooseEngine(context, engineChoice(parameters));
   },
-  run: (context, input) => run(context, input),
+  run,
 };

@@ -9,7 +9,8 @@ const failed = (reason: string) => new GatewayError("bad_gateway", `the search e
 
 /** Reads a body to its end, refusing it past `maxBytes`. */
 async function readBounded(response: Response, maxBytes: number): Promise<string> {
-  const reader = response.body!.getReader();
+  if (!response.body) return "";
+  const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
