@@ -8,10 +8,12 @@
  *
  * The plugin contract has no end-of-request hook yet, so each exchange opens its own connection and
  * closes it when done, instead of one connection per request and server.
+ *
+ * The client library (with its schema validators) is loaded on the first MCP request, not when the
+ * gateway starts.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { GatewayError, type PluginContext } from "../../src/plugins/api.ts";
 import { DEFAULT_TIMEOUT_MS, forwardedHeaders, serverUrl, type McpParameters, type McpSettings } from "./parameters.ts";
 
@@ -29,8 +31,18 @@ export interface ServerTarget {
 /** A server's tool lists read during a request, by server URL and headers, kept as long as the request is. */
 const listings = new WeakMap<AbortSignal, Map<string, Promise<Tool[]>>>();
 
+async function loadSdk() {
+  const [{ Client }, { StreamableHTTPClientTransport, StreamableHTTPError }, { ErrorCode, McpError }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return { Client, StreamableHTTPClientTransport, StreamableHTTPError, ErrorCode, McpError };
+}
+
 /** Why an exchange with a server failed, in words that quote nothing the server sent. */
-export function failureReason(error: unknown, target: ServerTarget): string {
+async function failureReason(error: unknown, target: ServerTarget): Promise<string> {
+  const { StreamableHTTPError, ErrorCode, McpError } = await loadSdk();
   const timeoutMs = target.settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
     const host = URL.parse(target.parameters.server_url)?.hostname ?? "";
@@ -45,6 +57,7 @@ export function failureReason(error: unknown, target: ServerTarget): string {
 
 async function connect(context: PluginContext, target: ServerTarget): Promise<{ client: Client; timeoutMs: number }> {
   const url = serverUrl(target.parameters, target.settings);
+  const { Client, StreamableHTTPClientTransport } = await loadSdk();
   const timeoutMs = target.settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   // The vault keeps a custom MCP server's token under `mcp:<hostname>`.
   const credential = context.credentialFor(url.hostname);
@@ -94,11 +107,11 @@ export function listTools(context: PluginContext, target: ServerTarget): Promise
   if (!requestListings) listings.set(context.signal, (requestListings = new Map()));
   const cached = requestListings.get(key);
   if (cached) return cached;
-  const listing = readTools(context, target).catch((error: unknown) => {
+  const listing = readTools(context, target).catch(async (error: unknown) => {
     requestListings.delete(key);
     if (context.signal.aborted) throw context.signal.reason;
     if (error instanceof GatewayError) throw error.message.startsWith("server_url:") ? error : new GatewayError(error.code, `server_url: ${error.message}`);
-    const reason = failureReason(error, target);
+    const reason = await failureReason(error, target);
     throw new GatewayError("bad_request", `server_url: cannot list the tools of the MCP server: ${reason}`);
   });
   requestListings.set(key, listing);
@@ -107,15 +120,16 @@ export function listTools(context: PluginContext, target: ServerTarget): Promise
 
 /** Calls one tool on a connection of its own. Failures throw; the caller turns them into an error result. */
 export async function callTool(context: PluginContext, target: ServerTarget, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  const { client, timeoutMs } = await connect(context, target).catch((error: unknown) => {
+  const { client, timeoutMs } = await connect(context, target).catch(async (error: unknown) => {
     if (context.signal.aborted) throw context.signal.reason;
-    throw new Error(failureReason(error, target));
+    throw new Error(await failureReason(error, target));
   });
   try {
     return (await client.callTool({ name, arguments: args }, undefined, { signal: context.signal, timeout: timeoutMs })) as CallToolResult;
   } catch (error) {
+    const { ErrorCode, McpError } = await loadSdk();
     if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout) throw new Error(error.message);
-    throw new Error(failureReason(error, target));
+    throw new Error(await failureReason(error, target));
   } finally {
     await client.close().catch(() => {});
   }

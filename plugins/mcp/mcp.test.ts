@@ -8,6 +8,8 @@ import type { McpParameters } from "./parameters.ts";
 const server = startMcpServer();
 // A server that refuses every request as unauthorized, and a port nothing listens on.
 const refusing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("no", { status: 401 }) });
+// A server that never answers.
+const silent = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
 const closed = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
 const closedUrl = `http://127.0.0.1:${closed.port}/mcp`;
 await closed.stop(true);
@@ -15,6 +17,7 @@ await closed.stop(true);
 afterAll(async () => {
   await server.stop();
   await refusing.stop(true);
+  await silent.stop(true);
 });
 
 const tool = plugin.serverTools![0]!;
@@ -135,6 +138,18 @@ describe("mcp server tool", () => {
     expect(error.message).toStartWith("server_url:");
     expect(error.message).toContain("HTTP 401");
     expect(error.message).toContain("mcp:127.0.0.1");
+  });
+
+  test("a server that does not answer in the operator's timeout is a 400, and an error result for a call", async () => {
+    const options = { settings: { mcp: { timeout_ms: 300 } } };
+    const silentUrl = `http://127.0.0.1:${silent.port}/mcp`;
+    const started = performance.now();
+    const error = await rejection(tool.check!(testPluginContext(options), parameters({ server_url: silentUrl })));
+    expect(error.message).toBe("server_url: cannot list the tools of the MCP server: the server did not answer within 300 ms");
+    const result = await run(options, "calc__add", { a: 1, b: 1 }, { server_url: silentUrl });
+    expect(result.isError).toBe(true);
+    expect(result.content).toContain("did not answer within 300 ms");
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   test("the URL guard applies: a private address is refused before any connection", async () => {
