@@ -55,7 +55,17 @@ async function failureReason(error: unknown, target: ServerTarget): Promise<stri
   return "the server is not reachable";
 }
 
-async function connect(context: PluginContext, target: ServerTarget): Promise<{ client: Client; timeoutMs: number }> {
+/** How long ending a server's session may take before the connection is closed anyway. */
+const END_SESSION_MS = 1_000;
+
+/** An open connection to a server; `close` ends its session on the server too. */
+interface Connection {
+  client: Client;
+  timeoutMs: number;
+  close(): Promise<void>;
+}
+
+async function connect(context: PluginContext, target: ServerTarget): Promise<Connection> {
   const url = serverUrl(target.parameters, target.settings);
   const { Client, StreamableHTTPClientTransport } = await loadSdk();
   const timeoutMs = target.settings.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -77,11 +87,20 @@ async function connect(context: PluginContext, target: ServerTarget): Promise<{ 
     await client.close().catch(() => {});
     throw error;
   }
-  return { client, timeoutMs };
+  const close = async () => {
+    // A server that keeps sessions is asked to end this one (servers without sessions are not asked),
+    // so a connection per exchange does not leave sessions behind on the server.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const patience = new Promise<void>((resolve) => (timer = setTimeout(resolve, END_SESSION_MS)));
+    await Promise.race([transport.terminateSession().catch(() => {}), patience]);
+    clearTimeout(timer);
+    await client.close().catch(() => {});
+  };
+  return { client, timeoutMs, close };
 }
 
 async function readTools(context: PluginContext, target: ServerTarget): Promise<Tool[]> {
-  const { client, timeoutMs } = await connect(context, target);
+  const { client, timeoutMs, close } = await connect(context, target);
   try {
     const tools: Tool[] = [];
     let cursor: string | undefined;
@@ -93,7 +112,7 @@ async function readTools(context: PluginContext, target: ServerTarget): Promise<
     }
     return tools;
   } finally {
-    await client.close().catch(() => {});
+    await close();
   }
 }
 
@@ -120,7 +139,7 @@ export function listTools(context: PluginContext, target: ServerTarget): Promise
 
 /** Calls one tool on a connection of its own. Failures throw; the caller turns them into an error result. */
 export async function callTool(context: PluginContext, target: ServerTarget, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  const { client, timeoutMs } = await connect(context, target).catch(async (error: unknown) => {
+  const { client, timeoutMs, close } = await connect(context, target).catch(async (error: unknown) => {
     if (context.signal.aborted) throw context.signal.reason;
     throw new Error(await failureReason(error, target));
   });
@@ -131,6 +150,6 @@ export async function callTool(context: PluginContext, target: ServerTarget, nam
     if (error instanceof McpError && error.code !== ErrorCode.RequestTimeout) throw new Error(error.message);
     throw new Error(await failureReason(error, target));
   } finally {
-    await client.close().catch(() => {});
+    await close();
   }
 }

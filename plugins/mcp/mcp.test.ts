@@ -6,6 +6,7 @@ import plugin from "./index.ts";
 import type { McpParameters } from "./parameters.ts";
 
 const server = startMcpServer();
+const sessionServer = startMcpServer({ sessions: true });
 // A server that refuses every request as unauthorized, and a port nothing listens on.
 const refusing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("no", { status: 401 }) });
 // A server that never answers.
@@ -16,6 +17,7 @@ await closed.stop(true);
 
 afterAll(async () => {
   await server.stop();
+  await sessionServer.stop();
   await refusing.stop(true);
   await silent.stop(true);
 });
@@ -124,6 +126,17 @@ describe("mcp server tool", () => {
     } finally {
       server.padding = "";
     }
+  });
+
+  test("with a server that keeps sessions, every session the gateway opened is ended", async () => {
+    const context = testPluginContext();
+    const target = parameters({ server_url: sessionServer.url });
+    await tool.check!(context, target);
+    const result = await tool.run(context, { function: "calc__add", arguments: { a: 20, b: 22 }, parameters: target, callId: "call-2", state: new Map() });
+    expect(result.content).toBe("42");
+    expect(sessionServer.calls.length).toBe(1);
+    expect(sessionServer.headers.some((headers) => headers.get("mcp-session-id") !== null)).toBe(true);
+    expect(sessionServer.openSessions()).toBe(0);
   });
 
   test("a server that cannot be reached is a 400 naming server_url", async () => {

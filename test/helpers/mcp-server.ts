@@ -1,7 +1,8 @@
 /**
  * A real MCP server for tests: the SDK's McpServer behind its web-standard Streamable HTTP transport,
- * served by Bun.serve on a loopback port. Stateless (a fresh server per HTTP request, JSON answers, no
- * standalone SSE stream), with two tools:
+ * served by Bun.serve on a loopback port, with JSON answers. Stateless by default (a fresh server per
+ * HTTP request, no standalone SSE stream); with `sessions`, one server per session the way most
+ * deployed servers run (session ids, a standalone stream, DELETE ends a session). Two tools:
  * - `add` sums `a` and `b` (read-only);
  * - `io.explode` always throws, which the SDK turns into an `isError` result.
  * It records every HTTP request's Authorization header (null when absent), its headers and the tool
@@ -22,6 +23,8 @@ export interface TestMcpServer {
   calls: Array<{ name: string; arguments: Record<string, unknown> }>;
   /** Text the `add` tool appends to its answer (to test output bounds); empty by default. */
   padding: string;
+  /** Sessions opened and not yet ended (with `sessions`). */
+  openSessions(): number;
   stop(): Promise<void>;
 }
 
@@ -51,29 +54,49 @@ function buildServer(record: TestMcpServer): McpServer {
 }
 
 /** Starts the server on a free loopback port; stop it in afterAll. */
-export function startMcpServer(): TestMcpServer {
-  const record: TestMcpServer = { url: "", authorizations: [], headers: [], calls: [], padding: "", stop: async () => {} };
+export function startMcpServer(options: { sessions?: boolean } = {}): TestMcpServer {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const record: TestMcpServer = { url: "", authorizations: [], headers: [], calls: [], padding: "", openSessions: () => sessions.size, stop: async () => {} };
+
+  async function stateless(request: Request): Promise<Response> {
+    if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = buildServer(record);
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  }
+
+  async function withSessions(request: Request): Promise<Response> {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) return sessions.get(id)?.handleRequest(request) ?? new Response("unknown session", { status: 404 });
+    const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (session) => void sessions.set(session, transport),
+      onsessionclosed: (session) => void sessions.delete(session),
+    });
+    await buildServer(record).connect(transport);
+    return transport.handleRequest(request);
+  }
+
   const http = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
+    idleTimeout: 0,
     async fetch(request) {
       if (new URL(request.url).pathname !== "/mcp") return new Response("not found", { status: 404 });
       record.authorizations.push(request.headers.get("authorization"));
       record.headers.push(new Headers(request.headers));
-      // Stateless: no standalone stream to open and no session to end.
-      if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST" } });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      const server = buildServer(record);
-      await server.connect(transport);
-      try {
-        return await transport.handleRequest(request);
-      } finally {
-        await server.close();
-      }
+      return options.sessions ? withSessions(request) : stateless(request);
     },
   });
   record.url = `http://127.0.0.1:${http.port}/mcp`;
   record.stop = async () => {
+    await Promise.all([...sessions.values()].map((transport) => transport.close()));
     await http.stop(true);
   };
   return record;
