@@ -10,6 +10,7 @@
  */
 import { FREE, type Endpoint, type ProviderType } from "../../src/core/catalog-types.ts";
 import type { Operation } from "../../src/core/operations.ts";
+import { type RecordingServer, requestHead, startRecordingServer } from "./recording-server.ts";
 
 type Json = Record<string, any>;
 
@@ -35,13 +36,8 @@ export interface RecordedRequest {
   body: Json;
 }
 
-export interface EmbeddingUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  /** The behaviour for the next requests (reset with `{}`). */
-  behave(behaviour: EmbeddingBehaviour): void;
-  stop(): Promise<void>;
-}
+/** A server of one of the embeddings and rerank wires. */
+export type EmbeddingUpstream = RecordingServer<RecordedRequest, EmbeddingBehaviour>;
 
 export const DEFAULT_DIMENSIONS = 4;
 /** The tokens the servers report for any request (OpenAI, Cohere, Jina). */
@@ -69,31 +65,15 @@ export function expectedScore(index: number, count: number): number {
 type Handler = (body: Json, behaviour: EmbeddingBehaviour) => unknown;
 
 function serve(routes: Record<string, Handler>, errorBody: (status: number) => unknown): EmbeddingUpstream {
-  const requests: RecordedRequest[] = [];
-  let behaviour: EmbeddingBehaviour = {};
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const path = new URL(request.url).pathname;
-      const body = (await request.json().catch(() => ({}))) as Json;
-      requests.push({ path, headers: Object.fromEntries(request.headers.entries()), body });
-      const handler = routes[path];
-      if (!handler) return Response.json({ error: `no route ${path}` }, { status: 404 });
-      if (behaviour.status) return Response.json(behaviour.errorBody ?? errorBody(behaviour.status), { status: behaviour.status });
-      return Response.json(behaviour.body ?? handler(body, behaviour));
-    },
+  return startRecordingServer<RecordedRequest, EmbeddingBehaviour>(async (request, recorder) => {
+    const body = (await request.json().catch(() => ({}))) as Json;
+    const { path } = recorder.record({ ...requestHead(request), body });
+    const handler = routes[path];
+    if (!handler) return Response.json({ error: `no route ${path}` }, { status: 404 });
+    const behaviour = recorder.behaviour();
+    if (behaviour.status) return Response.json(behaviour.errorBody ?? errorBody(behaviour.status), { status: behaviour.status });
+    return Response.json(behaviour.body ?? handler(body, behaviour));
   });
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    requests,
-    behave(next) {
-      behaviour = next;
-    },
-    async stop() {
-      await server.stop(true);
-    },
-  };
 }
 
 /** The vectors for `inputs` inputs under the behaviour (its count and length, else one per input of the asked length). */
