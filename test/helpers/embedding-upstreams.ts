@@ -8,8 +8,6 @@
  * scores grow with the document's position (the last document scores best), so that an adapter that
  * does not sort is caught.
  */
-import { FREE, type Endpoint, type ProviderType } from "../../src/core/catalog-types.ts";
-import type { Operation } from "../../src/core/operations.ts";
 import { type RecordingServer, requestHead, startRecordingServer } from "./recording-server.ts";
 
 type Json = Record<string, any>;
@@ -160,35 +158,4 @@ export function startTeiUpstream(): EmbeddingUpstream {
     },
     (status) => ({ error: `upstream failure ${status}`, error_type: "Backend" }),
   );
-}
-
-/** An endpoint of a provider of `type` at `baseUrl` serving `operations`, for calls through the engine. */
-export function embeddingEndpoint(type: ProviderType, baseUrl: string, operations: Operation[] = ["embeddings", "rerank"]): Endpoint {
-  return {
-    key: `${type}:upstream-model`,
-    modelId: "acme/embedder",
-    provider: {
-      slug: `${type}-test`,
-      name: `Test ${type}`,
-      type,
-      baseUrl,
-      headers: { "x-team": "search" },
-      quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
-      anthropicVersion: "2023-06-01",
-      anthropicBetaAllow: new Set(),
-      timeouts: { connectMs: 5_000, firstByteMs: 10_000, idleMs: 10_000 },
-    },
-    upstreamModel: "upstream-model",
-    pricing: FREE,
-    contextLength: null,
-    maxOutput: null,
-    quantization: null,
-    supportedParameters: null,
-    collectsData: false,
-    retainsPrompts: false,
-    region: null,
-    inputModalities: ["text"],
-    operations: new Set(operations),
-    disabled: false,
-  };
 }
