@@ -1,6 +1,7 @@
-/** Test support for every layer: the GatewayError a call throws, or a promise rejects with. */
+/** Test support for every layer: the GatewayError a call throws, or a promise rejects with; a video job. */
 import { expect } from "bun:test";
 import { GatewayError } from "./errors.ts";
+import type { VideoJob } from "./video-job.ts";
 
 /** The GatewayError `run` throws; fails the test when it throws anything else, or returns. */
 export function thrownGatewayError(run: () => unknown): GatewayError {
@@ -22,4 +23,30 @@ export async function rejectedGatewayError(promise: Promise<unknown>): Promise<G
   if (outcome === undefined) throw new Error("expected a GatewayError; the promise resolved");
   expect(outcome.error).toBeInstanceOf(GatewayError);
   return outcome.error as GatewayError;
+}
+
+/** A pending video job of acme/filmmaker taken by wan:wan-2.2, created 2026-11-01 at noon UTC and kept a day, with `fields` over it. */
+export function sampleVideoJob(fields: Partial<VideoJob> = {}): VideoJob {
+  return {
+    id: "vid-0199abc",
+    workspaceId: "ws-1",
+    keyHash: "key-1",
+    generationId: "gen-1762000000-abc",
+    model: "acme/filmmaker",
+    providerSlug: "wan",
+    endpointKey: "wan:wan-2.2",
+    upstreamId: "video_1",
+    status: "pending",
+    outputs: null,
+    error: null,
+    request: { model: "acme/filmmaker", operation: "video", prompt: "fox" },
+    attempts: [],
+    usage: null,
+    cost: 0,
+    createdAt: "2026-11-01T12:00:00.000Z",
+    updatedAt: "2026-11-01T12:00:00.000Z",
+    completedAt: null,
+    expiresAt: "2026-11-02T12:00:00.000Z",
+    ...fields,
+  };
 }
