@@ -18,6 +18,11 @@ export interface ScriptedFailure {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The SHA-256 of bytes, in hex: what the Whisper server records of a file. */
+export function sha256(bytes: Uint8Array): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
 /** The failures a behaviour lists, answered one per request in order: `load` them as the behaviour is set. */
 function failureScript() {
   let failures: ScriptedFailure[] = [];
@@ -124,7 +129,7 @@ export function startWhisperUpstream(): WhisperUpstream {
         record.fields[name] = existing === undefined ? value : [...([] as string[]).concat(existing), value];
       } else {
         const bytes = await value.bytes();
-        record.file = { name: value.name, type: value.type, size: bytes.length, sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") };
+        record.file = { name: value.name, type: value.type, size: bytes.length, sha256: sha256(bytes) };
       }
     }
     const failure = failures.next();

@@ -55,6 +55,13 @@ export function float32Base64(values: number[]): string {
   return Buffer.from(view.buffer).toString("base64");
 }
 
+/** The little-endian float32 values of base64 (`float32Base64` read back). */
+export function float32Values(base64: string): number[] {
+  const bytes = Buffer.from(base64, "base64");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: bytes.byteLength / 4 }, (_, index) => view.getFloat32(index * 4, true));
+}
+
 /** The relevance score the servers give document `index` of `count`. */
 export function expectedScore(index: number, count: number): number {
   return (index + 1) / (count + 1);

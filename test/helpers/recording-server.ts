@@ -60,11 +60,14 @@ export function startRecordingServer<Entry, Behaviour extends object>(
   };
 }
 
+/** What the test hooks use of a recording server: its record, a reset behaviour, stopping it. */
+export type TestServer = Pick<RecordingServer<unknown, object>, "requests" | "behave" | "stop">;
+
 /**
  * A server for the tests of this file (or describe block), started now: stopped after them, and reset
  * after each test (behaviour `{}`, no requests).
  */
-export function serverForTests<Server extends Pick<RecordingServer<unknown, object>, "requests" | "behave" | "stop">>(start: () => Server): Server {
+export function serverForTests<Server extends TestServer>(start: () => Server): Server {
   const server = start();
   afterEach(() => {
     server.behave({});

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWhisperUpstream } from "../../../test/helpers/audio-upstreams.ts";
+import { sha256, startWhisperUpstream } from "../../../test/helpers/audio-upstreams.ts";
 import { serverForTests } from "../../../test/helpers/recording-server.ts";
 import type { AudioFile, TranscriptionRequest } from "../../core/operations.ts";
 import { rejectedGatewayError, thrownGatewayError } from "../../core/test-support.ts";
@@ -134,10 +134,9 @@ describe("through the engine, against a Whisper server", () => {
     upstream.behave({ text: "second attempt" });
     expect((await transcribe(request)).text).toBe("second attempt");
 
-    const sha256 = new Bun.CryptoHasher("sha256").update(WAV).digest("hex");
     for (const received of upstream.requests.slice(-2)) {
       // (Bun's multipart encoder names a .wav part's type audio/x-wav.)
-      expect(received.file).toEqual({ name: "clip.wav", type: expect.stringMatching(/^audio\/(x-)?wav$/), size: WAV.byteLength, sha256 });
+      expect(received.file).toEqual({ name: "clip.wav", type: expect.stringMatching(/^audio\/(x-)?wav$/), size: WAV.byteLength, sha256: sha256(WAV) });
       expect(received.fields).toEqual({ model: "whisper-large-v3", response_format: "json", language: "en" });
       expect(received.headers.authorization).toBe("Bearer sk-whisper");
       expect(received.headers["content-type"]).toStartWith("multipart/form-data; boundary=");

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { float32Values } from "../../../../test/helpers/embedding-upstreams.ts";
 import type { EmbeddingsResult } from "../../../core/operations.ts";
 import { ChatRequest } from "../../schemas/chat-request.ts";
 import { validate } from "../../../core/validation-errors.ts";
@@ -11,12 +12,6 @@ type Json = Record<string, any>;
 const { decode, refusal } = codecSteps(embeddingsCodec);
 
 const context = encodeContext({ id: "gen-123", model: "acme/embedder", provider: "vLLM", providerSlug: "vllm", cost: 0.0003 }, { inputTokens: 12 });
-
-function float32LittleEndian(base64: string): number[] {
-  const bytes = Buffer.from(base64, "base64");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Array.from({ length: bytes.byteLength / 4 }, (_, index) => view.getFloat32(index * 4, true));
-}
 
 describe("embeddings decode", () => {
   test("a string, a list of strings, token ids and token id lists become a list of inputs", () => {
@@ -150,6 +145,6 @@ describe("embeddings encode", () => {
     const embeddings = answer.json.data.map((entry: Json) => entry.embedding);
     expect(embeddings.every((embedding: unknown) => typeof embedding === "string")).toBe(true);
     expect(Buffer.from(embeddings[0], "base64").subarray(0, 4)).toEqual(Buffer.from([0xcd, 0xcc, 0xcc, 0x3d]));
-    expect(embeddings.map(float32LittleEndian)).toEqual(vectors.map((vector) => Array.from(vector)));
+    expect(embeddings.map(float32Values)).toEqual(vectors.map((vector) => Array.from(vector)));
   });
 });
