@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { experimental_generateSpeech, experimental_transcribe } from "ai";
 import { createReadStream, existsSync, readdirSync, writeFileSync } from "node:fs";
@@ -29,16 +29,13 @@ const rig = operationsGatewayForTests(
   ),
   [whisper, whisperBackup, tts, ttsBackup],
 );
-let files: ReturnType<typeof tempDir>;
-
-beforeAll(() => {
-  files = tempDir();
-});
+const files = tempDir();
 
 afterAll(() => {
   files.remove();
 });
 
+// After the rig's reset of every upstream: the transcript the tests expect unless they say otherwise.
 beforeEach(() => {
   for (const upstream of [whisper, whisperBackup]) upstream.behave({ text: "hello from whisper" });
 });

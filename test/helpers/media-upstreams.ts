@@ -35,6 +35,7 @@ export interface MediaRequest {
   body: Json | null;
 }
 
+/** The images and videos server; its `baseUrl` ends in `/v1`. */
 export interface MediaUpstream extends Omit<RecordingServer<MediaRequest, MediaBehaviour>, "url"> {
   /** The base URL to configure (`…/v1`). */
   baseUrl: string;
@@ -51,7 +52,7 @@ interface Job {
   polls: number;
 }
 
-/** The images and videos server. */
+/** Starts an images and videos server. */
 export function startMediaUpstream(): MediaUpstream {
   const jobs = new Map<string, Job>();
 

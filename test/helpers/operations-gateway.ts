@@ -12,6 +12,7 @@ import type { Operation } from "../../src/core/operations.ts";
 import { callApi, listening, newInferenceKey } from "./gateway.ts";
 import type { TestServer } from "./recording-server.ts";
 
+/** A listening gateway with an inference key, and the calls an end-to-end test makes of it. */
 export interface OperationsGateway {
   gateway: Awaited<ReturnType<typeof listening>>;
   /** `${gateway.url}/api/v1`, the base URL a client is given. */

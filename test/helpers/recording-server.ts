@@ -6,6 +6,7 @@
  */
 import { afterAll, afterEach } from "bun:test";
 
+/** A running recording server: where it listens, what it received, and its behaviour. */
 export interface RecordingServer<Entry, Behaviour> {
   /** `http://127.0.0.1:{port}`. */
   url: string;
