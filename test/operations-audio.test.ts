@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { experimental_generateSpeech, experimental_transcribe } from "ai";
 import { createReadStream, existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { sineWav } from "../src/providers/simulated/wav.ts";
-import { startTtsUpstream, startWhisperUpstream, ttsAudio, type TtsUpstream, type WhisperUpstream } from "./helpers/audio-upstreams.ts";
+import { sha256, startTtsUpstream, startWhisperUpstream, ttsAudio } from "./helpers/audio-upstreams.ts";
 import { tempDir } from "./helpers/gateway.ts";
-import { eventually, type OperationsGateway, sha256, startOperationsGateway } from "./helpers/operations-gateway.ts";
+import { eventually, fallbackConfig, operationsGatewayForTests, refusal, usd } from "./helpers/operations-gateway.ts";
 
 /**
  * Transcription and speech end to end: the `openai` SDK and the AI SDK against a listening gateway in
@@ -17,81 +17,39 @@ const AUDIO_SECOND = 0.0004;
 const CHARACTER = 0.000015;
 const MAX_UPLOAD = 65_536;
 const WAV = sineWav(0.75, "a short recording");
-/** A cost as the gateway rounds it (to a nano-dollar). */
-const usd = (amount: number) => Math.round(amount * 1e9) / 1e9;
 
-let whisper: WhisperUpstream;
-let whisperBackup: WhisperUpstream;
-let tts: TtsUpstream;
-let ttsBackup: TtsUpstream;
-let rig: OperationsGateway;
-let client: OpenAI;
-let files: ReturnType<typeof tempDir>;
+const [whisper, whisperBackup, tts, ttsBackup] = [startWhisperUpstream(), startWhisperUpstream(), startTtsUpstream(), startTtsUpstream()];
+const rig = operationsGatewayForTests(
+  fallbackConfig(
+    [
+      { name: "whisper", urls: [whisper.url, whisperBackup.url], model: "test/whisper", upstreamModel: "whisper", operation: "transcription", rate: `audio_second: ${AUDIO_SECOND}` },
+      { name: "tts", urls: [tts.url, ttsBackup.url], model: "test/tts", upstreamModel: "tts", operation: "speech", rate: `character: ${CHARACTER}` },
+    ],
+    { server: `max_upload_bytes: ${MAX_UPLOAD}` },
+  ),
+  [whisper, whisperBackup, tts, ttsBackup],
+);
+const files = tempDir();
 
-// The main endpoints are far cheaper than the backups, so the balancer tries them first.
-const config = () => `server:
-  max_upload_bytes: ${MAX_UPLOAD}
-providers:
-  whisper-main: { type: openai-compatible, base_url: "${whisper.url}", api_key: whisper-key }
-  whisper-backup: { type: openai-compatible, base_url: "${whisperBackup.url}", api_key: whisper-backup-key }
-  tts-main: { type: openai-compatible, base_url: "${tts.url}", api_key: tts-key }
-  tts-backup: { type: openai-compatible, base_url: "${ttsBackup.url}", api_key: tts-backup-key }
-models:
-  - id: test/whisper
-    endpoints:
-      - { provider: whisper-main, model: whisper-large, operations: [transcription], pricing: { prompt: 0.001, audio_second: ${AUDIO_SECOND} } }
-      - { provider: whisper-backup, model: whisper-small, operations: [transcription], pricing: { prompt: 1000, audio_second: ${AUDIO_SECOND} } }
-  - id: test/tts
-    endpoints:
-      - { provider: tts-main, model: tts-large, operations: [speech], pricing: { prompt: 0.001, character: ${CHARACTER} } }
-      - { provider: tts-backup, model: tts-small, operations: [speech], pricing: { prompt: 1000, character: ${CHARACTER} } }
-`;
-
-beforeAll(async () => {
-  [whisper, whisperBackup, tts, ttsBackup] = [startWhisperUpstream(), startWhisperUpstream(), startTtsUpstream(), startTtsUpstream()];
-  rig = await startOperationsGateway(config());
-  client = new OpenAI({ baseURL: rig.api, apiKey: rig.key, maxRetries: 0 });
-  files = tempDir();
-});
-
-afterAll(async () => {
-  await rig.stop();
-  await Promise.all([whisper.stop(), whisperBackup.stop(), tts.stop(), ttsBackup.stop()]);
+afterAll(() => {
   files.remove();
 });
 
+// After the rig's reset of every upstream: the transcript the tests expect unless they say otherwise.
 beforeEach(() => {
-  for (const upstream of [whisper, whisperBackup]) {
-    upstream.behave({ text: "hello from whisper" });
-    upstream.requests.length = 0;
-  }
-  for (const upstream of [tts, ttsBackup]) {
-    upstream.behave({});
-    upstream.requests.length = 0;
-  }
-  rig.resetHealth();
+  for (const upstream of [whisper, whisperBackup]) upstream.behave({ text: "hello from whisper" });
 });
 
 const wavFile = (bytes: Uint8Array = WAV, name = "clip.wav") => new File([bytes], name, { type: "audio/wav" });
 const uploads = () => join(rig.gateway.dataDir, "uploads");
 const leftInUploads = () => (existsSync(uploads()) ? readdirSync(uploads()) : []);
 
-/** The error body of a refused call: the spec's envelope. */
-async function refusal(response: Response, status: number): Promise<string> {
-  expect(response.status).toBe(status);
-  const body = (await response.json()) as { error: { code: number; message: string }; service_metadata: unknown; user_id: unknown };
-  expect(body.error.code).toBe(status);
-  expect(body).toHaveProperty("service_metadata");
-  expect(body).toHaveProperty("user_id");
-  return body.error.message;
-}
-
 /** A multipart body posted to /audio/transcriptions with the inference key. */
 const postForm = (form: FormData) => fetch(`${rig.api}/audio/transcriptions`, { method: "POST", headers: { authorization: `Bearer ${rig.key}` }, body: form });
 
 describe("openai SDK: audio.transcriptions.create", () => {
   test("a File: the transcript and usage in seconds; the upstream gets the same bytes, its model name and its key", async () => {
-    const { data, response } = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), language: "en", prompt: "names: Ada", temperature: 0.2 }).withResponse();
+    const { data, response } = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), language: "en", prompt: "names: Ada", temperature: 0.2 }).withResponse();
     expect(data.text).toBe("hello from whisper");
     expect((data as any).usage).toEqual({ seconds: 0.75, cost: usd(0.75 * AUDIO_SECOND) });
     const received = whisper.requests[0]!;
@@ -110,22 +68,22 @@ describe("openai SDK: audio.transcriptions.create", () => {
   test("an fs.ReadStream, answered as text", async () => {
     const path = join(files.path, "recording.wav");
     writeFileSync(path, WAV);
-    const text = await client.audio.transcriptions.create({ model: "test/whisper", file: createReadStream(path), response_format: "text" });
+    const text = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: createReadStream(path), response_format: "text" });
     expect(text as unknown).toBe("hello from whisper");
     expect(whisper.requests[0]!.file).toMatchObject({ name: "recording.wav", sha256: sha256(WAV) });
     expect(whisper.requests[0]!.fields.response_format).toBe("text");
   });
 
   test("srt and vtt come back as the subtitle files the upstream wrote", async () => {
-    const srt = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "srt" });
+    const srt = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "srt" });
     expect(srt as unknown).toBe("1\n00:00:00,000 --> 00:00:01,500\nhello from whisper\n");
-    const vtt = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "vtt" });
+    const vtt = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "vtt" });
     expect(vtt as unknown).toBe("WEBVTT\n\n00:00:00.000 --> 00:00:01.500\nhello from whisper\n");
   });
 
   test("verbose_json with word timestamps: segments, words, and the upstream's duration as the usage", async () => {
     whisper.behave({ text: "hello from whisper", duration: 2 });
-    const verbose = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "verbose_json", timestamp_granularities: ["word"] });
+    const verbose = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(), response_format: "verbose_json", timestamp_granularities: ["word"] });
     expect(verbose).toMatchObject({ task: "transcribe", language: "english", duration: 2, text: "hello from whisper" });
     expect(verbose.segments).toHaveLength(1);
     expect(verbose.words!.map((word) => word.word)).toEqual(["hello", "from", "whisper"]);
@@ -136,7 +94,7 @@ describe("openai SDK: audio.transcriptions.create", () => {
   test("fallback: the main endpoint answers 503, the backup transcribes the very same file", async () => {
     whisper.behave({ failures: [{ status: 503 }] });
     whisperBackup.behave({ text: "from the backup" });
-    const { data, response } = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile() }).withResponse();
+    const { data, response } = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile() }).withResponse();
     expect(data.text).toBe("from the backup");
     expect(whisper.requests[0]!.file!.sha256).toBe(sha256(WAV));
     expect(whisperBackup.requests[0]!.file).toMatchObject({ size: WAV.length, sha256: sha256(WAV) });
@@ -151,7 +109,7 @@ describe("openai SDK: audio.transcriptions.create", () => {
   });
 
   test("a model that does not transcribe: 400 wrong_endpoint", async () => {
-    const failure = await client.audio.transcriptions.create({ model: "test/tts", file: wavFile() }).catch((error) => error);
+    const failure = await rig.client.audio.transcriptions.create({ model: "test/tts", file: wavFile() }).catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
     expect(failure.error.availability).toMatchObject({ code: "wrong_endpoint", retryable: false });
     expect(whisper.requests).toHaveLength(0);
@@ -194,7 +152,7 @@ describe("AI SDK (@ai-sdk/openai): transcribe and generateSpeech", () => {
 
 describe("openai SDK: audio.speech.create", () => {
   test("the audio is the bytes the TTS server sent, with its content type; characters are metered", async () => {
-    const { data, response } = await client.audio.speech.create({ model: "test/tts", input: "Hello there", voice: "alloy", speed: 1.25 }).withResponse();
+    const { data, response } = await rig.client.audio.speech.create({ model: "test/tts", input: "Hello there", voice: "alloy", speed: 1.25 }).withResponse();
     expect(data.headers.get("content-type")).toBe("audio/mpeg");
     expect(new Uint8Array(await data.arrayBuffer())).toEqual(ttsAudio());
     const received = tts.requests[0]!;
@@ -210,7 +168,7 @@ describe("openai SDK: audio.speech.create", () => {
   test("fallback: the main TTS server answers 503, the backup speaks", async () => {
     tts.behave({ failures: [{ status: 503 }] });
     ttsBackup.behave({ chunks: 2, chunkBytes: 512 });
-    const { data, response } = await client.audio.speech.create({ model: "test/tts", input: "Hi", voice: "alloy", response_format: "pcm" }).withResponse();
+    const { data, response } = await rig.client.audio.speech.create({ model: "test/tts", input: "Hi", voice: "alloy", response_format: "pcm" }).withResponse();
     expect(new Uint8Array(await data.arrayBuffer())).toEqual(ttsAudio({ chunks: 2, chunkBytes: 512 }));
     expect(ttsBackup.requests[0]!.body).toMatchObject({ model: "tts-small", response_format: "pcm" });
     const record = await rig.generation(response.headers.get("x-generation-id")!);
@@ -219,7 +177,7 @@ describe("openai SDK: audio.speech.create", () => {
   });
 
   test("a model that does not speak: 400 wrong_endpoint", async () => {
-    const failure = await client.audio.speech.create({ model: "test/whisper", input: "Hi", voice: "alloy" }).catch((error) => error);
+    const failure = await rig.client.audio.speech.create({ model: "test/whisper", input: "Hi", voice: "alloy" }).catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
     expect(failure.error.availability).toMatchObject({ code: "wrong_endpoint" });
     expect(tts.requests).toHaveLength(0);
@@ -245,7 +203,7 @@ describe("bad input: a clear 400 or 413 in the spec's envelope", () => {
   test("a file over server.max_upload_bytes: 413, and nothing is left in the uploads folder", async () => {
     const large = sineWav(2, "too long");
     expect(large.length).toBeGreaterThan(MAX_UPLOAD);
-    const failure = await client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(large) }).catch((error) => error);
+    const failure = await rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile(large) }).catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.APIError);
     expect(failure.status).toBe(413);
     expect(whisper.requests).toHaveLength(0);
@@ -318,7 +276,7 @@ describe("client disconnects", () => {
   test("aborting speech after its first chunk aborts the TTS upstream, and the record says cancelled", async () => {
     tts.behave({ chunks: 20, chunkDelayMs: 150 });
     const controller = new AbortController();
-    const { data, response } = await client.audio.speech.create({ model: "test/tts", input: "A long story", voice: "alloy" }, { signal: controller.signal }).withResponse();
+    const { data, response } = await rig.client.audio.speech.create({ model: "test/tts", input: "A long story", voice: "alloy" }, { signal: controller.signal }).withResponse();
     const reader = data.body!.getReader();
     const first = await reader.read();
     expect(first.value!.length).toBeGreaterThan(0);
@@ -334,7 +292,7 @@ describe("client disconnects", () => {
   test("aborting a transcription while the upstream is still transcribing aborts the upstream", async () => {
     whisper.behave({ delayMs: 3_000 });
     const controller = new AbortController();
-    const pending = client.audio.transcriptions.create({ model: "test/whisper", file: wavFile() }, { signal: controller.signal }).catch((error) => error);
+    const pending = rig.client.audio.transcriptions.create({ model: "test/whisper", file: wavFile() }, { signal: controller.signal }).catch((error) => error);
     await eventually("the upstream read the file", () => whisper.requests[0]?.file !== undefined);
     controller.abort();
     expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);

@@ -1,36 +1,25 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { embed, embedMany } from "ai";
-import OpenAI from "openai";
-import {
-  type EmbeddingUpstream,
-  expectedVector,
-  REPORTED_TOKENS,
-  startOpenAiEmbeddingsUpstream,
-} from "./helpers/embedding-upstreams.ts";
+import { expectedVector, float32Values, REPORTED_TOKENS, startOpenAiEmbeddingsUpstream } from "./helpers/embedding-upstreams.ts";
 import { closedPort } from "./helpers/fault-upstream.ts";
-import { type OperationsRig, startOperationsRig } from "./helpers/operations-rig.ts";
+import { ADMIN_KEY } from "./helpers/gateway.ts";
+import { operationsGatewayForTests } from "./helpers/operations-gateway.ts";
 
 /**
  * `POST /api/v1/embeddings` end to end: the openai SDK and the AI SDK over a socket against a listening
  * gateway, two real OpenAI-wire upstreams (`vllm-a`, `vllm-b`), one that refuses connections (`dead`),
  * and the simulator. Routing, spend, presets and bad input as a client sees them.
  */
-let rig: OperationsRig;
-let first: EmbeddingUpstream;
-let second: EmbeddingUpstream;
-let client: OpenAI;
-
 type Json = Record<string, any>;
 
 /** USD per million prompt tokens of acme/embed. */
 const PROMPT_PRICE = 1.0;
 const REPORTED_COST = (REPORTED_TOKENS * PROMPT_PRICE) / 1_000_000;
 
-beforeAll(async () => {
-  first = startOpenAiEmbeddingsUpstream();
-  second = startOpenAiEmbeddingsUpstream();
-  rig = await startOperationsRig(`providers:
+const [first, second] = [startOpenAiEmbeddingsUpstream(), startOpenAiEmbeddingsUpstream()];
+const rig = operationsGatewayForTests(
+  `providers:
   vllm-a: { type: openai-compatible, base_url: "${first.url}/v1", api_key: upstream-a-key }
   vllm-b: { type: openai-compatible, base_url: "${second.url}/v1", api_key: upstream-b-key }
   dead: { type: openai-compatible, base_url: "http://127.0.0.1:${closedPort()}/v1" }
@@ -52,39 +41,18 @@ models:
   - id: sim/embed
     endpoints:
       - { provider: sim, operations: [embeddings] }
-`);
-  client = new OpenAI({ baseURL: rig.api, apiKey: rig.key, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await rig.stop();
-  await first.stop();
-  await second.stop();
-});
-
-beforeEach(() => {
-  first.behave({});
-  second.behave({});
-  first.requests.length = 0;
-  second.requests.length = 0;
-  rig.resetHealth();
-});
-
-/** Little-endian float32 values of a base64 vector, as the reference sends them. */
-function float32s(base64: string): number[] {
-  const bytes = Buffer.from(base64, "base64");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Array.from({ length: bytes.byteLength / 4 }, (_, index) => view.getFloat32(index * 4, true));
-}
+`,
+  [first, second],
+);
 
 async function embeddings(body: Json, key?: string): Promise<{ status: number; json: Json; response: Response }> {
-  const response = await rig.post("/embeddings", body, key);
+  const response = await rig.send("POST", "/embeddings", body, { key });
   return { status: response.status, json: (await response.json()) as Json, response };
 }
 
 describe("openai SDK: embeddings.create", () => {
   test("a string: the SDK asks for base64 and decodes it; the vector is the upstream's, exact", async () => {
-    const answer = await client.embeddings.create({ model: "acme/embed", input: "hello" });
+    const answer = await rig.client.embeddings.create({ model: "acme/embed", input: "hello" });
     expect(answer.object).toBe("list");
     expect(answer.model).toBe("acme/embed");
     expect(answer.data).toEqual([{ object: "embedding", index: 0, embedding: expectedVector(0) }]);
@@ -97,38 +65,38 @@ describe("openai SDK: embeddings.create", () => {
   });
 
   test("an array of strings: one vector per input, in input order", async () => {
-    const answer = await client.embeddings.create({ model: "acme/embed", input: ["one", "two", "three"] });
+    const answer = await rig.client.embeddings.create({ model: "acme/embed", input: ["one", "two", "three"] });
     expect(answer.data.map((entry) => entry.index)).toEqual([0, 1, 2]);
     expect(answer.data.map((entry) => entry.embedding)).toEqual([0, 1, 2].map((position) => expectedVector(position)));
     expect(first.requests.at(-1)!.body.input).toEqual(["one", "two", "three"]);
   });
 
   test("token arrays: a list of token id lists is one input each, a flat list of ids is one input", async () => {
-    const many = await client.embeddings.create({ model: "acme/embed", input: [[1, 2, 3], [4, 5]] });
+    const many = await rig.client.embeddings.create({ model: "acme/embed", input: [[1, 2, 3], [4, 5]] });
     expect(many.data.map((entry) => entry.embedding)).toEqual([expectedVector(0), expectedVector(1)]);
     expect(first.requests.at(-1)!.body.input).toEqual([[1, 2, 3], [4, 5]]);
-    const one = await client.embeddings.create({ model: "acme/embed", input: [7, 8, 9] });
+    const one = await rig.client.embeddings.create({ model: "acme/embed", input: [7, 8, 9] });
     expect(one.data.map((entry) => entry.embedding)).toEqual([expectedVector(0)]);
     expect(first.requests.at(-1)!.body.input).toEqual([[7, 8, 9]]);
   });
 
   test('encoding_format "base64" asked by the caller: base64 of little-endian float32; "float": numbers', async () => {
-    const encoded = await client.embeddings.create({ model: "acme/embed", input: ["a", "b"], encoding_format: "base64" });
+    const encoded = await rig.client.embeddings.create({ model: "acme/embed", input: ["a", "b"], encoding_format: "base64" });
     const strings = encoded.data.map((entry) => entry.embedding as unknown as string);
     expect(strings.every((value) => typeof value === "string")).toBe(true);
-    expect(strings.map(float32s)).toEqual([expectedVector(0), expectedVector(1)]);
-    const floats = await client.embeddings.create({ model: "acme/embed", input: ["a", "b"], encoding_format: "float" });
+    expect(strings.map(float32Values)).toEqual([expectedVector(0), expectedVector(1)]);
+    const floats = await rig.client.embeddings.create({ model: "acme/embed", input: ["a", "b"], encoding_format: "float" });
     expect(floats.data.map((entry) => entry.embedding)).toEqual([expectedVector(0), expectedVector(1)]);
   });
 
   test("dimensions reach the upstream and size the vectors", async () => {
-    const answer = await client.embeddings.create({ model: "acme/embed", input: "short", dimensions: 8 });
+    const answer = await rig.client.embeddings.create({ model: "acme/embed", input: "short", dimensions: 8 });
     expect(answer.data[0]!.embedding).toEqual(expectedVector(0, 8));
     expect(first.requests.at(-1)!.body.dimensions).toBe(8);
   });
 
   test("X-Generation-Id names the record: model, provider, status, tokens, cost, api_type embeddings", async () => {
-    const { data: answer, response } = await client.embeddings.create({ model: "acme/embed", input: "record me" }).withResponse();
+    const { data: answer, response } = await rig.client.embeddings.create({ model: "acme/embed", input: "record me" }).withResponse();
     const id = response.headers.get("x-generation-id")!;
     expect(id).toStartWith("gen-");
     expect((answer as unknown as Json).id).toBe(id);
@@ -207,7 +175,7 @@ describe("routing embeddings", () => {
     const asEmbeddings = await embeddings({ model: "acme/chat", input: "x" });
     expect(asEmbeddings.status).toBe(400);
     expect(asEmbeddings.json.error).toMatchObject({ code: 400, availability: { code: "wrong_endpoint", requested_models: ["acme/chat"] } });
-    const asChat = await rig.post("/chat/completions", { model: "acme/embed", messages: [{ role: "user", content: "hi" }] });
+    const asChat = await rig.send("POST", "/chat/completions", { model: "acme/embed", messages: [{ role: "user", content: "hi" }] });
     expect(asChat.status).toBe(400);
     expect(((await asChat.json()) as Json).error).toMatchObject({ code: 400, availability: { code: "wrong_endpoint" } });
     expect(first.requests).toHaveLength(0);
@@ -240,7 +208,7 @@ describe("spend on embeddings", () => {
   });
 
   test("a key whose spend limit is spent answers 402", async () => {
-    const created = await rig.admin("POST", "/keys", { name: "tiny", limit: 0.000001, limit_reset: "daily" });
+    const created = await rig.send("POST", "/keys", { name: "tiny", limit: 0.000001, limit_reset: "daily" }, { key: ADMIN_KEY });
     const { key } = (await created.json()) as { key: string };
     const spent = await embeddings({ model: "acme/embed", input: "a" }, key);
     expect(spent.status).toBe(200);
@@ -254,7 +222,7 @@ describe("spend on embeddings", () => {
 
 describe("presets on embeddings", () => {
   test('"@preset/<slug>" applies the preset\'s model and provider preferences', async () => {
-    const created = await rig.admin("POST", "/presets/embedder/responses", { model: "acme/pair", provider: { only: ["vllm-b"] } });
+    const created = await rig.send("POST", "/presets/embedder/responses", { model: "acme/pair", provider: { only: ["vllm-b"] } }, { key: ADMIN_KEY });
     expect(created.status).toBe(200);
     const preset = ((await created.json()) as { data: Json }).data;
     const { status, json, response } = await embeddings({ model: "@preset/embedder", input: "from a preset" });
@@ -307,7 +275,7 @@ describe("simulated embeddings", () => {
     expect(alpha).not.toEqual(beta);
     expect(Math.hypot(...alpha!)).toBeCloseTo(1, 5);
     expect(once.json.usage.prompt_tokens).toBeGreaterThan(0);
-    const sized = await client.embeddings.create({ model: "sim/embed", input: "alpha", dimensions: 16 });
+    const sized = await rig.client.embeddings.create({ model: "sim/embed", input: "alpha", dimensions: 16 });
     expect(sized.data[0]!.embedding).toHaveLength(16);
   });
 });

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createOpenAI } from "@ai-sdk/openai";
 import { experimental_generateImage } from "ai";
 import OpenAI from "openai";
-import { type MediaUpstream, RED_PNG, startMediaUpstream } from "./helpers/media-upstreams.ts";
-import { type OperationsGateway, startOperationsGateway } from "./helpers/operations-gateway.ts";
-import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
+import { RED_PNG, startMediaUpstream } from "./helpers/media-upstreams.ts";
+import { fallbackConfig, operationsGatewayForTests, refusal, usd } from "./helpers/operations-gateway.ts";
+import { startOpenAiUpstream } from "./helpers/upstreams.ts";
 
 /**
  * Image generation end to end: the `openai` SDK and the AI SDK against a listening gateway in front of
@@ -15,65 +15,24 @@ const IMAGE_OUTPUT = 0.04;
 const PNG_BYTES = new Uint8Array(Buffer.from(RED_PNG, "base64"));
 const DATA_URL = `data:image/png;base64,${RED_PNG}`;
 
-let painter: MediaUpstream;
-let painterBackup: MediaUpstream;
-let chat: Upstream;
-let rig: OperationsGateway;
-let client: OpenAI;
-
-// The main endpoint is far cheaper than the backup, so the balancer tries it first.
-const config = () => `providers:
-  paint-main: { type: openai-compatible, base_url: "${painter.baseUrl}", api_key: paint-key }
-  paint-backup: { type: openai-compatible, base_url: "${painterBackup.baseUrl}", api_key: paint-backup-key }
-  chat-main: { type: openai-compatible, base_url: "${chat.url}/v1", api_key: chat-key }
-models:
-  - id: test/painter
-    endpoints:
-      - { provider: paint-main, model: painter-large, operations: [images], pricing: { prompt: 0.001, image_output: ${IMAGE_OUTPUT} } }
-      - { provider: paint-backup, model: painter-small, operations: [images], pricing: { prompt: 1000, image_output: ${IMAGE_OUTPUT} } }
-  - id: test/chat
+const [painter, painterBackup, chat] = [startMediaUpstream(), startMediaUpstream(), startOpenAiUpstream()];
+const rig = operationsGatewayForTests(
+  fallbackConfig(
+    [{ name: "paint", urls: [painter.baseUrl, painterBackup.baseUrl], model: "test/painter", upstreamModel: "painter", operation: "images", rate: `image_output: ${IMAGE_OUTPUT}` }],
+    {
+      providers: `  chat-main: { type: openai-compatible, base_url: "${chat.url}/v1", api_key: chat-key }`,
+      models: `  - id: test/chat
     output_modalities: [text, image]
     endpoints:
-      - { provider: chat-main, model: chat-upstream, pricing: { prompt: 1, completion: 2 } }
-`;
-
-beforeAll(async () => {
-  [painter, painterBackup, chat] = [startMediaUpstream(), startMediaUpstream(), startOpenAiUpstream()];
-  rig = await startOperationsGateway(config());
-  client = new OpenAI({ baseURL: rig.api, apiKey: rig.key, maxRetries: 0 });
-});
-
-afterAll(async () => {
-  await rig.stop();
-  await Promise.all([painter.stop(), painterBackup.stop(), chat.stop()]);
-});
-
-beforeEach(() => {
-  for (const upstream of [painter, painterBackup]) {
-    upstream.behave({});
-    upstream.requests.length = 0;
-  }
-  chat.behave({});
-  chat.requests.length = 0;
-  rig.resetHealth();
-});
-
-/** A cost as the gateway rounds it (to a nano-dollar). */
-const usd = (amount: number) => Math.round(amount * 1e9) / 1e9;
-
-/** The error body of a refused call: the spec's envelope; its message. */
-async function refusal(response: Response, status: number): Promise<string> {
-  expect(response.status).toBe(status);
-  const body = (await response.json()) as { error: { code: number; message: string }; service_metadata: unknown; user_id: unknown };
-  expect(body.error.code).toBe(status);
-  expect(body).toHaveProperty("service_metadata");
-  expect(body).toHaveProperty("user_id");
-  return body.error.message;
-}
+      - { provider: chat-main, model: chat-upstream, pricing: { prompt: 1, completion: 2 } }`,
+    },
+  ),
+  [painter, painterBackup, chat],
+);
 
 describe("openai SDK: images.generate", () => {
   test("the images as b64_json with their media type, usage with the cost; the upstream gets its model name and key", async () => {
-    const { data: answer, response } = await client.images.generate({ model: "test/painter", prompt: "a red square", n: 2, size: "1024x1024", quality: "high" }).withResponse();
+    const { data: answer, response } = await rig.client.images.generate({ model: "test/painter", prompt: "a red square", n: 2, size: "1024x1024", quality: "high" }).withResponse();
     expect(answer.data).toHaveLength(2);
     for (const image of answer.data!) {
       expect(image.b64_json).toBe(RED_PNG);
@@ -94,7 +53,7 @@ describe("openai SDK: images.generate", () => {
 
   test("fallback: the main image server answers 503, the backup draws", async () => {
     painter.behave({ status: 503 });
-    const { data: answer, response } = await client.images.generate({ model: "test/painter", prompt: "a red square" }).withResponse();
+    const { data: answer, response } = await rig.client.images.generate({ model: "test/painter", prompt: "a red square" }).withResponse();
     expect(answer.data!.map((image) => image.b64_json)).toEqual([RED_PNG]);
     expect(painter.requests).toHaveLength(1);
     expect(painterBackup.requests[0]!.body).toMatchObject({ model: "painter-small", prompt: "a red square" });
@@ -122,7 +81,7 @@ describe("openai SDK: images.generate", () => {
   });
 
   test("a model that does not make images: 400 wrong_endpoint", async () => {
-    const failure = await client.images.generate({ model: "test/chat", prompt: "a red square" }).catch((error) => error);
+    const failure = await rig.client.images.generate({ model: "test/chat", prompt: "a red square" }).catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
     expect(failure.error.availability).toMatchObject({ code: "wrong_endpoint", retryable: false });
     expect(painter.requests).toHaveLength(0);
@@ -168,7 +127,7 @@ describe("AI SDK (@ai-sdk/openai): generateImage", () => {
 describe("openai SDK: image output through chat and Responses", () => {
   test("chat.completions.create: the upstream's message.images come back on the message", async () => {
     chat.behave({ text: "Here it is", images: [DATA_URL] });
-    const completion = await client.chat.completions.create({
+    const completion = await rig.client.chat.completions.create({
       model: "test/chat",
       modalities: ["image", "text"] as never,
       messages: [{ role: "user", content: "draw a red square" }],
@@ -181,7 +140,7 @@ describe("openai SDK: image output through chat and Responses", () => {
 
   test("responses.create: the image is an image_generation_call item whose result is the base64", async () => {
     chat.behave({ text: "Done", images: [DATA_URL] });
-    const response = await client.responses.create({ model: "test/chat", input: "draw a red square", modalities: ["image", "text"] } as never);
+    const response = await rig.client.responses.create({ model: "test/chat", input: "draw a red square", modalities: ["image", "text"] } as never);
     const item = (response as any).output.find((entry: any) => entry.type === "image_generation_call");
     expect(item).toMatchObject({ type: "image_generation_call", status: "completed", result: RED_PNG });
     expect((response as any).output_text).toBe("Done");

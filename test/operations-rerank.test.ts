@@ -1,27 +1,21 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createCohere } from "@ai-sdk/cohere";
 import { rerank } from "ai";
 import {
   BILLED_SEARCH_UNITS,
-  type EmbeddingUpstream,
   expectedScore,
   REPORTED_TOKENS,
   startCohereUpstream,
   startJinaRerankUpstream,
   startTeiUpstream,
 } from "./helpers/embedding-upstreams.ts";
-import { type OperationsRig, startOperationsRig } from "./helpers/operations-rig.ts";
+import { operationsGatewayForTests } from "./helpers/operations-gateway.ts";
 
 /**
  * `POST /api/v1/rerank` end to end: plain fetch and the AI SDK's `rerank` (through @ai-sdk/cohere) over
  * a socket against a listening gateway, with real upstreams on the three rerank wires (Jina's through
  * the OpenAI-compatible provider, Cohere v2, TEI) and the simulator.
  */
-let rig: OperationsRig;
-let jina: EmbeddingUpstream;
-let cohere: EmbeddingUpstream;
-let tei: EmbeddingUpstream;
-
 type Json = Record<string, any>;
 
 /** USD per search unit of acme/cohere-rerank; USD per million tokens of acme/rerank. */
@@ -29,11 +23,9 @@ const SEARCH_UNIT_PRICE = 0.002;
 const PROMPT_PRICE = 1.0;
 const DOCUMENTS = ["alpha", "beta", "gamma", "delta"];
 
-beforeAll(async () => {
-  jina = startJinaRerankUpstream();
-  cohere = startCohereUpstream();
-  tei = startTeiUpstream();
-  rig = await startOperationsRig(`providers:
+const [jina, cohere, tei] = [startJinaRerankUpstream(), startCohereUpstream(), startTeiUpstream()];
+const rig = operationsGatewayForTests(
+  `providers:
   jina: { type: openai-compatible, base_url: "${jina.url}/v1", api_key: jina-key }
   co: { type: cohere, base_url: "${cohere.url}", api_key: cohere-key }
   tei: { type: tei, base_url: "${tei.url}" }
@@ -56,24 +48,12 @@ models:
   - id: sim/rerank
     endpoints:
       - { provider: sim, operations: [rerank] }
-`);
-});
-
-afterAll(async () => {
-  await rig.stop();
-  await Promise.all([jina.stop(), cohere.stop(), tei.stop()]);
-});
-
-beforeEach(() => {
-  for (const upstream of [jina, cohere, tei]) {
-    upstream.behave({});
-    upstream.requests.length = 0;
-  }
-  rig.resetHealth();
-});
+`,
+  [jina, cohere, tei],
+);
 
 async function reranked(body: Json): Promise<{ status: number; json: Json; response: Response }> {
-  const response = await rig.post("/rerank", body);
+  const response = await rig.send("POST", "/rerank", body);
   return { status: response.status, json: (await response.json()) as Json, response };
 }
 
@@ -182,7 +162,7 @@ describe("routing rerank", () => {
     const asRerank = await reranked({ model: "acme/embed-only", query: "q", documents: DOCUMENTS });
     expect(asRerank.status).toBe(400);
     expect(asRerank.json.error).toMatchObject({ code: 400, availability: { code: "wrong_endpoint", requested_models: ["acme/embed-only"] } });
-    const asEmbeddings = await rig.post("/embeddings", { model: "acme/rerank", input: "x" });
+    const asEmbeddings = await rig.send("POST", "/embeddings", { model: "acme/rerank", input: "x" });
     expect(asEmbeddings.status).toBe(400);
     expect(((await asEmbeddings.json()) as Json).error.availability.code).toBe("wrong_endpoint");
     expect(called()).toEqual({ jina: 0, co: 0, tei: 0 });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import OpenAI from "openai";
 import { tempDir } from "./helpers/gateway.ts";
 import { type MediaUpstream, RED_PNG, startMediaUpstream } from "./helpers/media-upstreams.ts";
-import { type OperationsGateway, startOperationsGateway } from "./helpers/operations-gateway.ts";
+import { fallbackConfig, operationsGatewayForTests, refusal, startOperationsGateway, usd } from "./helpers/operations-gateway.ts";
 
 /**
  * Video generation end to end with the `openai` SDK: a job submitted (202), polled by the gateway every
@@ -11,50 +11,16 @@ import { type OperationsGateway, startOperationsGateway } from "./helpers/operat
  */
 const VIDEO_SECOND = 0.1;
 
-let film: MediaUpstream;
-let filmBackup: MediaUpstream;
-let rig: OperationsGateway;
-let client: OpenAI;
-
-// The main endpoint is far cheaper than the backup, so the balancer tries it first.
-const config = () => `providers:
-  film-main: { type: openai-compatible, base_url: "${film.baseUrl}", api_key: film-key }
-  film-backup: { type: openai-compatible, base_url: "${filmBackup.baseUrl}", api_key: film-backup-key }
-models:
-  - id: test/filmmaker
+const [film, filmBackup] = [startMediaUpstream(), startMediaUpstream()];
+const config = fallbackConfig(
+  [{ name: "film", urls: [film.baseUrl, filmBackup.baseUrl], model: "test/filmmaker", upstreamModel: "film", operation: "video", rate: `video_second: ${VIDEO_SECOND}` }],
+  {
+    models: `  - id: test/painter
     endpoints:
-      - { provider: film-main, model: film-large, operations: [video], pricing: { prompt: 0.001, video_second: ${VIDEO_SECOND} } }
-      - { provider: film-backup, model: film-small, operations: [video], pricing: { prompt: 1000, video_second: ${VIDEO_SECOND} } }
-  - id: test/painter
-    endpoints:
-      - { provider: film-main, model: painter, operations: [images], pricing: { image_output: 0.04 } }
-`;
-
-beforeAll(async () => {
-  [film, filmBackup] = [startMediaUpstream(), startMediaUpstream()];
-  rig = await startOperationsGateway(config());
-  client = sdk(rig);
-});
-
-afterAll(async () => {
-  await rig.stop();
-  await Promise.all([film.stop(), filmBackup.stop()]);
-});
-
-beforeEach(() => {
-  for (const upstream of [film, filmBackup]) {
-    upstream.behave({});
-    upstream.requests.length = 0;
-  }
-  rig.resetHealth();
-});
-
-function sdk(gateway: OperationsGateway, key = gateway.key): OpenAI {
-  return new OpenAI({ baseURL: gateway.api, apiKey: key, maxRetries: 0 });
-}
-
-/** A cost as the gateway rounds it (to a nano-dollar). */
-const usd = (amount: number) => Math.round(amount * 1e9) / 1e9;
+      - { provider: film-main, model: painter, operations: [images], pricing: { image_output: 0.04 } }`,
+  },
+);
+const rig = operationsGatewayForTests(config, [film, filmBackup]);
 
 /** Reads the job until it leaves pending and in_progress (the gateway polls the upstream every 2 s). */
 async function settled(videos: OpenAI, id: string, timeoutMs = 15_000): Promise<Record<string, any>> {
@@ -70,19 +36,9 @@ async function settled(videos: OpenAI, id: string, timeoutMs = 15_000): Promise<
 /** The requests an upstream received, as `METHOD path` (submissions, polls, content). */
 const upstreamCalls = (upstream: MediaUpstream) => upstream.requests.map((request) => `${request.method} ${request.path}`);
 
-/** The error body of a refused call: the spec's envelope; its message. */
-async function refusal(response: Response, status: number): Promise<string> {
-  expect(response.status).toBe(status);
-  const body = (await response.json()) as { error: { code: number; message: string }; service_metadata: unknown; user_id: unknown };
-  expect(body.error.code).toBe(status);
-  expect(body).toHaveProperty("service_metadata");
-  expect(body).toHaveProperty("user_id");
-  return body.error.message;
-}
-
 describe("openai SDK: videos.create, retrieve, downloadContent", () => {
   test("a job is accepted (202), completes, and its content is the upstream's bytes; the record meters its seconds", async () => {
-    const { data: created, response } = await client.videos.create({ model: "test/filmmaker", prompt: "a fox in the snow", seconds: "4", size: "1280x720" }).withResponse();
+    const { data: created, response } = await rig.client.videos.create({ model: "test/filmmaker", prompt: "a fox in the snow", seconds: "4", size: "1280x720" }).withResponse();
     expect(response.status).toBe(202);
     const job = created as unknown as Record<string, any>;
     expect(job).toMatchObject({ status: "pending", polling_url: `${rig.api}/videos/${job.id}` });
@@ -91,7 +47,7 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
     expect(submitted).toMatchObject({ method: "POST", path: "/v1/videos", body: { model: "film-large", prompt: "a fox in the snow", seconds: "4", size: "1280x720" } });
     expect(submitted.headers.authorization).toBe("Bearer film-key");
 
-    const done = await settled(client, job.id);
+    const done = await settled(rig.client, job.id);
     expect(done).toMatchObject({ id: job.id, status: "completed", generation_id: job.generation_id, usage: { cost: usd(4 * VIDEO_SECOND), is_byok: false } });
     expect(done.unsigned_urls).toEqual([`${rig.api}/videos/${job.id}/content?index=0`]);
     const record = await rig.generation(job.generation_id);
@@ -99,7 +55,7 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
     // Polled until completed: an in_progress answer first, then completed.
     expect(upstreamCalls(film).filter((call) => call === `GET ${upstreamJob}`)).toHaveLength(2);
 
-    const content = await client.videos.downloadContent(job.id);
+    const content = await rig.client.videos.downloadContent(job.id);
     expect(content.headers.get("content-type")).toBe("video/mp4");
     expect(new Uint8Array(await content.arrayBuffer())).toEqual(film.video);
     expect(upstreamCalls(film).at(-1)).toBe(`GET ${upstreamJob}/content`);
@@ -112,7 +68,7 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
 
   test("an input_reference image is taken with the multipart form", async () => {
     const image = new File([Buffer.from(RED_PNG, "base64")], "first.png", { type: "image/png" });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "the square melts", input_reference: image })) as unknown as Record<string, any>;
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "the square melts", input_reference: image })) as unknown as Record<string, any>;
     expect(created.status).toBe("pending");
     // OpenAI's JSON video wire takes no frame image: the reference is not sent on.
     expect(film.requests[0]!.body).toEqual({ model: "film-large", prompt: "the square melts" });
@@ -121,13 +77,13 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
   test("fallback: the main video server answers 503 at submission; the backup's job is polled and downloaded", async () => {
     film.behave({ status: 503 });
     filmBackup.behave({ pollStatuses: ["completed"] });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "waves", seconds: "8" })) as unknown as Record<string, any>;
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "waves", seconds: "8" })) as unknown as Record<string, any>;
     film.behave({});
     expect(upstreamCalls(film).filter((call) => call.startsWith("POST"))).toEqual(["POST /v1/videos"]);
     expect(filmBackup.requests[0]!.body).toMatchObject({ model: "film-small", prompt: "waves", seconds: "8" });
-    const done = await settled(client, created.id);
+    const done = await settled(rig.client, created.id);
     expect(done.status).toBe("completed");
-    const content = await client.videos.downloadContent(created.id);
+    const content = await rig.client.videos.downloadContent(created.id);
     expect(new Uint8Array(await content.arrayBuffer())).toEqual(filmBackup.video);
     const record = await rig.generation(created.generation_id);
     // The job lives on the backup: polled and downloaded there, never on the main server.
@@ -142,9 +98,9 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
   test("the record of a job that failed over lists the submission's attempts", async () => {
     film.behave({ status: 503 });
     filmBackup.behave({ pollStatuses: ["completed"] });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "tides" })) as unknown as Record<string, any>;
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "tides" })) as unknown as Record<string, any>;
     film.behave({});
-    await settled(client, created.id);
+    await settled(rig.client, created.id);
     const record = await rig.generation(created.generation_id);
     expect(record.provider_responses.map((attempt: any) => [attempt.provider_name, attempt.status])).toEqual([
       ["film-main", 503],
@@ -154,8 +110,8 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
 
   test("a job the upstream fails: status failed with its reason, no content, nothing charged", async () => {
     film.behave({ pollStatuses: ["failed"], jobError: { code: "generation_failed", message: "out of memory" } });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "a storm" })) as unknown as Record<string, any>;
-    const done = await settled(client, created.id);
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "a storm" })) as unknown as Record<string, any>;
+    const done = await settled(rig.client, created.id);
     expect(done.status).toBe("failed");
     expect(JSON.stringify(done.error)).toContain("out of memory");
     expect(await refusal(await rig.send("GET", `/videos/${created.id}/content`), 400)).toContain("failed");
@@ -164,7 +120,7 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
   });
 
   test("a model that does not make videos: 400 wrong_endpoint", async () => {
-    const failure = await client.videos.create({ model: "test/painter", prompt: "a fox" }).catch((error) => error);
+    const failure = await rig.client.videos.create({ model: "test/painter", prompt: "a fox" }).catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.BadRequestError);
     expect(failure.error.availability).toMatchObject({ code: "wrong_endpoint", retryable: false });
     expect(film.requests).toHaveLength(0);
@@ -173,16 +129,16 @@ describe("openai SDK: videos.create, retrieve, downloadContent", () => {
 
 describe("errors of jobs", () => {
   test("an unknown job id is a 404", async () => {
-    const failure = await client.videos.retrieve("vid-does-not-exist").catch((error) => error);
+    const failure = await rig.client.videos.retrieve("vid-does-not-exist").catch((error) => error);
     expect(failure).toBeInstanceOf(OpenAI.NotFoundError);
     expect(await refusal(await rig.send("GET", "/videos/vid-does-not-exist/content"), 404)).toContain("vid-does-not-exist");
   });
 
   test("another workspace's job is a 404, its content too", async () => {
     film.behave({ pollStatuses: ["completed"] });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "a secret film" })) as unknown as Record<string, any>;
-    await settled(client, created.id);
-    const stranger = sdk(rig, await rig.otherWorkspaceKey());
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "a secret film" })) as unknown as Record<string, any>;
+    await settled(rig.client, created.id);
+    const stranger = new OpenAI({ baseURL: rig.api, apiKey: await rig.otherWorkspaceKey(), maxRetries: 0 });
     expect(await stranger.videos.retrieve(created.id).catch((error) => error)).toBeInstanceOf(OpenAI.NotFoundError);
     expect(await stranger.videos.downloadContent(created.id).catch((error) => error)).toBeInstanceOf(OpenAI.NotFoundError);
     expect(upstreamCalls(film).filter((call) => call.endsWith("/content"))).toEqual([]);
@@ -190,7 +146,7 @@ describe("errors of jobs", () => {
 
   test("content before the job completed is a 400 saying its status", async () => {
     film.behave({ pollStatuses: ["in_progress"] });
-    const created = (await client.videos.create({ model: "test/filmmaker", prompt: "slowly" })) as unknown as Record<string, any>;
+    const created = (await rig.client.videos.create({ model: "test/filmmaker", prompt: "slowly" })) as unknown as Record<string, any>;
     const message = await refusal(await rig.send("GET", `/videos/${created.id}/content?index=0`), 400);
     expect(message).toContain("content exists only once it completed");
     expect(upstreamCalls(film).filter((call) => call.endsWith("/content"))).toEqual([]);
@@ -213,20 +169,20 @@ describe("restart", () => {
   test("a job submitted before a restart completes after it, and its content downloads", async () => {
     const data = tempDir();
     try {
-      const first = await startOperationsGateway(config(), { dataDir: data.path });
+      const first = await startOperationsGateway(config, { dataDir: data.path });
       let created: Record<string, any>;
       try {
-        created = (await sdk(first).videos.create({ model: "test/filmmaker", prompt: "a long take", seconds: "4" })) as unknown as Record<string, any>;
+        created = (await first.client.videos.create({ model: "test/filmmaker", prompt: "a long take", seconds: "4" })) as unknown as Record<string, any>;
         expect(created.status).toBe("pending");
       } finally {
         await first.stop();
       }
       const beforeRestart = upstreamCalls(film);
-      const second = await startOperationsGateway(config(), { dataDir: data.path, key: first.key });
+      const second = await startOperationsGateway(config, { dataDir: data.path, key: first.key });
       try {
-        const done = await settled(sdk(second), created.id);
+        const done = await settled(second.client, created.id);
         expect(done).toMatchObject({ status: "completed", generation_id: created.generation_id, usage: { cost: usd(4 * VIDEO_SECOND) } });
-        const content = await sdk(second).videos.downloadContent(created.id);
+        const content = await second.client.videos.downloadContent(created.id);
         expect(new Uint8Array(await content.arrayBuffer())).toEqual(film.video);
         const record = await second.generation(created.generation_id);
         expect(record).toMatchObject({ api_type: "video", status: 200, total_cost: usd(4 * VIDEO_SECOND) });

@@ -1,31 +1,18 @@
 import { expect, test } from "bun:test";
+import { sampleVideoJob } from "../core/test-support.ts";
 import type { VideoJob } from "../core/video-job.ts";
 import { openDatabase } from "./client.ts";
 import { VideoJobStore } from "./video-jobs.ts";
 
 function job(id: string, fields: Partial<VideoJob> = {}): VideoJob {
-  return {
+  return sampleVideoJob({
     id,
-    workspaceId: "ws-1",
-    keyHash: "key-1",
     generationId: `gen-${id}`,
-    model: "acme/filmmaker",
-    attempts: [{ provider: "wan", endpoint: "wan:wan-2.2", status: 503, latency_ms: 12 }],
-    providerSlug: "wan",
-    endpointKey: "wan:wan-2.2",
     upstreamId: `up-${id}`,
-    status: "pending",
-    outputs: null,
-    error: null,
+    attempts: [{ provider: "wan", endpoint: "wan:wan-2.2", status: 503, latency_ms: 12 }],
     request: { model: "acme/filmmaker", operation: "video", prompt: "waves", providerOptions: { wan: { steps: 20 } } },
-    usage: null,
-    cost: 0,
-    createdAt: "2026-11-01T12:00:00.000Z",
-    updatedAt: "2026-11-01T12:00:00.000Z",
-    completedAt: null,
-    expiresAt: "2026-11-02T12:00:00.000Z",
     ...fields,
-  };
+  });
 }
 
 test("a job comes back as it was kept, its request and usage as JSON", async () => {

@@ -1,32 +1,23 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type MediaUpstream, startMediaUpstream } from "../../test/helpers/media-upstreams.ts";
-import { GatewayError } from "../core/errors.ts";
+import { startMediaUpstream } from "../../test/helpers/media-upstreams.ts";
+import { serverForTests } from "../../test/helpers/recording-server.ts";
 import type { VideoRequest } from "../core/operations.ts";
+import { rejectedGatewayError } from "../core/test-support.ts";
 import type { VideoJob } from "../core/video-job.ts";
 import { type Db, openDatabase } from "../db/client.ts";
 import { VideoJobStore } from "../db/video-jobs.ts";
-import { call } from "../transport/engine.ts";
 import { openAiCompatibleAdapter as adapter } from "../providers/openai-compatible/adapter.ts";
 import { makeEndpoint } from "../providers/openai-compatible/test-support.ts";
+import { send, throughEngine } from "../providers/test-support.ts";
 import { type VideoJobsOptions, VideoJobs } from "./video-jobs.ts";
 
-let upstream: MediaUpstream;
-beforeAll(() => {
-  upstream = startMediaUpstream();
-});
-afterAll(async () => {
-  await upstream.stop();
-});
-afterEach(() => {
-  upstream.behave({});
-  upstream.requests.length = 0;
-});
+const upstream = serverForTests(startMediaUpstream);
 
 const HOUR = 60 * 60_000;
-const endpoint = () => makeEndpoint({ key: "wan:wan-2.2", upstreamModel: "wan-2.2" }, { slug: "wan", name: "Wan", baseUrl: upstream.baseUrl });
+const endpoint = makeEndpoint({ key: "wan:wan-2.2", upstreamModel: "wan-2.2" }, { slug: "wan", name: "Wan", baseUrl: upstream.baseUrl });
 const build = { stream: false, apiKey: undefined };
 const request: VideoRequest = { model: "acme/filmmaker", operation: "video", prompt: "waves at dusk", duration: 6 };
 
@@ -41,10 +32,9 @@ function videoJobs(db: Db, options: Partial<VideoJobsOptions> = {}) {
   const settled: VideoJob[] = [];
   const jobs = new VideoJobs({
     repository: new VideoJobStore(db),
-    poll: async (job, signal) =>
-      adapter.video.poll.parseResponse(await call(adapter.video.poll.buildRequest(job.upstreamId, endpoint(), build), endpoint(), adapter, { fetch, signal }), endpoint()),
+    poll: async (job, signal) => adapter.video.poll.parseResponse(await send(adapter.video.poll.buildRequest(job.upstreamId, endpoint, build), endpoint, adapter, signal), endpoint),
     fetchContent: async (job, index, signal) => {
-      const answer = await call(adapter.video.content.buildRequest(job.upstreamId, index, endpoint(), build), endpoint(), adapter, { fetch, signal });
+      const answer = await send(adapter.video.content.buildRequest(job.upstreamId, index, endpoint, build), endpoint, adapter, signal);
       return { body: answer.body as ReadableStream<Uint8Array>, mediaType: answer.headers.get("content-type") ?? "application/octet-stream" };
     },
     costOf: (_job, usage) => (usage.videoSeconds ?? 0) * 0.25,
@@ -58,18 +48,8 @@ function videoJobs(db: Db, options: Partial<VideoJobsOptions> = {}) {
 
 /** Submits through the adapter and keeps the job, as the pipeline does. */
 async function submit(jobs: VideoJobs, workspaceId = "ws-1"): Promise<VideoJob> {
-  const answer = await call(adapter.video.submit.buildRequest(request, endpoint(), build), endpoint(), adapter, { fetch, signal: new AbortController().signal });
-  const state = adapter.video.submit.parseResponse(answer, endpoint(), request);
+  const state = await throughEngine(adapter, adapter.video.submit, request, endpoint);
   return jobs.create({ workspaceId, keyHash: "key-1", generationId: "gen-1762000000-abc", model: request.model, providerSlug: "wan", endpointKey: "wan:wan-2.2", request, attempts: [], state });
-}
-
-async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
 }
 
 describe("video jobs: polling", () => {
@@ -170,21 +150,21 @@ describe("video jobs: reading and content", () => {
   test("a job of another workspace is not found", async () => {
     const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
     const job = await submit(jobs);
-    expect((await refusal(jobs.get(job.id, "ws-2"))).code).toBe("not_found");
-    expect((await refusal(jobs.get("vid-missing", "ws-1"))).code).toBe("not_found");
+    expect((await rejectedGatewayError(jobs.get(job.id, "ws-2"))).code).toBe("not_found");
+    expect((await rejectedGatewayError(jobs.get("vid-missing", "ws-1"))).code).toBe("not_found");
   });
 
   test("content streams the upstream's bytes once completed; before that, or out of range, it is a 400", async () => {
     const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
     const job = await submit(jobs);
-    const early = await refusal(jobs.content(job.id, "ws-1", 0, new AbortController().signal));
+    const early = await rejectedGatewayError(jobs.content(job.id, "ws-1", 0, new AbortController().signal));
     expect(early.message).toBe(`Video job ${job.id} is pending; content exists only once it completed`);
     await jobs.pollOnce();
     await jobs.pollOnce();
     const content = await jobs.content(job.id, "ws-1", 0, new AbortController().signal);
     expect(content.mediaType).toBe("video/mp4");
     expect(new Uint8Array(await new Response(content.body).arrayBuffer())).toEqual(upstream.video);
-    expect((await refusal(jobs.content(job.id, "ws-1", 1, new AbortController().signal))).message).toBe("index: must be an integer from 0 to 0");
+    expect((await rejectedGatewayError(jobs.content(job.id, "ws-1", 1, new AbortController().signal))).message).toBe("index: must be an integer from 0 to 0");
   });
 
   test("after the retention a job is expired (at once when read, and by the next round), and its content is gone", async () => {
@@ -196,7 +176,7 @@ describe("video jobs: reading and content", () => {
     await jobs.pollOnce();
     time.advance(HOUR + 1);
     expect((await jobs.get(job.id, "ws-1")).status).toBe("expired");
-    const gone = await refusal(jobs.content(job.id, "ws-1", 0, new AbortController().signal));
+    const gone = await rejectedGatewayError(jobs.content(job.id, "ws-1", 0, new AbortController().signal));
     expect(gone.code).toBe("not_found");
     expect(gone.message).toBe(`Video job ${job.id} expired; its content is no longer available`);
 

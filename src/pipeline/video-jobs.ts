@@ -14,7 +14,6 @@ import { describeError, type Logger } from "../core/log.ts";
 import type { VideoJobState, VideoRequest, VideoStatus } from "../core/operations.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
 import type { VideoJob, VideoJobChanges, VideoJobRepository } from "../core/video-job.ts";
-import type { AttemptSummary } from "../core/generation.ts";
 
 /** Asks the endpoint that took a job for the job's state. */
 export type PollVideoJob = (job: VideoJob, signal: AbortSignal) => Promise<VideoJobState>;
@@ -47,17 +46,8 @@ export interface VideoJobsOptions {
   logger?: Logger;
 }
 
-/** A job the upstream accepted, to be kept. */
-export interface NewVideoJob {
-  workspaceId: string;
-  keyHash: string;
-  generationId: string;
-  model: string;
-  providerSlug: string;
-  endpointKey: string;
-  request: VideoRequest;
-  /** The submission's upstream attempts. */
-  attempts: AttemptSummary[];
+/** A job the upstream accepted, to be kept: the job's fields known at its submission, and what the upstream answered. */
+export interface NewVideoJob extends Pick<VideoJob, "workspaceId" | "keyHash" | "generationId" | "model" | "providerSlug" | "endpointKey" | "request" | "attempts"> {
   /** What the upstream answered to the submission. */
   state: VideoJobState;
 }

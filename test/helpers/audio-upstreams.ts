@@ -5,6 +5,8 @@
  * SHA-256; the JSON body), answer scripted failures first, and note a client that went away mid-way.
  */
 
+import { type RecordingServer, requestHead, startRecordingServer } from "./recording-server.ts";
+
 type Json = Record<string, any>;
 
 /** An error answer, given before the normal ones. */
@@ -16,9 +18,26 @@ export interface ScriptedFailure {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function failureResponse(failure: ScriptedFailure): Response {
-  const body = failure.body ?? { error: { message: `upstream failure ${failure.status}`, type: "server_error" } };
-  return Response.json(body, { status: failure.status, headers: failure.headers });
+/** The SHA-256 of bytes, in hex: what the Whisper server records of a file. */
+export function sha256(bytes: Uint8Array): string {
+  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
+}
+
+/** The failures a behaviour lists, answered one per request in order: `load` them as the behaviour is set. */
+function failureScript() {
+  let failures: ScriptedFailure[] = [];
+  return {
+    load(behaviour: { failures?: ScriptedFailure[] }) {
+      failures = [...(behaviour.failures ?? [])];
+    },
+    /** The next failure's answer, if one is left. */
+    next(): Response | undefined {
+      const failure = failures.shift();
+      if (failure === undefined) return undefined;
+      const body = failure.body ?? { error: { message: `upstream failure ${failure.status}`, type: "server_error" } };
+      return Response.json(body, { status: failure.status, headers: failure.headers });
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -47,13 +66,8 @@ export interface WhisperRequest {
   aborted: boolean;
 }
 
-export interface WhisperUpstream {
-  /** The base URL, ending in `/v1`. */
-  url: string;
-  requests: WhisperRequest[];
-  behave(behaviour: WhisperBehaviour): void;
-  stop(): Promise<void>;
-}
+/** A Whisper server; its `url` is the base URL, ending in `/v1`. */
+export type WhisperUpstream = RecordingServer<WhisperRequest, WhisperBehaviour>;
 
 function subtitles(text: string, duration: number, format: "srt" | "vtt"): string {
   const stamp = (seconds: number) => {
@@ -100,49 +114,32 @@ function transcriptionAnswer(fields: Record<string, string | string[]>, behaviou
 
 /** A Whisper-compatible server (multipart in, JSON or text out). */
 export function startWhisperUpstream(): WhisperUpstream {
-  const requests: WhisperRequest[] = [];
-  let behaviour: WhisperBehaviour = {};
-  let failures: ScriptedFailure[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(request) {
-      const record: WhisperRequest = { path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers.entries()), fields: {}, aborted: false };
-      requests.push(record);
-      request.signal.addEventListener("abort", () => (record.aborted = true));
-      const form = await request.formData().catch(() => undefined);
-      if (form === undefined) {
-        record.aborted = request.signal.aborted;
-        return Response.json({ error: { message: "could not read the form" } }, { status: 400 });
+  const failures = failureScript();
+  const server = startRecordingServer<WhisperRequest, WhisperBehaviour>(async (request, recorder) => {
+    const record = recorder.record({ ...requestHead(request), fields: {}, aborted: false });
+    request.signal.addEventListener("abort", () => (record.aborted = true));
+    const form = await request.formData().catch(() => undefined);
+    if (form === undefined) {
+      record.aborted = request.signal.aborted;
+      return Response.json({ error: { message: "could not read the form" } }, { status: 400 });
+    }
+    for (const [name, value] of form.entries()) {
+      if (typeof value === "string") {
+        const existing = record.fields[name];
+        record.fields[name] = existing === undefined ? value : [...([] as string[]).concat(existing), value];
+      } else {
+        const bytes = await value.bytes();
+        record.file = { name: value.name, type: value.type, size: bytes.length, sha256: sha256(bytes) };
       }
-      for (const [name, value] of form.entries()) {
-        if (typeof value === "string") {
-          const existing = record.fields[name];
-          record.fields[name] = existing === undefined ? value : [...([] as string[]).concat(existing), value];
-        } else {
-          const bytes = await value.bytes();
-          record.file = { name: value.name, type: value.type, size: bytes.length, sha256: new Bun.CryptoHasher("sha256").update(bytes).digest("hex") };
-        }
-      }
-      const failure = failures.shift();
-      if (failure !== undefined) return failureResponse(failure);
-      if (behaviour.delayMs) await sleep(behaviour.delayMs);
-      if (record.file === undefined) return Response.json({ error: { message: "file is required", type: "invalid_request_error" } }, { status: 400 });
-      return transcriptionAnswer(record.fields, behaviour);
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    requests,
-    behave(next) {
-      behaviour = next;
-      failures = [...(next.failures ?? [])];
-    },
-    async stop() {
-      await server.stop(true);
-    },
-  };
+    }
+    const failure = failures.next();
+    if (failure !== undefined) return failure;
+    const delayMs = recorder.behaviour().delayMs;
+    if (delayMs) await sleep(delayMs);
+    if (record.file === undefined) return Response.json({ error: { message: "file is required", type: "invalid_request_error" } }, { status: 400 });
+    return transcriptionAnswer(record.fields, recorder.behaviour());
+  }, failures.load);
+  return { ...server, url: `${server.url}/v1` };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -172,13 +169,8 @@ export interface TtsRequest {
   aborted: boolean;
 }
 
-export interface TtsUpstream {
-  /** The base URL, ending in `/v1`. */
-  url: string;
-  requests: TtsRequest[];
-  behave(behaviour: TtsBehaviour): void;
-  stop(): Promise<void>;
-}
+/** A text-to-speech server; its `url` is the base URL, ending in `/v1`. */
+export type TtsUpstream = RecordingServer<TtsRequest, TtsBehaviour>;
 
 /** The audio a TTS upstream sends: chunk `i` is `chunkBytes` bytes of value `i + 1`. */
 export function ttsAudio(behaviour: TtsBehaviour = {}): Uint8Array<ArrayBuffer> {
@@ -191,54 +183,36 @@ export function ttsAudio(behaviour: TtsBehaviour = {}): Uint8Array<ArrayBuffer> 
 
 /** A text-to-speech server (JSON in, audio streamed out in delayed chunks). */
 export function startTtsUpstream(): TtsUpstream {
-  const requests: TtsRequest[] = [];
-  let behaviour: TtsBehaviour = {};
-  let failures: ScriptedFailure[] = [];
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(request) {
-      const body = (await request.json().catch(() => ({}))) as Json;
-      const record: TtsRequest = { path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers.entries()), body, chunksSent: 0, completed: false, aborted: false };
-      requests.push(record);
-      request.signal.addEventListener("abort", () => {
+  const failures = failureScript();
+  const server = startRecordingServer<TtsRequest, TtsBehaviour>(async (request, recorder) => {
+    const body = (await request.json().catch(() => ({}))) as Json;
+    const record = recorder.record({ ...requestHead(request), body, chunksSent: 0, completed: false, aborted: false });
+    request.signal.addEventListener("abort", () => {
+      if (!record.completed) record.aborted = true;
+    });
+    const failure = failures.next();
+    if (failure !== undefined) return failure;
+    const current = recorder.behaviour();
+    if (current.jsonBody !== undefined) return Response.json(current.jsonBody);
+    const audio = ttsAudio(current);
+    const size = current.chunkBytes ?? 1024;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (record.chunksSent > 0 && current.chunkDelayMs) await sleep(current.chunkDelayMs);
+        if (record.aborted) return;
+        const start = record.chunksSent * size;
+        controller.enqueue(audio.slice(start, start + size));
+        record.chunksSent++;
+        if (record.chunksSent === (current.chunks ?? 4)) {
+          record.completed = true;
+          controller.close();
+        }
+      },
+      cancel() {
         if (!record.completed) record.aborted = true;
-      });
-      const failure = failures.shift();
-      if (failure !== undefined) return failureResponse(failure);
-      const current = behaviour;
-      if (current.jsonBody !== undefined) return Response.json(current.jsonBody);
-      const audio = ttsAudio(current);
-      const size = current.chunkBytes ?? 1024;
-      const stream = new ReadableStream<Uint8Array>({
-        async pull(controller) {
-          if (record.chunksSent > 0 && current.chunkDelayMs) await sleep(current.chunkDelayMs);
-          if (record.aborted) return;
-          const start = record.chunksSent * size;
-          controller.enqueue(audio.slice(start, start + size));
-          record.chunksSent++;
-          if (record.chunksSent === (current.chunks ?? 4)) {
-            record.completed = true;
-            controller.close();
-          }
-        },
-        cancel() {
-          if (!record.completed) record.aborted = true;
-        },
-      });
-      return new Response(stream, { headers: { "content-type": current.contentType ?? "audio/mpeg" } });
-    },
-  });
-  return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    requests,
-    behave(next) {
-      behaviour = next;
-      failures = [...(next.failures ?? [])];
-    },
-    async stop() {
-      await server.stop(true);
-    },
-  };
+      },
+    });
+    return new Response(stream, { headers: { "content-type": current.contentType ?? "audio/mpeg" } });
+  }, failures.load);
+  return { ...server, url: `${server.url}/v1` };
 }

@@ -8,8 +8,7 @@
  * scores grow with the document's position (the last document scores best), so that an adapter that
  * does not sort is caught.
  */
-import { FREE, type Endpoint, type ProviderType } from "../../src/core/catalog-types.ts";
-import type { Operation } from "../../src/core/operations.ts";
+import { type RecordingServer, requestHead, startRecordingServer } from "./recording-server.ts";
 
 type Json = Record<string, any>;
 
@@ -35,13 +34,8 @@ export interface RecordedRequest {
   body: Json;
 }
 
-export interface EmbeddingUpstream {
-  url: string;
-  requests: RecordedRequest[];
-  /** The behaviour for the next requests (reset with `{}`). */
-  behave(behaviour: EmbeddingBehaviour): void;
-  stop(): Promise<void>;
-}
+/** A server of one of the embeddings and rerank wires. */
+export type EmbeddingUpstream = RecordingServer<RecordedRequest, EmbeddingBehaviour>;
 
 export const DEFAULT_DIMENSIONS = 4;
 /** The tokens the servers report for any request (OpenAI, Cohere, Jina). */
@@ -61,6 +55,13 @@ export function float32Base64(values: number[]): string {
   return Buffer.from(view.buffer).toString("base64");
 }
 
+/** The little-endian float32 values of base64 (`float32Base64` read back). */
+export function float32Values(base64: string): number[] {
+  const bytes = Buffer.from(base64, "base64");
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return Array.from({ length: bytes.byteLength / 4 }, (_, index) => view.getFloat32(index * 4, true));
+}
+
 /** The relevance score the servers give document `index` of `count`. */
 export function expectedScore(index: number, count: number): number {
   return (index + 1) / (count + 1);
@@ -69,31 +70,15 @@ export function expectedScore(index: number, count: number): number {
 type Handler = (body: Json, behaviour: EmbeddingBehaviour) => unknown;
 
 function serve(routes: Record<string, Handler>, errorBody: (status: number) => unknown): EmbeddingUpstream {
-  const requests: RecordedRequest[] = [];
-  let behaviour: EmbeddingBehaviour = {};
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const path = new URL(request.url).pathname;
-      const body = (await request.json().catch(() => ({}))) as Json;
-      requests.push({ path, headers: Object.fromEntries(request.headers.entries()), body });
-      const handler = routes[path];
-      if (!handler) return Response.json({ error: `no route ${path}` }, { status: 404 });
-      if (behaviour.status) return Response.json(behaviour.errorBody ?? errorBody(behaviour.status), { status: behaviour.status });
-      return Response.json(behaviour.body ?? handler(body, behaviour));
-    },
+  return startRecordingServer<RecordedRequest, EmbeddingBehaviour>(async (request, recorder) => {
+    const body = (await request.json().catch(() => ({}))) as Json;
+    const { path } = recorder.record({ ...requestHead(request), body });
+    const handler = routes[path];
+    if (!handler) return Response.json({ error: `no route ${path}` }, { status: 404 });
+    const behaviour = recorder.behaviour();
+    if (behaviour.status) return Response.json(behaviour.errorBody ?? errorBody(behaviour.status), { status: behaviour.status });
+    return Response.json(behaviour.body ?? handler(body, behaviour));
   });
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    requests,
-    behave(next) {
-      behaviour = next;
-    },
-    async stop() {
-      await server.stop(true);
-    },
-  };
 }
 
 /** The vectors for `inputs` inputs under the behaviour (its count and length, else one per input of the asked length). */
@@ -180,35 +165,4 @@ export function startTeiUpstream(): EmbeddingUpstream {
     },
     (status) => ({ error: `upstream failure ${status}`, error_type: "Backend" }),
   );
-}
-
-/** An endpoint of a provider of `type` at `baseUrl` serving `operations`, for calls through the engine. */
-export function embeddingEndpoint(type: ProviderType, baseUrl: string, operations: Operation[] = ["embeddings", "rerank"]): Endpoint {
-  return {
-    key: `${type}:upstream-model`,
-    modelId: "acme/embedder",
-    provider: {
-      slug: `${type}-test`,
-      name: `Test ${type}`,
-      type,
-      baseUrl,
-      headers: { "x-team": "search" },
-      quirks: { maxTokensField: "max_tokens", streamUsage: true, reasoningEffort: true, inlineImageUrls: false },
-      anthropicVersion: "2023-06-01",
-      anthropicBetaAllow: new Set(),
-      timeouts: { connectMs: 5_000, firstByteMs: 10_000, idleMs: 10_000 },
-    },
-    upstreamModel: "upstream-model",
-    pricing: FREE,
-    contextLength: null,
-    maxOutput: null,
-    quantization: null,
-    supportedParameters: null,
-    collectsData: false,
-    retainsPrompts: false,
-    region: null,
-    inputModalities: ["text"],
-    operations: new Set(operations),
-    disabled: false,
-  };
 }

@@ -1,17 +1,27 @@
 /**
- * A listening gateway for end-to-end tests of the media operations (transcription, speech, images,
- * video): started from a config text naming real local upstreams, with an inference key of the default
- * workspace, JSON calls with that key, the generation record of an id, and a key of a second workspace.
+ * A listening gateway for the end-to-end tests of the operations besides chat (embeddings, rerank,
+ * transcription, speech, images, video): started from a config text naming real local upstreams, with
+ * an inference key of the default workspace, an openai SDK client and JSON calls with that key, the
+ * generation record of an id, and a key of a second workspace. Also what those tests share: the hooks
+ * of a file's gateway and upstreams, the config of a main endpoint with its backup, and the spec's
+ * error envelope.
  */
+import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
+import OpenAI from "openai";
+import type { Operation } from "../../src/core/operations.ts";
 import { callApi, listening, newInferenceKey } from "./gateway.ts";
+import type { TestServer } from "./recording-server.ts";
 
+/** A listening gateway with an inference key, and the calls an end-to-end test makes of it. */
 export interface OperationsGateway {
   gateway: Awaited<ReturnType<typeof listening>>;
   /** `${gateway.url}/api/v1`, the base URL a client is given. */
   api: string;
   /** Plaintext of an inference key of the default workspace. */
   key: string;
-  /** Sends JSON (or, for a string, that text as is with `contentType`) to an /api/v1 path with the inference key. */
+  /** An openai SDK client of the gateway with the inference key, without retries. */
+  client: OpenAI;
+  /** Sends JSON (or, for a string, that text as is with `contentType`) to an /api/v1 path with the inference key (or `key`). */
   send(method: string, path: string, body?: unknown, options?: { key?: string; contentType?: string; signal?: AbortSignal }): Promise<Response>;
   /** The generation record of an id; waits briefly, as records are written behind the response. */
   generation(id: string): Promise<Record<string, any>>;
@@ -22,7 +32,7 @@ export interface OperationsGateway {
   stop(): Promise<void>;
 }
 
-/** Starts a gateway on `configText` (and `dataDir` when given: a second gateway may reuse it). */
+/** Starts a gateway on `configText` (and `dataDir` when given: a second gateway may reuse it, with the first one's `key`). */
 export async function startOperationsGateway(configText: string, options: { dataDir?: string; key?: string } = {}): Promise<OperationsGateway> {
   const gateway = await listening({ configText, ...(options.dataDir ? { dataDir: options.dataDir } : {}) });
   const api = `${gateway.url}/api/v1`;
@@ -41,6 +51,7 @@ export async function startOperationsGateway(configText: string, options: { data
     gateway,
     api,
     key,
+    client: new OpenAI({ baseURL: api, apiKey: key, maxRetries: 0 }),
     send,
     async generation(id) {
       for (let attempt = 0; ; attempt++) {
@@ -67,6 +78,85 @@ export async function startOperationsGateway(configText: string, options: { data
   };
 }
 
+/**
+ * The gateway of a test file in front of its `upstreams` (started already): the gateway starts before
+ * all tests; before each one every upstream is reset (behaviour `{}`, no requests) and the endpoints'
+ * health cleared; after all, the gateway stops, then the upstreams. The returned gateway reads through
+ * to the started one, from the file's first test (or later hook) on.
+ */
+export function operationsGatewayForTests(configText: string, upstreams: TestServer[]): OperationsGateway {
+  let started: OperationsGateway | undefined;
+  beforeAll(async () => {
+    started = await startOperationsGateway(configText);
+  });
+  beforeEach(() => {
+    for (const upstream of upstreams) {
+      upstream.behave({});
+      upstream.requests.length = 0;
+    }
+    started?.resetHealth();
+  });
+  afterAll(async () => {
+    await started?.stop();
+    await Promise.all(upstreams.map((upstream) => upstream.stop()));
+  });
+  return new Proxy({} as OperationsGateway, {
+    get(_, name) {
+      if (started === undefined) throw new Error("the gateway starts before the file's first test");
+      return Reflect.get(started, name);
+    },
+  });
+}
+
+/** A catalog model served by a main endpoint and a backup, on two upstreams of one kind. */
+export interface FallbackPair {
+  /** The providers are `{name}-main` and `{name}-backup`, with the API keys `{name}-key` and `{name}-backup-key`. */
+  name: string;
+  /** The base URLs of the main and the backup upstream. */
+  urls: [string, string];
+  /** The catalog model; its upstream models are `{upstreamModel}-large` on the main endpoint and `{upstreamModel}-small` on the backup. */
+  model: string;
+  upstreamModel: string;
+  operation: Operation;
+  /** The pricing entry of the operation's meter, the same on both endpoints (`audio_second: 0.0004`). */
+  rate: string;
+}
+
+/**
+ * Config text of a gateway in front of fallback pairs, each main endpoint far cheaper than its backup so
+ * that the balancer tries it first; `server` lines and further `providers` and `models` lines as given.
+ */
+export function fallbackConfig(pairs: FallbackPair[], extra: { server?: string; providers?: string; models?: string } = {}): string {
+  const lines = extra.server === undefined ? [] : ["server:", `  ${extra.server}`];
+  lines.push("providers:");
+  for (const { name, urls } of pairs) {
+    lines.push(`  ${name}-main: { type: openai-compatible, base_url: "${urls[0]}", api_key: ${name}-key }`);
+    lines.push(`  ${name}-backup: { type: openai-compatible, base_url: "${urls[1]}", api_key: ${name}-backup-key }`);
+  }
+  if (extra.providers !== undefined) lines.push(extra.providers);
+  lines.push("models:");
+  for (const { name, model, upstreamModel, operation, rate } of pairs) {
+    lines.push(`  - id: ${model}`, "    endpoints:");
+    lines.push(`      - { provider: ${name}-main, model: ${upstreamModel}-large, operations: [${operation}], pricing: { prompt: 0.001, ${rate} } }`);
+    lines.push(`      - { provider: ${name}-backup, model: ${upstreamModel}-small, operations: [${operation}], pricing: { prompt: 1000, ${rate} } }`);
+  }
+  if (extra.models !== undefined) lines.push(extra.models);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The error body of a refused call: the spec's envelope, with `status`; its message. */
+export async function refusal(response: Response, status: number): Promise<string> {
+  expect(response.status).toBe(status);
+  const body = (await response.json()) as { error: { code: number; message: string }; service_metadata: unknown; user_id: unknown };
+  expect(body.error.code).toBe(status);
+  expect(body).toHaveProperty("service_metadata");
+  expect(body).toHaveProperty("user_id");
+  return body.error.message;
+}
+
+/** A cost as the gateway rounds it (to a nano-dollar). */
+export const usd = (amount: number) => Math.round(amount * 1e9) / 1e9;
+
 /** Waits until `check` holds (polling every 10 ms), failing after `timeoutMs` with `what`. */
 export async function eventually(what: string, check: () => boolean, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -74,9 +164,4 @@ export async function eventually(what: string, check: () => boolean, timeoutMs =
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
     await Bun.sleep(10);
   }
-}
-
-/** The SHA-256 of bytes, in hex (what the whisper test server records of a file). */
-export function sha256(bytes: Uint8Array): string {
-  return new Bun.CryptoHasher("sha256").update(bytes).digest("hex");
 }

@@ -3,6 +3,7 @@
  * tests of the whole path. They record every request and answer from a small script: text, reasoning,
  * tool calls, usage with cache counts, and failures (an HTTP status, a cut stream, a stall).
  */
+import { type RecordingServer, requestHead, startRecordingServer } from "./recording-server.ts";
 
 type Json = Record<string, any>;
 
@@ -98,13 +99,8 @@ export interface RecordedRequest {
   aborted: boolean;
 }
 
-export interface Upstream {
-  url: string;
-  requests: RecordedRequest[];
-  /** The behaviour for the next requests (reset with `{}`). */
-  behave(behaviour: UpstreamBehaviour): void;
-  stop(): Promise<void>;
-}
+/** An OpenAI-wire or Anthropic-wire chat server. */
+export type Upstream = RecordingServer<RecordedRequest, UpstreamBehaviour>;
 
 const encoder = new TextEncoder();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -120,48 +116,26 @@ function wantsTool(body: Json, lastRole: string | undefined): Json | undefined {
   return tools[0];
 }
 
-/** The scripted call of `behaviour.toolCall` for this turn, if any; `offered` lists the tool names of the request. */
+/** A recording server whose answers first honour the behaviour's delay and error status, then `handler`'s. */
 function serve(handler: (request: Request, record: RecordedRequest, behaviour: UpstreamBehaviour) => Promise<Response>): Upstream {
-  const requests: RecordedRequest[] = [];
-  let behaviour: UpstreamBehaviour = {};
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    idleTimeout: 0,
-    async fetch(request) {
-      const body = (await request.json().catch(() => ({}))) as Json;
-      const record: RecordedRequest = {
-        path: new URL(request.url).pathname,
-        headers: Object.fromEntries(request.headers.entries()),
-        body,
-        aborted: false,
-      };
-      requests.push(record);
-      request.signal.addEventListener("abort", () => (record.aborted = true));
-      const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || (request.headers.get("x-api-key") ?? "");
-      const quoting = (text: string) => text.replaceAll("{credential_base64}", btoa(credential)).replaceAll("{credential}", credential);
-      const current = { ...behaviour, ...(behaviour.errorMessage !== undefined ? { errorMessage: quoting(behaviour.errorMessage) } : {}) };
-      if (current.delayMs) await sleep(current.delayMs);
-      if (current.status) {
-        const body = current.errorBody ?? { error: { message: current.errorMessage ?? `upstream failure ${current.status}` } };
-        return new Response(quoting(JSON.stringify(body)), {
-          status: current.status,
-          headers: { "content-type": "application/json", ...current.headers },
-        });
-      }
-      return handler(request, record, current);
-    },
+  return startRecordingServer<RecordedRequest, UpstreamBehaviour>(async (request, recorder) => {
+    const body = (await request.json().catch(() => ({}))) as Json;
+    const record = recorder.record({ ...requestHead(request), body, aborted: false });
+    request.signal.addEventListener("abort", () => (record.aborted = true));
+    const credential = (request.headers.get("authorization") ?? "").replace(/^Bearer /, "") || (request.headers.get("x-api-key") ?? "");
+    const quoting = (text: string) => text.replaceAll("{credential_base64}", btoa(credential)).replaceAll("{credential}", credential);
+    const behaviour = recorder.behaviour();
+    const current = { ...behaviour, ...(behaviour.errorMessage !== undefined ? { errorMessage: quoting(behaviour.errorMessage) } : {}) };
+    if (current.delayMs) await sleep(current.delayMs);
+    if (current.status) {
+      const body = current.errorBody ?? { error: { message: current.errorMessage ?? `upstream failure ${current.status}` } };
+      return new Response(quoting(JSON.stringify(body)), {
+        status: current.status,
+        headers: { "content-type": "application/json", ...current.headers },
+      });
+    }
+    return handler(request, record, current);
   });
-  return {
-    url: `http://127.0.0.1:${server.port}`,
-    requests,
-    behave(next) {
-      behaviour = next;
-    },
-    async stop() {
-      await server.stop(true);
-    },
-  };
 }
 
 /** A stream body from frames, honouring the behaviour's chunk delay, cut, stall and error event. */

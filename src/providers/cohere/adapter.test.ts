@@ -1,44 +1,21 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   BILLED_SEARCH_UNITS,
-  embeddingEndpoint,
   expectedScore,
   expectedVector,
   REPORTED_TOKENS,
   startCohereUpstream,
 } from "../../../test/helpers/embedding-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
 import type { EmbeddingsRequest, RerankRequest } from "../../core/operations.ts";
-import type { UpstreamRequest } from "../adapter.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError } from "../../core/test-support.ts";
+import { testEndpoint, throughEngine } from "../test-support.ts";
 import { cohereAdapter } from "./adapter.ts";
 
-const upstream = startCohereUpstream();
-afterAll(() => upstream.stop());
-const endpoint = embeddingEndpoint("cohere", upstream.url);
-
-function send(upstreamRequest: UpstreamRequest) {
-  return call(upstreamRequest, endpoint, cohereAdapter, { fetch: (url, init) => fetch(url, init), signal: new AbortController().signal });
-}
-
-async function rerank(request: RerankRequest) {
-  const answer = await send(cohereAdapter.rerank.buildRequest(request, endpoint, { stream: false, apiKey: "co-key" }));
-  return cohereAdapter.rerank.parseResponse(answer, endpoint, request);
-}
-
-async function embed(request: EmbeddingsRequest) {
-  const answer = await send(cohereAdapter.embeddings.buildRequest(request, endpoint, { stream: false, apiKey: "co-key" }));
-  return cohereAdapter.embeddings.parseResponse(answer, endpoint, request);
-}
-
-async function failure(promise: Promise<unknown>): Promise<GatewayError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
-}
+const upstream = serverForTests(startCohereUpstream);
+const endpoint = testEndpoint("cohere", upstream.url);
+const rerank = (request: RerankRequest) => throughEngine(cohereAdapter, cohereAdapter.rerank, request, endpoint, "co-key");
+const embed = (request: EmbeddingsRequest) => throughEngine(cohereAdapter, cohereAdapter.embeddings, request, endpoint, "co-key");
 
 const rerankRequest = (overrides: Partial<RerankRequest> = {}): RerankRequest => ({
   model: "cohere/rerank",
@@ -58,7 +35,6 @@ const embeddingsRequest = (overrides: Partial<EmbeddingsRequest> = {}): Embeddin
 
 describe("Cohere v2 rerank through the engine", () => {
   test("POST /v2/rerank with the Bearer key and text documents; billed search units; sorted results", async () => {
-    upstream.behave({});
     const result = await rerank(rerankRequest({ topN: 1 }));
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe("/v2/rerank");
@@ -79,7 +55,7 @@ describe("Cohere v2 rerank through the engine", () => {
 
   test("an image document is refused before anything is sent", async () => {
     const before = upstream.requests.length;
-    const error = await failure(rerank(rerankRequest({ documents: ["Berlin", { image: "https://images.example/paris.png" }] })));
+    const error = await rejectedGatewayError(rerank(rerankRequest({ documents: ["Berlin", { image: "https://images.example/paris.png" }] })));
     expect(error.code).toBe("bad_request");
     expect(error.message).toBe("documents[1].image: Test cohere reranks text documents only");
     expect(upstream.requests.length).toBe(before);
@@ -87,7 +63,7 @@ describe("Cohere v2 rerank through the engine", () => {
 
   test("an error answer keeps Cohere's message", async () => {
     upstream.behave({ status: 400, errorBody: { id: "e-1", message: "invalid request: query must not be empty" } });
-    const error = await failure(rerank(rerankRequest()));
+    const error = await rejectedGatewayError(rerank(rerankRequest()));
     expect(error.code).toBe("bad_request");
     expect(error.message).toContain("invalid request: query must not be empty");
   });
@@ -95,7 +71,6 @@ describe("Cohere v2 rerank through the engine", () => {
 
 describe("Cohere v2 embed through the engine", () => {
   test("POST /v2/embed with texts, float embeddings and input_type search_document by default; billed tokens", async () => {
-    upstream.behave({});
     const result = await embed(embeddingsRequest());
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe("/v2/embed");
@@ -105,14 +80,13 @@ describe("Cohere v2 embed through the engine", () => {
   });
 
   test("the client's input_type and dimensions (output_dimension) are passed", async () => {
-    upstream.behave({});
     const result = await embed(embeddingsRequest({ inputType: "search_query", dimensions: 6 }));
     expect(upstream.requests.at(-1)!.body).toMatchObject({ input_type: "search_query", output_dimension: 6 });
     expect(result.vectors[0]).toHaveLength(6);
   });
 
   test("token id inputs are refused: Cohere embeds text", async () => {
-    const error = await failure(embed(embeddingsRequest({ input: ["text", [1, 2]] })));
+    const error = await rejectedGatewayError(embed(embeddingsRequest({ input: ["text", [1, 2]] })));
     expect(error.code).toBe("bad_request");
     expect(error.message).toBe("input[1]: Test cohere embeds text inputs only");
   });
@@ -123,7 +97,7 @@ describe("Cohere v2 embed through the engine", () => {
     ["a vector that is not numbers", { body: { embeddings: { float: [[1], "AAAAAA=="] } } }, "embedding 1 is not an array of numbers"],
   ])("%s is a 502 invalid_response", async (_, behaviour, message) => {
     upstream.behave(behaviour);
-    const error = await failure(embed(embeddingsRequest()));
+    const error = await rejectedGatewayError(embed(embeddingsRequest()));
     expect(error.metadata).toEqual({ provider: "cohere-test", provider_code: "invalid_response" });
     expect(error.message).toContain(message);
   });

@@ -1,47 +1,33 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import {
   DEFAULT_DIMENSIONS,
-  embeddingEndpoint,
   expectedVector,
   float32Base64,
   REPORTED_TOKENS,
   startOpenAiEmbeddingsUpstream,
 } from "../../../test/helpers/embedding-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
+import type { GatewayError } from "../../core/errors.ts";
 import type { EmbeddingsRequest, EmbeddingsResult } from "../../core/operations.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError } from "../../core/test-support.ts";
+import { testEndpoint, throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter } from "./adapter.ts";
 
-const upstream = startOpenAiEmbeddingsUpstream();
-afterAll(() => upstream.stop());
-const endpoint = embeddingEndpoint("openai-compatible", `${upstream.url}/v1`);
-const embeddings = openAiCompatibleAdapter.embeddings;
+const upstream = serverForTests(startOpenAiEmbeddingsUpstream);
+const endpoint = testEndpoint("openai-compatible", `${upstream.url}/v1`);
 
 function request(overrides: Partial<EmbeddingsRequest> = {}): EmbeddingsRequest {
   return { model: "acme/embedder", operation: "embeddings", input: ["first text", "second"], encodingFormat: "float", ...overrides };
 }
 
 /** One embeddings call through the engine against the local server. */
-async function embed(sent: EmbeddingsRequest): Promise<EmbeddingsResult> {
-  const upstreamRequest = embeddings.buildRequest(sent, endpoint, { stream: false, apiKey: "sk-embed" });
-  const answer = await call(upstreamRequest, endpoint, openAiCompatibleAdapter, { fetch: (url, init) => fetch(url, init), signal: new AbortController().signal });
-  return embeddings.parseResponse(answer, endpoint, sent);
-}
-
-async function failure(sent: EmbeddingsRequest): Promise<GatewayError> {
-  const error = await embed(sent).then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
-}
+const embed = (sent: EmbeddingsRequest) => throughEngine(openAiCompatibleAdapter, openAiCompatibleAdapter.embeddings, sent, endpoint, "sk-embed");
+const failure = (sent: EmbeddingsRequest) => rejectedGatewayError(embed(sent));
 
 const vectorsOf = (result: EmbeddingsResult) => result.vectors.map((vector) => Array.from(vector));
 
 describe("OpenAI-compatible embeddings through the engine", () => {
   test("text inputs: base64 asked for and decoded; the model, key and provider headers sent; tokens as reported", async () => {
-    upstream.behave({});
     const result = await embed(request());
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe("/v1/embeddings");
@@ -60,21 +46,18 @@ describe("OpenAI-compatible embeddings through the engine", () => {
   });
 
   test("token id inputs go as lists of ids, base64 asked", async () => {
-    upstream.behave({});
     const result = await embed(request({ input: [[101, 2023], [7]] }));
     expect(upstream.requests.at(-1)!.body).toEqual({ model: "upstream-model", input: [[101, 2023], [7]], encoding_format: "base64" });
     expect(result.vectors).toHaveLength(2);
   });
 
   test("dimensions, input_type and user are passed when set", async () => {
-    upstream.behave({});
     const result = await embed(request({ dimensions: 8, inputType: "search_query", user: "user-9" }));
     expect(upstream.requests.at(-1)!.body).toMatchObject({ dimensions: 8, input_type: "search_query", user: "user-9" });
     expect(vectorsOf(result)).toEqual([expectedVector(0, 8), expectedVector(1, 8)]);
   });
 
   test("multimodal inputs go as {content: [parts]} with chat's part shapes, without asking for base64", async () => {
-    upstream.behave({});
     await embed(
       request({
         input: [{ content: [{ type: "text", text: "a cat" }, { type: "image", url: "https://images.example/cat.png", detail: "low" }] }],
@@ -126,7 +109,6 @@ describe("OpenAI-compatible embeddings through the engine", () => {
   });
 
   test("the default vector length is accepted when no dimensions were asked", async () => {
-    upstream.behave({});
     expect((await embed(request())).vectors[0]).toHaveLength(DEFAULT_DIMENSIONS);
   });
 

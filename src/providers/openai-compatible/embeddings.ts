@@ -9,6 +9,7 @@ import type { EmbeddingsRequest, EmbeddingsResult } from "../../core/operations.
 import type { BuildOptions, Operation, UpstreamAnswer, UpstreamRequest } from "../adapter.ts";
 import { checkVectors, embeddingsUsage, estimateInputTokens, readVector } from "../embedding-answers.ts";
 import { invalidUpstreamResponse } from "../../transport/upstream-errors.ts";
+import { jsonPost, upstreamIdentity } from "./json-post.ts";
 
 type Json = Record<string, any>;
 
@@ -25,9 +26,6 @@ function textOrTokens(request: EmbeddingsRequest): boolean {
 }
 
 function buildEmbeddingsRequest(request: EmbeddingsRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
-  const provider = endpoint.provider;
-  const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const body: Json = {
     model: endpoint.upstreamModel,
     input: request.input.map((input) => (typeof input === "string" || Array.isArray(input) ? input : { content: input.content.map(wirePart) })),
@@ -36,7 +34,7 @@ function buildEmbeddingsRequest(request: EmbeddingsRequest, endpoint: Endpoint, 
   if (request.dimensions !== undefined) body.dimensions = request.dimensions;
   if (request.inputType !== undefined) body.input_type = request.inputType;
   if (request.user !== undefined) body.user = request.user;
-  return { url: `${provider.baseUrl}/embeddings`, headers, body, answer: "json" };
+  return jsonPost("/embeddings", body, endpoint, options);
 }
 
 /** `{data: [{embedding, index}], model, usage: {prompt_tokens}}` → the vectors in input order, checked. */
@@ -56,13 +54,11 @@ function parseEmbeddingsResponse(answer: UpstreamAnswer, endpoint: Endpoint, req
     vectors[index] = vector;
   });
   const reported = body.usage?.prompt_tokens;
-  const result: EmbeddingsResult = {
+  return {
     vectors: checkVectors(vectors, request, endpoint),
     usage: embeddingsUsage(Number.isInteger(reported) && reported >= 0 ? reported : estimateInputTokens(request.input)),
+    ...upstreamIdentity(body),
   };
-  if (typeof body.id === "string") result.upstreamId = body.id;
-  if (typeof body.model === "string") result.upstreamModel = body.model;
-  return result;
 }
 
 /** The embeddings member of the OpenAI-compatible adapter. */

@@ -1,45 +1,18 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { GatewayError } from "../../core/errors.ts";
+import { describe, expect, test } from "bun:test";
 import type { ImagesRequest, ImagesResult } from "../../core/operations.ts";
-import { type MediaUpstream, RED_PNG, startMediaUpstream } from "../../../test/helpers/media-upstreams.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError } from "../../core/test-support.ts";
+import { RED_PNG, startMediaUpstream } from "../../../test/helpers/media-upstreams.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
+import { throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter as adapter } from "./adapter.ts";
 import { makeEndpoint } from "./test-support.ts";
 
-let upstream: MediaUpstream;
-beforeAll(() => {
-  upstream = startMediaUpstream();
-});
-afterAll(async () => {
-  await upstream.stop();
-});
-afterEach(() => {
-  upstream.behave({});
-  upstream.requests.length = 0;
-});
-
-const endpoint = () => makeEndpoint({ key: "sd:flux", upstreamModel: "flux-dev", operations: new Set(["images"]) }, { slug: "sd", name: "SD", baseUrl: upstream.baseUrl });
+const upstream = serverForTests(startMediaUpstream);
+const endpoint = makeEndpoint({ key: "sd:flux", upstreamModel: "flux-dev", operations: new Set(["images"]) }, { slug: "sd", name: "SD", baseUrl: upstream.baseUrl });
 const request = (fields: Partial<ImagesRequest> = {}): ImagesRequest => ({ model: "acme/painter", operation: "images", prompt: "a red square", ...fields });
 
 /** The request through the real engine to the local server, and the adapter's reading of the answer. */
-async function generate(fields: Partial<ImagesRequest> = {}, at = endpoint()): Promise<ImagesResult> {
-  const images = request(fields);
-  const built = adapter.images.buildRequest(images, at, { stream: false, apiKey: "sk-img" });
-  const answer = await call(built, at, adapter, { fetch, signal: new AbortController().signal });
-  return adapter.images.parseResponse(answer, at, images);
-}
-
-function failure(run: () => Promise<unknown>): Promise<GatewayError> {
-  return run().then(
-    () => {
-      throw new Error("expected a failure");
-    },
-    (error: unknown) => {
-      expect(error).toBeInstanceOf(GatewayError);
-      return error as GatewayError;
-    },
-  );
-}
+const generate = (fields: Partial<ImagesRequest> = {}): Promise<ImagesResult> => throughEngine(adapter, adapter.images, request(fields), endpoint, "sk-img");
 
 describe("openai-compatible images: the request", () => {
   test("POST {base}/images/generations with the fields OpenAI takes, base64 asked for, and the credential", async () => {
@@ -62,7 +35,7 @@ describe("openai-compatible images: the request", () => {
   });
 
   test("a tier and an aspect ratio become pixels; with neither, no size is sent", () => {
-    const build = (fields: Partial<ImagesRequest>) => adapter.images.buildRequest(request(fields), endpoint(), { stream: false, apiKey: undefined }).body!;
+    const build = (fields: Partial<ImagesRequest>) => adapter.images.buildRequest(request(fields), endpoint, { stream: false, apiKey: undefined }).body!;
     expect(build({ resolution: "1K", aspectRatio: "3:2" }).size).toBe("1536x1024");
     expect(build({ size: "2K" }).size).toBe("2048x2048");
     expect(build({ aspectRatio: "9:16" }).size).toBe("1024x1824");
@@ -73,7 +46,7 @@ describe("openai-compatible images: the request", () => {
   test("the serving provider's options pass through (the request's fields win); other providers' do not", () => {
     const body = adapter.images.buildRequest(
       request({ providerOptions: { sd: { steps: 30, prompt: "overridden?" }, openai: { moderation: "low" } } }),
-      endpoint(),
+      endpoint,
       { stream: false, apiKey: undefined },
     ).body!;
     expect(body).toMatchObject({ steps: 30, prompt: "a red square" });
@@ -81,7 +54,7 @@ describe("openai-compatible images: the request", () => {
   });
 
   test("seed goes only where declared; reference images are not sent; both are said in warnings", () => {
-    const plain = adapter.images.buildRequest(request({ seed: 4, inputReferences: ["https://img.example/a.png"] }), endpoint(), { stream: false, apiKey: undefined });
+    const plain = adapter.images.buildRequest(request({ seed: 4, inputReferences: ["https://img.example/a.png"] }), endpoint, { stream: false, apiKey: undefined });
     expect(plain.body!.seed).toBeUndefined();
     expect(plain.warnings).toEqual([
       "seed: sd:flux takes no seed; it was not sent",
@@ -118,7 +91,7 @@ describe("openai-compatible images: the answer", () => {
     upstream.behave({ images: [{ url: `data:image/png;base64,${RED_PNG}` }] });
     expect((await generate()).images).toEqual([{ b64: RED_PNG, mediaType: "image/png" }]);
     upstream.behave({ images: [{ url: "http://169.254.169.254/latest/meta-data" }] });
-    const error = await failure(() => generate());
+    const error = await rejectedGatewayError(generate());
     expect(error.status).toBe(502);
     expect(error.metadata).toEqual({ provider: "sd", provider_code: "invalid_response" });
     expect(error.message).toContain("data[0] is a URL to fetch");
@@ -127,14 +100,14 @@ describe("openai-compatible images: the answer", () => {
 
   test("no images, or entries without base64, are invalid responses", async () => {
     upstream.behave({ images: [] });
-    expect((await failure(() => generate())).message).toBe("SD returned an invalid response: no images");
+    expect((await rejectedGatewayError(generate())).message).toBe("SD returned an invalid response: no images");
     upstream.behave({ images: [{ b64_json: "not base64!" }] });
-    expect((await failure(() => generate())).message).toBe("SD returned an invalid response: data[0] holds no base64 image");
+    expect((await rejectedGatewayError(generate())).message).toBe("SD returned an invalid response: data[0] holds no base64 image");
   });
 
   test("an upstream error status goes through the one error path", async () => {
     upstream.behave({ status: 429 });
-    const error = await failure(() => generate());
+    const error = await rejectedGatewayError(generate());
     expect(error.code).toBe("rate_limited");
     expect(error.message).toContain("upstream failure 429");
   });

@@ -1,28 +1,22 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { embeddingEndpoint, expectedScore, REPORTED_TOKENS, startJinaRerankUpstream } from "../../../test/helpers/embedding-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
-import type { RerankRequest, RerankResult } from "../../core/operations.ts";
-import { call } from "../../transport/engine.ts";
+import { describe, expect, test } from "bun:test";
+import { expectedScore, REPORTED_TOKENS, startJinaRerankUpstream } from "../../../test/helpers/embedding-upstreams.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
+import type { RerankRequest } from "../../core/operations.ts";
+import { rejectedGatewayError } from "../../core/test-support.ts";
+import { testEndpoint, throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter } from "./adapter.ts";
 
-const upstream = startJinaRerankUpstream();
-afterAll(() => upstream.stop());
-const endpoint = embeddingEndpoint("openai-compatible", `${upstream.url}/v1`);
-const rerank = openAiCompatibleAdapter.rerank;
+const upstream = serverForTests(startJinaRerankUpstream);
+const endpoint = testEndpoint("openai-compatible", `${upstream.url}/v1`);
 
 function request(overrides: Partial<RerankRequest> = {}): RerankRequest {
   return { model: "acme/reranker", operation: "rerank", query: "capital of France", documents: ["Berlin", { text: "Paris" }, "Rome"], ...overrides };
 }
 
-async function ranked(sent: RerankRequest): Promise<RerankResult> {
-  const upstreamRequest = rerank.buildRequest(sent, endpoint, { stream: false, apiKey: "sk-rerank" });
-  const answer = await call(upstreamRequest, endpoint, openAiCompatibleAdapter, { fetch: (url, init) => fetch(url, init), signal: new AbortController().signal });
-  return rerank.parseResponse(answer, endpoint, sent);
-}
+const ranked = (sent: RerankRequest) => throughEngine(openAiCompatibleAdapter, openAiCompatibleAdapter.rerank, sent, endpoint, "sk-rerank");
 
 describe("Jina-wire rerank through the engine", () => {
   test("text documents go as strings with top_n; results come back sorted, tokens as reported, search units counted", async () => {
-    upstream.behave({});
     const result = await ranked(request({ topN: 2 }));
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe("/v1/rerank");
@@ -38,7 +32,6 @@ describe("Jina-wire rerank through the engine", () => {
   });
 
   test("with an image document, every document goes as {text?, image?}", async () => {
-    upstream.behave({});
     await ranked(request({ documents: ["Berlin", { image: "https://images.example/paris.png" }] }));
     expect(upstream.requests.at(-1)!.body.documents).toEqual([{ text: "Berlin" }, { image: "https://images.example/paris.png" }]);
   });
@@ -56,12 +49,8 @@ describe("Jina-wire rerank through the engine", () => {
     ["no results", { data: [] }, "no list of results"],
   ])("%s is a 502 invalid_response", async (_, body, message) => {
     upstream.behave({ body });
-    const error = await ranked(request()).then(
-      () => undefined,
-      (thrown: unknown) => thrown as GatewayError,
-    );
-    expect(error).toBeInstanceOf(GatewayError);
-    expect(error!.metadata).toEqual({ provider: "openai-compatible-test", provider_code: "invalid_response" });
-    expect(error!.message).toContain(message);
+    const error = await rejectedGatewayError(ranked(request()));
+    expect(error.metadata).toEqual({ provider: "openai-compatible-test", provider_code: "invalid_response" });
+    expect(error.message).toContain(message);
   });
 });

@@ -9,32 +9,28 @@ import type { RerankRequest, RerankResult } from "../../core/operations.ts";
 import type { BuildOptions, Operation, UpstreamAnswer, UpstreamRequest } from "../adapter.ts";
 import { rankResults, rerankUsage } from "../rerank-answers.ts";
 import { invalidUpstreamResponse } from "../../transport/upstream-errors.ts";
+import { jsonPost, upstreamIdentity } from "./json-post.ts";
 
 type Json = Record<string, any>;
 
 function buildRerankRequest(request: RerankRequest, endpoint: Endpoint, options: BuildOptions): UpstreamRequest {
-  const provider = endpoint.provider;
-  const headers: Record<string, string> = { "content-type": "application/json", ...provider.headers };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const multimodal = request.documents.some((document) => typeof document !== "string" && document.image !== undefined);
   const documents = multimodal
     ? request.documents.map((document) => (typeof document === "string" ? { text: document } : document))
     : request.documents.map((document) => (typeof document === "string" ? document : (document.text ?? "")));
   const body: Json = { model: endpoint.upstreamModel, query: request.query, documents };
   if (request.topN !== undefined) body.top_n = request.topN;
-  return { url: `${provider.baseUrl}/rerank`, headers, body, answer: "json" };
+  return jsonPost("/rerank", body, endpoint, options);
 }
 
 function parseRerankResponse(answer: UpstreamAnswer, endpoint: Endpoint, request: RerankRequest): RerankResult {
   const body = answer.body as Json | null;
   if (!body || typeof body !== "object") throw invalidUpstreamResponse(endpoint, "not a rerank answer");
-  const result: RerankResult = {
+  return {
     results: rankResults(body.results, request, endpoint),
     usage: rerankUsage(request, { inputTokens: body.usage?.total_tokens }),
+    ...upstreamIdentity(body),
   };
-  if (typeof body.id === "string") result.upstreamId = body.id;
-  if (typeof body.model === "string") result.upstreamModel = body.model;
-  return result;
 }
 
 /** The rerank member of the OpenAI-compatible adapter. */

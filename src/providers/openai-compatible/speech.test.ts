@@ -1,9 +1,10 @@
-import { afterAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { startTtsUpstream, ttsAudio } from "../../../test/helpers/audio-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
 import type { SpeechRequest } from "../../core/operations.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError, thrownGatewayError } from "../../core/test-support.ts";
 import type { UpstreamAnswer } from "../../transport/request.ts";
+import { throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter } from "./adapter.ts";
 import { makeEndpoint } from "./test-support.ts";
 
@@ -17,16 +18,6 @@ function speechRequest(overrides: Partial<SpeechRequest> = {}): SpeechRequest {
 function audioAnswer(contentType: string | undefined, onCancel: () => void = () => {}): UpstreamAnswer {
   const headers = new Headers(contentType === undefined ? {} : { "content-type": contentType });
   return { status: 200, headers, body: new ReadableStream<Uint8Array>({ cancel: onCancel }) };
-}
-
-function thrown(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error("expected an error");
 }
 
 describe("buildRequest", () => {
@@ -52,35 +43,26 @@ describe("parseResponse", () => {
 
   test("octet-stream is taken for pcm only", () => {
     expect(speech.parseResponse(audioAnswer("application/octet-stream"), endpoint, speechRequest({ responseFormat: "pcm" })).mediaType).toBe("audio/pcm");
-    expect(thrown(() => speech.parseResponse(audioAnswer("application/octet-stream"), endpoint, speechRequest())).message).toBe(
+    expect(thrownGatewayError(() => speech.parseResponse(audioAnswer("application/octet-stream"), endpoint, speechRequest())).message).toBe(
       "Kokoro returned an invalid response: content type application/octet-stream is not audio",
     );
   });
 
   test("a body that is not audio is an invalid response naming its type, and is not read", () => {
     let cancelled = false;
-    const error = thrown(() => speech.parseResponse(audioAnswer("text/html; charset=utf-8", () => (cancelled = true)), endpoint, speechRequest()));
+    const error = thrownGatewayError(() => speech.parseResponse(audioAnswer("text/html; charset=utf-8", () => (cancelled = true)), endpoint, speechRequest()));
     expect(error.code).toBe("bad_gateway");
     expect(error.metadata).toEqual({ provider: "kokoro", provider_code: "invalid_response" });
     expect(error.message).toBe("Kokoro returned an invalid response: content type text/html is not audio");
     expect(cancelled).toBe(true);
-    expect(thrown(() => speech.parseResponse(audioAnswer(undefined), endpoint, speechRequest())).message).toEndWith("content type (none) is not audio");
+    expect(thrownGatewayError(() => speech.parseResponse(audioAnswer(undefined), endpoint, speechRequest())).message).toEndWith("content type (none) is not audio");
   });
 });
 
 describe("through the engine, against a TTS server", () => {
-  const upstream = startTtsUpstream();
+  const upstream = serverForTests(startTtsUpstream);
   const live = makeEndpoint({ upstreamModel: "tts-1" }, { slug: "tts", name: "TTS", baseUrl: upstream.url });
-  const options = { fetch: (url: string, init: RequestInit) => fetch(url, init), signal: new AbortController().signal };
-
-  afterAll(async () => {
-    await upstream.stop();
-  });
-
-  async function open(request: SpeechRequest) {
-    const built = speech.buildRequest(request, live, { stream: false, apiKey: undefined });
-    return speech.parseResponse(await call(built, live, openAiCompatibleAdapter, options), live, request);
-  }
+  const open = (request: SpeechRequest) => throughEngine(openAiCompatibleAdapter, speech, request, live);
 
   test("the audio is passed on as it arrives, not once the upstream has finished", async () => {
     const behaviour = { chunks: 4, chunkBytes: 2048, chunkDelayMs: 150 };
@@ -101,10 +83,9 @@ describe("through the engine, against a TTS server", () => {
 
   test("a JSON answer with a 200 is refused, naming its type", async () => {
     upstream.behave({ jsonBody: { error: "voice not found" } });
-    const error = await open(speechRequest()).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).message).toBe("TTS returned an invalid response: content type application/json is not audio");
-    expect((error as GatewayError).metadata?.provider_code).toBe("invalid_response");
+    const error = await rejectedGatewayError(open(speechRequest()));
+    expect(error.message).toBe("TTS returned an invalid response: content type application/json is not audio");
+    expect(error.metadata?.provider_code).toBe("invalid_response");
   });
 
   test("a client that stops reading aborts the upstream mid-stream", async () => {

@@ -2,12 +2,13 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWhisperUpstream } from "../../../test/helpers/audio-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { sha256, startWhisperUpstream } from "../../../test/helpers/audio-upstreams.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
 import type { AudioFile, TranscriptionRequest } from "../../core/operations.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError, thrownGatewayError } from "../../core/test-support.ts";
 import type { UpstreamAnswer } from "../../transport/request.ts";
 import { sineWav } from "../simulated/wav.ts";
+import { send, throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter } from "./adapter.ts";
 import { makeEndpoint } from "./test-support.ts";
 
@@ -22,16 +23,6 @@ function transcriptionRequest(overrides: Partial<TranscriptionRequest> = {}): Tr
 
 const endpoint = makeEndpoint({ upstreamModel: "Systran/faster-whisper-small", operations: new Set(["transcription"]) }, { slug: "whisper", name: "Whisper", headers: { "x-team": "audio" } });
 const answer = (body: unknown): UpstreamAnswer => ({ status: 200, headers: new Headers(), body });
-
-function invalidResponse(run: () => unknown): GatewayError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof GatewayError) return error;
-    throw error;
-  }
-  throw new Error("expected an invalid response");
-}
 
 describe("buildRequest", () => {
   test("a multipart form with the file, the upstream model and the options", async () => {
@@ -116,7 +107,7 @@ describe("parseResponse", () => {
   });
 
   test("an answer without a transcript is an invalid response", () => {
-    const error = invalidResponse(() => transcription.parseResponse(answer({ error: "nope" }), endpoint, transcriptionRequest()));
+    const error = thrownGatewayError(() => transcription.parseResponse(answer({ error: "nope" }), endpoint, transcriptionRequest()));
     expect(error.code).toBe("bad_gateway");
     expect(error.metadata).toEqual({ provider: "whisper", provider_code: "invalid_response" });
     expect(error.message).toBe("Whisper returned an invalid response: the transcription has no text");
@@ -124,20 +115,14 @@ describe("parseResponse", () => {
 });
 
 describe("through the engine, against a Whisper server", () => {
-  const upstream = startWhisperUpstream();
+  const upstream = serverForTests(startWhisperUpstream);
   const live = makeEndpoint({ upstreamModel: "whisper-large-v3" }, { slug: "whisper", name: "Whisper", baseUrl: upstream.url });
-  const options = { fetch: (url: string, init: RequestInit) => fetch(url, init), signal: new AbortController().signal };
+  const transcribe = (request: TranscriptionRequest) => throughEngine(openAiCompatibleAdapter, transcription, request, live, "sk-whisper");
   let directory = "";
 
   afterAll(async () => {
-    await upstream.stop();
     if (directory !== "") await rm(directory, { recursive: true, force: true });
   });
-
-  async function send(request: TranscriptionRequest) {
-    const built = transcription.buildRequest(request, live, { stream: false, apiKey: "sk-whisper" });
-    return transcription.parseResponse(await call(built, live, openAiCompatibleAdapter, options), live, request);
-  }
 
   test("a file on disk is sent whole, and again for a second attempt", async () => {
     directory = await mkdtemp(join(tmpdir(), "transcription-test-"));
@@ -145,14 +130,13 @@ describe("through the engine, against a Whisper server", () => {
     await writeFile(path, WAV);
     const request = transcriptionRequest({ file: { blob: Bun.file(path, { type: "audio/wav" }), filename: "clip.wav", mediaType: "audio/wav" }, language: "en" });
     upstream.behave({ text: "first attempt", usage: { seconds: 1 } });
-    expect(await send(request)).toMatchObject({ text: "first attempt", usage: { audioSeconds: 1 } });
+    expect(await transcribe(request)).toMatchObject({ text: "first attempt", usage: { audioSeconds: 1 } });
     upstream.behave({ text: "second attempt" });
-    expect((await send(request)).text).toBe("second attempt");
+    expect((await transcribe(request)).text).toBe("second attempt");
 
-    const sha256 = new Bun.CryptoHasher("sha256").update(WAV).digest("hex");
     for (const received of upstream.requests.slice(-2)) {
       // (Bun's multipart encoder names a .wav part's type audio/x-wav.)
-      expect(received.file).toEqual({ name: "clip.wav", type: expect.stringMatching(/^audio\/(x-)?wav$/), size: WAV.byteLength, sha256 });
+      expect(received.file).toEqual({ name: "clip.wav", type: expect.stringMatching(/^audio\/(x-)?wav$/), size: WAV.byteLength, sha256: sha256(WAV) });
       expect(received.fields).toEqual({ model: "whisper-large-v3", response_format: "json", language: "en" });
       expect(received.headers.authorization).toBe("Bearer sk-whisper");
       expect(received.headers["content-type"]).toStartWith("multipart/form-data; boundary=");
@@ -161,7 +145,7 @@ describe("through the engine, against a Whisper server", () => {
 
   test("vtt comes back as text", async () => {
     upstream.behave({ text: "hello there", duration: 2 });
-    const result = await send(transcriptionRequest({ responseFormat: "vtt" }));
+    const result = await transcribe(transcriptionRequest({ responseFormat: "vtt" }));
     expect(result.text).toBe("WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nhello there\n");
   });
 
@@ -170,12 +154,12 @@ describe("through the engine, against a Whisper server", () => {
     const client = new AbortController();
     const before = upstream.requests.length;
     const built = transcription.buildRequest(transcriptionRequest(), live, { stream: false, apiKey: undefined });
-    const sending = call(built, live, openAiCompatibleAdapter, { ...options, signal: client.signal });
+    const sending = send(built, live, openAiCompatibleAdapter, client.signal);
     // Once the upload is read, while the upstream is transcribing.
     const arrived = () => upstream.requests[before]?.file !== undefined;
     for (let waited = 0; waited < 2_000 && !arrived(); waited += 10) await Bun.sleep(10);
     client.abort();
-    expect(await sending.catch((caught: unknown) => caught)).toBeInstanceOf(GatewayError);
+    await rejectedGatewayError(sending);
     const received = upstream.requests[before]!;
     expect(received.file?.size).toBe(WAV.byteLength);
     for (let waited = 0; waited < 2_000 && !received.aborted; waited += 10) await Bun.sleep(10);
@@ -184,9 +168,8 @@ describe("through the engine, against a Whisper server", () => {
 
   test("an upstream failure is the engine's error for its status", async () => {
     upstream.behave({ failures: [{ status: 503, body: { error: { message: "model loading", type: "server_error" } } }] });
-    const error = await send(transcriptionRequest()).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).code).toBe("unavailable");
-    expect((error as GatewayError).message).toBe("Whisper answered 503: model loading");
+    const error = await rejectedGatewayError(transcribe(transcriptionRequest()));
+    expect(error.code).toBe("unavailable");
+    expect(error.message).toBe("Whisper answered 503: model loading");
   });
 });

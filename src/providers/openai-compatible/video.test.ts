@@ -1,35 +1,21 @@
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { GatewayError } from "../../core/errors.ts";
 import type { VideoJobState, VideoRequest } from "../../core/operations.ts";
-import { type MediaUpstream, startMediaUpstream } from "../../../test/helpers/media-upstreams.ts";
-import { call } from "../../transport/engine.ts";
+import { startMediaUpstream } from "../../../test/helpers/media-upstreams.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
+import { send, throughEngine } from "../test-support.ts";
 import { openAiCompatibleAdapter as adapter } from "./adapter.ts";
 import { makeEndpoint } from "./test-support.ts";
 
-let upstream: MediaUpstream;
-beforeAll(() => {
-  upstream = startMediaUpstream();
-});
-afterAll(async () => {
-  await upstream.stop();
-});
-afterEach(() => {
-  upstream.behave({});
-  upstream.requests.length = 0;
-});
-
-const endpoint = () => makeEndpoint({ key: "sora:sora-2", upstreamModel: "sora-2", operations: new Set(["video"]) }, { slug: "openai", name: "OpenAI", baseUrl: upstream.baseUrl });
+const upstream = serverForTests(startMediaUpstream);
+const endpoint = makeEndpoint({ key: "sora:sora-2", upstreamModel: "sora-2", operations: new Set(["video"]) }, { slug: "openai", name: "OpenAI", baseUrl: upstream.baseUrl });
 const request = (fields: Partial<VideoRequest> = {}): VideoRequest => ({ model: "openai/sora-2", operation: "video", prompt: "a fox in snow", ...fields });
 const options = { stream: false, apiKey: "sk-vid" };
-const send = (built: Parameters<typeof call>[0]) => call(built, endpoint(), adapter, { fetch, signal: new AbortController().signal });
 
-async function submit(fields: Partial<VideoRequest> = {}): Promise<VideoJobState> {
-  const video = request(fields);
-  return adapter.video.submit.parseResponse(await send(adapter.video.submit.buildRequest(video, endpoint(), options)), endpoint(), video);
-}
+const submit = (fields: Partial<VideoRequest> = {}): Promise<VideoJobState> => throughEngine(adapter, adapter.video.submit, request(fields), endpoint, options.apiKey);
 
 async function poll(upstreamId: string): Promise<VideoJobState> {
-  return adapter.video.poll.parseResponse(await send(adapter.video.poll.buildRequest(upstreamId, endpoint(), options)), endpoint());
+  return adapter.video.poll.parseResponse(await send(adapter.video.poll.buildRequest(upstreamId, endpoint, options), endpoint, adapter), endpoint);
 }
 
 describe("openai-compatible video: submit", () => {
@@ -42,7 +28,7 @@ describe("openai-compatible video: submit", () => {
   });
 
   test("resolution and aspect ratio become pixels; with neither, the provider's default size", () => {
-    const size = (fields: Partial<VideoRequest>) => adapter.video.submit.buildRequest(request(fields), endpoint(), options).body!.size;
+    const size = (fields: Partial<VideoRequest>) => adapter.video.submit.buildRequest(request(fields), endpoint, options).body!.size;
     expect(size({ resolution: "720p", aspectRatio: "9:16" })).toBe("720x1280");
     expect(size({ resolution: "1080p" })).toBe("1920x1080");
     expect(size({ aspectRatio: "1:1" })).toBe("720x720");
@@ -58,7 +44,7 @@ describe("openai-compatible video: submit", () => {
         seed: 1,
         providerOptions: { openai: { quality: "high" } },
       }),
-      endpoint(),
+      endpoint,
       options,
     );
     expect(built.body).toMatchObject({ quality: "high", model: "sora-2" });
@@ -87,7 +73,7 @@ describe("openai-compatible video: poll and content", () => {
     expect(polled.usage).toBeUndefined();
     const video = request({ duration: 5 });
     const answer = { status: 200, headers: new Headers(), body: { id: "video_x", status: "completed" } };
-    expect(adapter.video.submit.parseResponse(answer, endpoint(), video).usage?.videoSeconds).toBe(5);
+    expect(adapter.video.submit.parseResponse(answer, endpoint, video).usage?.videoSeconds).toBe(5);
   });
 
   test("a failed job carries the upstream's message", async () => {
@@ -97,22 +83,22 @@ describe("openai-compatible video: poll and content", () => {
   });
 
   test("an unknown status or a missing id is an invalid response", () => {
-    const parse = (body: unknown) => () => adapter.video.poll.parseResponse({ status: 200, headers: new Headers(), body }, endpoint());
+    const parse = (body: unknown) => () => adapter.video.poll.parseResponse({ status: 200, headers: new Headers(), body }, endpoint);
     expect(parse({ id: "v", status: "rendering" })).toThrow('OpenAI returned an invalid response: unknown video job status "rendering"');
     expect(parse({ status: "queued" })).toThrow("OpenAI returned an invalid response: the video job has no id");
   });
 
   test("content: GET {base}/videos/{id}/content, read as the upstream's bytes", async () => {
     const { upstreamId } = await submit();
-    const built = adapter.video.content.buildRequest(upstreamId, 0, endpoint(), options);
+    const built = adapter.video.content.buildRequest(upstreamId, 0, endpoint, options);
     expect(built).toMatchObject({ method: "GET", answer: "bytes", url: `${upstream.baseUrl}/videos/${upstreamId}/content` });
-    const answer = await send(built);
+    const answer = await send(built, endpoint, adapter);
     expect(answer.headers.get("content-type")).toBe("video/mp4");
     expect(new Uint8Array(await new Response(answer.body as ReadableStream).arrayBuffer())).toEqual(upstream.video);
   });
 
   test("an id is escaped in the path; only output 0 exists", () => {
-    expect(adapter.video.poll.buildRequest("a/b?c", endpoint(), options).url).toBe(`${upstream.baseUrl}/videos/a%2Fb%3Fc`);
-    expect(() => adapter.video.content.buildRequest("v", 1, endpoint(), options)).toThrow(GatewayError);
+    expect(adapter.video.poll.buildRequest("a/b?c", endpoint, options).url).toBe(`${upstream.baseUrl}/videos/a%2Fb%3Fc`);
+    expect(() => adapter.video.content.buildRequest("v", 1, endpoint, options)).toThrow(GatewayError);
   });
 });

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { embeddingEndpoint } from "../../../test/helpers/embedding-upstreams.ts";
 import type { EmbeddingsRequest, RerankRequest } from "../../core/operations.ts";
 import { call } from "../../transport/engine.ts";
 import { openAiCompatibleAdapter } from "../openai-compatible/adapter.ts";
+import { testEndpoint } from "../test-support.ts";
 import { createSimulatedFetch } from "./fetch.ts";
 
 const simulator = createSimulatedFetch({ ttft_ms: 0, tokens_per_second: 0 });
-const endpoint = embeddingEndpoint("simulated", "http://simulated.invalid");
+const endpoint = testEndpoint("simulated", "http://simulated.invalid");
 const options = { fetch: simulator, signal: new AbortController().signal };
 
 async function embed(input: EmbeddingsRequest["input"], dimensions?: number): Promise<Float32Array[]> {

@@ -1,37 +1,15 @@
-import { afterAll, describe, expect, test } from "bun:test";
-import { embeddingEndpoint, expectedScore, expectedVector, startTeiUpstream } from "../../../test/helpers/embedding-upstreams.ts";
-import { GatewayError } from "../../core/errors.ts";
+import { describe, expect, test } from "bun:test";
+import { expectedScore, expectedVector, startTeiUpstream } from "../../../test/helpers/embedding-upstreams.ts";
+import { serverForTests } from "../../../test/helpers/recording-server.ts";
 import type { EmbeddingsRequest, RerankRequest } from "../../core/operations.ts";
-import type { UpstreamRequest } from "../adapter.ts";
-import { call } from "../../transport/engine.ts";
+import { rejectedGatewayError } from "../../core/test-support.ts";
+import { testEndpoint, throughEngine } from "../test-support.ts";
 import { teiAdapter } from "./adapter.ts";
 
-const upstream = startTeiUpstream();
-afterAll(() => upstream.stop());
-const endpoint = embeddingEndpoint("tei", upstream.url);
-
-function send(upstreamRequest: UpstreamRequest) {
-  return call(upstreamRequest, endpoint, teiAdapter, { fetch: (url, init) => fetch(url, init), signal: new AbortController().signal });
-}
-
-async function rerank(request: RerankRequest) {
-  const answer = await send(teiAdapter.rerank.buildRequest(request, endpoint, { stream: false, apiKey: undefined }));
-  return teiAdapter.rerank.parseResponse(answer, endpoint, request);
-}
-
-async function embed(request: EmbeddingsRequest) {
-  const answer = await send(teiAdapter.embeddings.buildRequest(request, endpoint, { stream: false, apiKey: "tei-key" }));
-  return teiAdapter.embeddings.parseResponse(answer, endpoint, request);
-}
-
-async function failure(promise: Promise<unknown>): Promise<GatewayError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(GatewayError);
-  return error as GatewayError;
-}
+const upstream = serverForTests(startTeiUpstream);
+const endpoint = testEndpoint("tei", upstream.url);
+const rerank = (request: RerankRequest) => throughEngine(teiAdapter, teiAdapter.rerank, request, endpoint);
+const embed = (request: EmbeddingsRequest) => throughEngine(teiAdapter, teiAdapter.embeddings, request, endpoint, "tei-key");
 
 const embeddingsRequest = (overrides: Partial<EmbeddingsRequest> = {}): EmbeddingsRequest => ({
   model: "bge/small",
@@ -43,7 +21,6 @@ const embeddingsRequest = (overrides: Partial<EmbeddingsRequest> = {}): Embeddin
 
 describe("TEI rerank through the engine", () => {
   test("POST /rerank {query, texts, raw_scores: false}; every text scored and sorted; search units counted, no tokens", async () => {
-    upstream.behave({});
     const request: RerankRequest = { model: "bge/reranker", operation: "rerank", query: "capital", documents: ["Berlin", { text: "Paris" }, "Rome"], topN: 1 };
     const result = await rerank(request);
     const sent = upstream.requests.at(-1)!;
@@ -57,7 +34,7 @@ describe("TEI rerank through the engine", () => {
 
   test("an error answer keeps TEI's message and error type", async () => {
     upstream.behave({ status: 413, errorBody: { error: "batch size 300 > maximum allowed batch size 256", error_type: "Validation" } });
-    const error = await failure(rerank({ model: "m", operation: "rerank", query: "q", documents: ["a"] }));
+    const error = await rejectedGatewayError(rerank({ model: "m", operation: "rerank", query: "q", documents: ["a"] }));
     expect(error.code).toBe("payload_too_large");
     expect(error.message).toContain("batch size 300");
     expect(error.metadata?.provider_code).toBe("Validation");
@@ -66,7 +43,6 @@ describe("TEI rerank through the engine", () => {
 
 describe("TEI embed through the engine", () => {
   test("POST /embed {inputs}; vectors in order; input tokens estimated at a token per four characters", async () => {
-    upstream.behave({});
     const result = await embed(embeddingsRequest());
     const sent = upstream.requests.at(-1)!;
     expect(sent.path).toBe("/embed");
@@ -77,7 +53,6 @@ describe("TEI embed through the engine", () => {
   });
 
   test("dimensions are passed; token id inputs count their ids", async () => {
-    upstream.behave({});
     const result = await embed(embeddingsRequest({ input: [[1, 2, 3], [4]], dimensions: 2 }));
     expect(upstream.requests.at(-1)!.body).toEqual({ inputs: [[1, 2, 3], [4]], dimensions: 2 });
     expect(result.vectors[1]).toHaveLength(2);
@@ -85,7 +60,7 @@ describe("TEI embed through the engine", () => {
   });
 
   test("a multimodal input is refused before anything is sent", async () => {
-    const error = await failure(embed(embeddingsRequest({ input: [{ content: [{ type: "image", url: "https://images.example/a.png" }] }] })));
+    const error = await rejectedGatewayError(embed(embeddingsRequest({ input: [{ content: [{ type: "image", url: "https://images.example/a.png" }] }] })));
     expect(error.message).toBe("input[0]: Test tei embeds text and token inputs only");
   });
 
@@ -95,7 +70,7 @@ describe("TEI embed through the engine", () => {
     ["not a list", { body: { embeddings: [] } }, {}, "not a list of embeddings"],
   ])("%s is a 502 invalid_response", async (_, behaviour, overrides, message) => {
     upstream.behave(behaviour);
-    const error = await failure(embed(embeddingsRequest(overrides)));
+    const error = await rejectedGatewayError(embed(embeddingsRequest(overrides)));
     expect(error.metadata).toEqual({ provider: "tei-test", provider_code: "invalid_response" });
     expect(error.message).toContain(message);
   });

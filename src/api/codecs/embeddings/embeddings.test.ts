@@ -1,48 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import { GatewayError } from "../../../core/errors.ts";
-import type { EmbeddingsRequest, EmbeddingsResult } from "../../../core/operations.ts";
-import { emptyUsage } from "../../../core/usage.ts";
+import { float32Values } from "../../../../test/helpers/embedding-upstreams.ts";
+import type { EmbeddingsResult } from "../../../core/operations.ts";
 import { ChatRequest } from "../../schemas/chat-request.ts";
 import { validate } from "../../../core/validation-errors.ts";
-import { decodeEnvelope } from "../envelope.ts";
-import type { OperationEncodeContext } from "../operation-codec.ts";
+import { codecSteps, encodeContext } from "../operation-test-support.ts";
 import { embeddingsCodec } from "./index.ts";
 
 type Json = Record<string, any>;
 
 /** The route's steps: validate the body, then decode it with its envelope. */
-function decode(body: Json): EmbeddingsRequest {
-  const problem = validate(embeddingsCodec.schema, body, "body");
-  if (problem !== null) throw new GatewayError("bad_request", problem);
-  return embeddingsCodec.decode(body, decodeEnvelope(body));
-}
+const { decode, refusal } = codecSteps(embeddingsCodec);
 
-function refusal(body: Json): string {
-  try {
-    decode(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).status).toBe(400);
-    return (error as GatewayError).message;
-  }
-  throw new Error("the body was accepted");
-}
-
-const context: OperationEncodeContext = {
-  id: "gen-123",
-  model: "acme/embedder",
-  created: 1_700_000_000,
-  provider: "vLLM",
-  providerSlug: "vllm",
-  usage: { ...emptyUsage(), inputTokens: 12 },
-  cost: 0.0003,
-};
-
-function float32LittleEndian(base64: string): number[] {
-  const bytes = Buffer.from(base64, "base64");
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  return Array.from({ length: bytes.byteLength / 4 }, (_, index) => view.getFloat32(index * 4, true));
-}
+const context = encodeContext({ id: "gen-123", model: "acme/embedder", provider: "vLLM", providerSlug: "vllm", cost: 0.0003 }, { inputTokens: 12 });
 
 describe("embeddings decode", () => {
   test("a string, a list of strings, token ids and token id lists become a list of inputs", () => {
@@ -176,6 +145,6 @@ describe("embeddings encode", () => {
     const embeddings = answer.json.data.map((entry: Json) => entry.embedding);
     expect(embeddings.every((embedding: unknown) => typeof embedding === "string")).toBe(true);
     expect(Buffer.from(embeddings[0], "base64").subarray(0, 4)).toEqual(Buffer.from([0xcd, 0xcc, 0xcc, 0x3d]));
-    expect(embeddings.map(float32LittleEndian)).toEqual(vectors.map((vector) => Array.from(vector)));
+    expect(embeddings.map(float32Values)).toEqual(vectors.map((vector) => Array.from(vector)));
   });
 });

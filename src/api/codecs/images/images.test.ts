@@ -1,33 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { ImageGenerationResponse$inboundSchema } from "@openrouter/sdk/models";
-import { emptyUsage } from "../../../core/usage.ts";
-import { GatewayError } from "../../../core/errors.ts";
-import type { ImagesRequest } from "../../../core/operations.ts";
-import { validate } from "../../../core/validation-errors.ts";
-import { decodeEnvelope } from "../envelope.ts";
-import type { OperationEncodeContext } from "../operation-codec.ts";
+import { codecSteps, encodeContext, imageUrlPart } from "../operation-test-support.ts";
 import { imagesCodec } from "./index.ts";
 
 type Body = Record<string, unknown>;
 const base = { model: "acme/painter", prompt: "a red fox" };
-const reference = (url: string) => ({ type: "image_url", image_url: { url } });
 
-function decode(body: Body): ImagesRequest {
-  const full = { ...base, ...body };
-  expect(validate(imagesCodec.schema, full, "body")).toBeNull();
-  return imagesCodec.decode(full, decodeEnvelope(full));
-}
-
-function refusal(body: Body): string {
-  try {
-    decode(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).status).toBe(400);
-    return (error as GatewayError).message;
-  }
-  throw new Error("decode did not refuse the body");
-}
+/** Bodies the schema accepts, over `base`: a refusal is the codec's own. */
+const { problem, decode, refusal } = codecSteps(imagesCodec, { base, schemaAccepts: true });
 
 describe("images codec: schema", () => {
   const cases: Array<[Body, string]> = [
@@ -38,20 +18,20 @@ describe("images codec: schema", () => {
     [{ resolution: "8K" }, 'body.resolution: expected "512", "1K", "2K", or "4K"'],
     [{ output_format: "gif" }, 'body.output_format: expected "png", "jpeg", "webp", or "svg"'],
     [{ output_compression: 101 }, "body.output_compression: must be at most 100"],
-    [{ input_references: Array.from({ length: 17 }, () => reference("https://img.example/a.png")) }, "body.input_references: must have at most 16 items"],
-    [{ input_references: [reference("file:///etc/passwd")] }, "body.input_references[0].image_url.url: expected an http(s) URL or a data:image/ URL"],
+    [{ input_references: Array.from({ length: 17 }, () => imageUrlPart("https://img.example/a.png")) }, "body.input_references: must have at most 16 items"],
+    [{ input_references: [imageUrlPart("file:///etc/passwd")] }, "body.input_references[0].image_url.url: expected an http(s) URL or a data:image/ URL"],
     [{ provider: { zdr: true } }, 'body.provider: unknown property "zdr"'],
     [{ provider: { options: { openai: 1 } } }, "body.provider.options.openai: expected an object"],
   ];
   for (const [body, message] of cases) {
-    test(message, () => expect(validate(imagesCodec.schema, { ...base, ...body }, "body")).toBe(message));
+    test(message, () => expect(problem(body)).toBe(message));
   }
 
   test("every listed aspect ratio, quality and background is accepted; others are not", () => {
-    for (const ratio of ["1:1", "16:9", "9:19.5", "21:9", "auto"]) expect(validate(imagesCodec.schema, { ...base, aspect_ratio: ratio }, "body")).toBeNull();
-    expect(validate(imagesCodec.schema, { ...base, aspect_ratio: "7:3" }, "body")).toStartWith("body.aspect_ratio: expected");
-    expect(validate(imagesCodec.schema, { ...base, quality: "ultra" }, "body")).toStartWith("body.quality: expected");
-    expect(validate(imagesCodec.schema, { ...base, background: "clear" }, "body")).toStartWith("body.background: expected");
+    for (const ratio of ["1:1", "16:9", "9:19.5", "21:9", "auto"]) expect(problem({ aspect_ratio: ratio })).toBeNull();
+    expect(problem({ aspect_ratio: "7:3" })).toStartWith("body.aspect_ratio: expected");
+    expect(problem({ quality: "ultra" })).toStartWith("body.quality: expected");
+    expect(problem({ background: "clear" })).toStartWith("body.background: expected");
   });
 });
 
@@ -68,7 +48,7 @@ describe("images codec: decode", () => {
       output_compression: 80,
       seed: 7,
       stream: true,
-      input_references: [reference("data:image/png;base64,iVBORw0KGgo="), reference("https://img.example/b.jpg")],
+      input_references: [imageUrlPart("data:image/png;base64,iVBORw0KGgo="), imageUrlPart("https://img.example/b.jpg")],
       provider: { order: ["sd-local"], options: { "sd-local": { steps: 30 } } },
       user: "u-1",
       session_id: "s-1",
@@ -131,15 +111,7 @@ describe("images codec: decode", () => {
 });
 
 describe("images codec: encode", () => {
-  const context: OperationEncodeContext = {
-    id: "gen-1",
-    model: "acme/painter",
-    created: 1_762_000_000,
-    provider: "SD local",
-    providerSlug: "sd-local",
-    usage: { ...emptyUsage(), inputTokens: 12, outputTokens: 0, images: 2 },
-    cost: 0.08,
-  };
+  const context = encodeContext({ model: "acme/painter", created: 1_762_000_000, provider: "SD local", providerSlug: "sd-local", cost: 0.08 }, { inputTokens: 12, outputTokens: 0, images: 2 });
 
   test("created, the images with their media types, and the usage with its cost, as the OpenRouter SDK reads them", () => {
     const request = decode({ n: 2 });

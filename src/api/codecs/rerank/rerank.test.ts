@@ -1,40 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { GatewayError } from "../../../core/errors.ts";
-import type { RerankRequest, RerankResult } from "../../../core/operations.ts";
+import type { RerankResult } from "../../../core/operations.ts";
 import { emptyUsage } from "../../../core/usage.ts";
 import { ChatRequest } from "../../schemas/chat-request.ts";
 import { validate } from "../../../core/validation-errors.ts";
-import { decodeEnvelope } from "../envelope.ts";
-import type { OperationEncodeContext } from "../operation-codec.ts";
+import { codecSteps, encodeContext } from "../operation-test-support.ts";
 import { rerankCodec } from "./index.ts";
 
 type Json = Record<string, any>;
 
-function decode(body: Json): RerankRequest {
-  const problem = validate(rerankCodec.schema, body, "body");
-  if (problem !== null) throw new GatewayError("bad_request", problem);
-  return rerankCodec.decode(body, decodeEnvelope(body));
-}
+const { decode, refusal } = codecSteps(rerankCodec);
 
-function refusal(body: Json): string {
-  try {
-    decode(body);
-  } catch (error) {
-    expect((error as GatewayError).status).toBe(400);
-    return (error as GatewayError).message;
-  }
-  throw new Error("the body was accepted");
-}
-
-const context: OperationEncodeContext = {
-  id: "gen-456",
-  model: "acme/reranker",
-  created: 1_700_000_000,
-  provider: "Cohere",
-  providerSlug: "cohere",
-  usage: { ...emptyUsage(), searchUnits: 1 },
-  cost: 0.002,
-};
+const context = encodeContext({ id: "gen-456", model: "acme/reranker", provider: "Cohere", providerSlug: "cohere", cost: 0.002 }, { searchUnits: 1 });
 
 const documents = ["Paris is the capital of France", { text: "Berlin" }, { image: "https://images.example/eiffel.png" }, { text: "Rome", image: "data:image/png;base64,AAAA" }];
 

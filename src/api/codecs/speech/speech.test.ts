@@ -1,20 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { GatewayError } from "../../../core/errors.ts";
-import { emptyUsage } from "../../../core/usage.ts";
 import { validate } from "../../../core/validation-errors.ts";
+import { encodeContext, refusalOf } from "../operation-test-support.ts";
 import { speechCodec } from "./index.ts";
 
 const envelope = { model: "openai/tts-1" };
 
-function refusal(body: Record<string, unknown>): string {
-  try {
-    speechCodec.decode(body, envelope);
-  } catch (error) {
-    if (error instanceof GatewayError && error.status === 400) return error.message;
-    throw error;
-  }
-  throw new Error("expected a 400");
-}
+const refusal = (body: Record<string, unknown>) => refusalOf(() => speechCodec.decode(body, envelope));
 
 describe("decode", () => {
   test("defaults the format to mp3, as OpenAI does", () => {
@@ -53,6 +44,6 @@ describe("decode", () => {
 test("encode passes the upstream's audio stream through with its media type", () => {
   const audio = new ReadableStream<Uint8Array>();
   const request = speechCodec.decode({ input: "Hi" }, envelope);
-  const context = { id: "gen-1", model: "openai/tts-1", created: 0, provider: "TTS", providerSlug: "tts", usage: { ...emptyUsage(), characters: 2 }, cost: 0 };
+  const context = encodeContext({ model: "openai/tts-1", created: 0, provider: "TTS", providerSlug: "tts" }, { characters: 2 });
   expect(speechCodec.encode({ mediaType: "audio/mpeg", audio }, request, context)).toEqual({ body: audio, mediaType: "audio/mpeg" });
 });

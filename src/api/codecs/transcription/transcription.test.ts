@@ -1,26 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { emptyUsage } from "../../../core/usage.ts";
-import { GatewayError } from "../../../core/errors.ts";
 import type { AudioFile, TranscriptionRequest } from "../../../core/operations.ts";
 import { sineWav } from "../../../providers/simulated/wav.ts";
 import { validate } from "../../../core/validation-errors.ts";
-import type { OperationEncodeContext } from "../operation-codec.ts";
+import { encodeContext, refusalOf } from "../operation-test-support.ts";
 import { transcriptionCodec } from "./index.ts";
 
 const WAV = sineWav(0.75, "hello");
 const BASE64 = Buffer.from(WAV).toString("base64");
 const envelope = { model: "openai/whisper-1", sessionId: "s-1" };
 const file: AudioFile = { blob: new Blob([WAV]), filename: "clip.wav", mediaType: "audio/wav" };
-
-function refusal(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof GatewayError && error.status === 400) return error.message;
-    throw error;
-  }
-  throw new Error("expected a 400");
-}
 
 describe("decode (JSON, input_audio as base64)", () => {
   test("decodes the audio, keeps the envelope, and defaults to json", async () => {
@@ -42,13 +31,13 @@ describe("decode (JSON, input_audio as base64)", () => {
 
   test("refuses what is not base64 of audio", () => {
     const decode = (data: string) => () => transcriptionCodec.decode({ input_audio: { data, format: "wav" } }, envelope);
-    expect(refusal(decode("not base64!"))).toBe("input_audio.data: is not valid base64");
-    expect(refusal(decode(`data:audio/wav;base64,${BASE64}`))).toBe("input_audio.data: must be base64 of the raw bytes, not a data URL");
-    expect(refusal(decode(Buffer.from("just some text").toString("base64")))).toStartWith("input_audio.data: the content is not audio");
+    expect(refusalOf(decode("not base64!"))).toBe("input_audio.data: is not valid base64");
+    expect(refusalOf(decode(`data:audio/wav;base64,${BASE64}`))).toBe("input_audio.data: must be base64 of the raw bytes, not a data URL");
+    expect(refusalOf(decode(Buffer.from("just some text").toString("base64")))).toStartWith("input_audio.data: the content is not audio");
   });
 
   test("refuses streaming", () => {
-    expect(refusal(() => transcriptionCodec.decode({ input_audio: { data: BASE64, format: "wav" }, stream: true }, envelope))).toStartWith("stream:");
+    expect(refusalOf(() => transcriptionCodec.decode({ input_audio: { data: BASE64, format: "wav" }, stream: true }, envelope))).toStartWith("stream:");
   });
 
   test("the schema names a bad format and lists the allowed ones", () => {
@@ -93,26 +82,18 @@ describe("decodeForm (multipart fields as text)", () => {
 
   test("refuses bad values, naming the field and what it may be", () => {
     const decode = (fields: Record<string, string | string[]>) => () => transcriptionCodec.decodeForm(fields, file, envelope);
-    expect(refusal(() => transcriptionCodec.decodeForm({}, undefined, envelope))).toBe("file: is required");
-    expect(refusal(decode({ temperature: "hot" }))).toBe("temperature: expected a number from 0 to 1");
-    expect(refusal(decode({ temperature: "1.5" }))).toBe("temperature: expected a number from 0 to 1");
-    expect(refusal(decode({ response_format: "xml" }))).toBe('response_format: expected "json", "text", "srt", "vtt", or "verbose_json"');
-    expect(refusal(decode({ "timestamp_granularities[]": ["word", "char"] }))).toBe('timestamp_granularities[1]: expected "word" or "segment"');
-    expect(refusal(decode({ language: ["en", "de"] }))).toBe("language: must be sent once");
-    expect(refusal(decode({ stream: "true" }))).toBe("stream: streaming transcription is not supported; leave stream out or false");
+    expect(refusalOf(() => transcriptionCodec.decodeForm({}, undefined, envelope))).toBe("file: is required");
+    expect(refusalOf(decode({ temperature: "hot" }))).toBe("temperature: expected a number from 0 to 1");
+    expect(refusalOf(decode({ temperature: "1.5" }))).toBe("temperature: expected a number from 0 to 1");
+    expect(refusalOf(decode({ response_format: "xml" }))).toBe('response_format: expected "json", "text", "srt", "vtt", or "verbose_json"');
+    expect(refusalOf(decode({ "timestamp_granularities[]": ["word", "char"] }))).toBe('timestamp_granularities[1]: expected "word" or "segment"');
+    expect(refusalOf(decode({ language: ["en", "de"] }))).toBe("language: must be sent once");
+    expect(refusalOf(decode({ stream: "true" }))).toBe("stream: streaming transcription is not supported; leave stream out or false");
   });
 });
 
 describe("encode", () => {
-  const context: OperationEncodeContext = {
-    id: "gen-1",
-    model: "openai/whisper-1",
-    created: 1_700_000_000,
-    provider: "Whisper",
-    providerSlug: "whisper",
-    usage: { ...emptyUsage(), audioSeconds: 0.75 },
-    cost: 0.0001,
-  };
+  const context = encodeContext({ model: "openai/whisper-1", provider: "Whisper", providerSlug: "whisper", cost: 0.0001 }, { audioSeconds: 0.75 });
   const request = (responseFormat: TranscriptionRequest["responseFormat"]): TranscriptionRequest => ({ ...envelope, operation: "transcription", file, responseFormat });
 
   test("json: the text and the usage in seconds and cost", () => {

@@ -1,33 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { VideoGenerationResponse$inboundSchema } from "@openrouter/sdk/models";
-import { GatewayError } from "../../../core/errors.ts";
-import type { VideoRequest } from "../../../core/operations.ts";
 import { emptyUsage } from "../../../core/usage.ts";
-import type { VideoJob } from "../../../core/video-job.ts";
-import { validate } from "../../../core/validation-errors.ts";
-import { decodeEnvelope } from "../envelope.ts";
+import { sampleVideoJob } from "../../../core/test-support.ts";
+import { codecSteps, imageUrlPart } from "../operation-test-support.ts";
 import { videoCodec } from "./index.ts";
 
 type Body = Record<string, unknown>;
 const base = { model: "acme/filmmaker", prompt: "a fox running through snow" };
-const image = (url: string) => ({ type: "image_url", image_url: { url } });
 
-function decode(body: Body): VideoRequest {
-  const full = { ...base, ...body };
-  expect(validate(videoCodec.schema, full, "body")).toBeNull();
-  return videoCodec.decode(full, decodeEnvelope(full));
-}
-
-function refusal(body: Body): string {
-  try {
-    decode(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(GatewayError);
-    expect((error as GatewayError).status).toBe(400);
-    return (error as GatewayError).message;
-  }
-  throw new Error("decode did not refuse the body");
-}
+/** Bodies the schema accepts, over `base`: a refusal is the codec's own. */
+const { problem, decode, refusal } = codecSteps(videoCodec, { base, schemaAccepts: true });
 
 describe("video codec: schema", () => {
   const cases: Array<[Body, string]> = [
@@ -37,12 +19,12 @@ describe("video codec: schema", () => {
     [{ aspect_ratio: "5:4" }, 'body.aspect_ratio: expected "16:9", "9:16", "1:1", "4:3", "3:4", "3:2", "2:3", "21:9", or "9:21"'],
     [{ size: "720p" }, 'body.size: expected pixels as WIDTHxHEIGHT ("1280x720")'],
     [{ callback_url: "http://hooks.example/video" }, "body.callback_url: expected an https:// URL"],
-    [{ frame_images: [{ ...image("https://img.example/a.png"), frame_type: "middle_frame" }] }, 'body.frame_images[0].frame_type: expected "first_frame" or "last_frame"'],
+    [{ frame_images: [{ ...imageUrlPart("https://img.example/a.png"), frame_type: "middle_frame" }] }, 'body.frame_images[0].frame_type: expected "first_frame" or "last_frame"'],
     [{ provider: { order: ["a"] } }, 'body.provider: unknown property "order"'],
     [{ prompt: "" }, "body.prompt: must not be empty"],
   ];
   for (const [body, message] of cases) {
-    test(message, () => expect(validate(videoCodec.schema, { ...base, ...body }, "body")).toBe(message));
+    test(message, () => expect(problem(body)).toBe(message));
   }
 });
 
@@ -53,7 +35,7 @@ describe("video codec: decode", () => {
       resolution: "720p",
       aspect_ratio: "16:9",
       size: "1280x720",
-      frame_images: [{ ...image("data:image/png;base64,iVBORw0KGgo="), frame_type: "first_frame" }],
+      frame_images: [{ ...imageUrlPart("data:image/png;base64,iVBORw0KGgo="), frame_type: "first_frame" }],
       generate_audio: true,
       seed: 3,
       callback_url: "https://hooks.example/video",
@@ -80,19 +62,19 @@ describe("video codec: decode", () => {
 
   test("a prompt is needed unless images lead the way", () => {
     expect(refusal({ prompt: undefined })).toBe("prompt: is required unless frame_images or input_references are given");
-    expect(decode({ prompt: undefined, input_references: [image("https://img.example/a.png")] }).inputReferences).toEqual(["https://img.example/a.png"]);
+    expect(decode({ prompt: undefined, input_references: [imageUrlPart("https://img.example/a.png")] }).inputReferences).toEqual(["https://img.example/a.png"]);
   });
 
   test("with both, frame images win and the references are not used", () => {
-    const request = decode({ frame_images: [{ ...image("https://img.example/f.png"), frame_type: "last_frame" }], input_references: [image("https://img.example/r.png")] });
+    const request = decode({ frame_images: [{ ...imageUrlPart("https://img.example/f.png"), frame_type: "last_frame" }], input_references: [imageUrlPart("https://img.example/r.png")] });
     expect(request.frameImages).toEqual([{ url: "https://img.example/f.png", frameType: "last_frame" }]);
     expect(request.inputReferences).toBeUndefined();
   });
 
   test("two first frames, and audio or video references, are refused", () => {
-    const first = { ...image("https://img.example/f.png"), frame_type: "first_frame" };
+    const first = { ...imageUrlPart("https://img.example/f.png"), frame_type: "first_frame" };
     expect(refusal({ frame_images: [first, first] })).toBe("frame_images: two images are both the first_frame");
-    expect(refusal({ input_references: [image("https://img.example/a.png"), { type: "audio_url", audio_url: { url: "https://a.example/x.mp3" } }] })).toBe(
+    expect(refusal({ input_references: [imageUrlPart("https://img.example/a.png"), { type: "audio_url", audio_url: { url: "https://a.example/x.mp3" } }] })).toBe(
       "input_references[1]: audio_url references are not supported by this gateway; send image_url references",
     );
   });
@@ -103,27 +85,7 @@ describe("video codec: decode", () => {
 });
 
 describe("video codec: encodeJob", () => {
-  const job: VideoJob = {
-    id: "vid-0199abc",
-    workspaceId: "w",
-    keyHash: "k",
-    generationId: "gen-1762000000-abc",
-    model: "acme/filmmaker",
-    providerSlug: "wan",
-    endpointKey: "wan:wan-2.2",
-    upstreamId: "video_1",
-    status: "pending",
-    outputs: null,
-    error: null,
-    request: { model: "acme/filmmaker", operation: "video", prompt: "fox" },
-    attempts: [],
-    usage: null,
-    cost: 0,
-    createdAt: "2026-11-01T12:00:00.000Z",
-    updatedAt: "2026-11-01T12:00:00.000Z",
-    completedAt: null,
-    expiresAt: "2026-11-02T12:00:00.000Z",
-  };
+  const job = sampleVideoJob();
   const api = "https://gw.example/api/v1";
 
   test("a running job: id, polling URL, status and generation id, as the OpenRouter SDK reads them", () => {
