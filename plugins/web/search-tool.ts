@@ -1,3 +1,4 @@
+import { defaultEngineId, webSettings } from "./settings.ts";
 import { type Static, Type as T } from "@sinclair/typebox";
 import type { PluginContext, ServerToolDefinition, ServerToolResult } from "../../src/plugins/api.ts";
 import { type DomainFilter, domainFilter } from "./domain-filter.ts";
@@ -116,6 +117,8 @@ export const webSearchTool: ServerToolDefinition<WebSearchParameters> = {
     additionalProperties: false,
   },
   parametersSchema: WebSearchParameters,
+  // Set up when the operator configured an engine (a client's habitual `web_search` is dropped otherwise).
+  available: (services) => defaultEngineId(webSettings(services)) !== undefined,
   check(context, parameters) {
     filterOf(parameters);
     chooseEngine(context, engineChoice(parameters));

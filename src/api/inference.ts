@@ -143,7 +143,7 @@ export function inferenceApi(services: Services) {
     let presetId: string | undefined;
     const requested: RequestedServerTool[] = [];
     const decoded = codec.decode(raw, requested);
-    resolveServerTools(decoded, requested, services.plugins.serverToolNames);
+    resolveServerTools(decoded, requested, services.plugins.serverToolNames, services.plugins.availableServerTools);
     const canonical = applyPreset(decoded, (slug) => {
       const found = presets.get(workspaceId, slug);
       if (!found?.version) return undefined;

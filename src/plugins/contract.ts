@@ -191,6 +191,13 @@ export interface ServerToolDefinition<Parameters = Record<string, unknown>> {
   /** Schema of the request's `parameters` for the tool (400 naming the field when they do not match). */
   parametersSchema?: TSchema;
   /**
+   * Whether the operator set the tool up (a search engine configured, say). A request naming the tool
+   * in the gateway's namespace (`service:web_search`) runs it regardless, and `check` then says what is
+   * missing; a provider's own tool kind a client sends by habit (OpenAI's `web_search`, as Codex does)
+   * runs only when the tool is available, and is otherwise dropped with a warning. Default: available.
+   */
+  available?(services: PluginServices): boolean;
+  /**
    * Checked once when a request enables the tool, before anything runs: throw a GatewayError (400) when
    * it cannot run here (no search engine configured, an MCP server that cannot be reached).
    */

@@ -57,6 +57,8 @@ export class PluginHost {
   readonly plugins: ReadonlyMap<string, PluginDefinitionV2<any, any>>;
   /** The names of the server tools installed plugins contribute. */
   readonly serverToolNames: ReadonlySet<string>;
+  /** Those the operator set up (see ServerToolDefinition.available), known once `setup` ran. */
+  availableServerTools: ReadonlySet<string> = new Set();
   readonly #checks = new Map<string, TypeCheck<TSchema>>();
   readonly #aliases = new Map<string, PluginDefinitionV2<any, any>>();
   readonly #tools = new Map<string, { tool: ServerToolDefinition<any>; plugin: PluginDefinitionV2<any, any> }>();
@@ -81,6 +83,7 @@ export class PluginHost {
    * returns is the plugin's state in every hook's context. A settings mismatch throws naming the key.
    */
   async setup(services: PluginServices): Promise<void> {
+    this.availableServerTools = new Set([...this.#tools.values()].filter(({ tool }) => tool.available?.(services) ?? true).map(({ tool }) => tool.name));
     for (const definition of this.plugins.values()) {
       if (definition.settingsSchema) {
         const settings = services.settings[definition.id] ?? {};

@@ -38,7 +38,8 @@ export interface RequestedServerTool {
 /** The tool name behind a request's server tool type: prefixes off, OpenAI's web search spellings as `web_search`. */
 export function serverToolName(type: string): string {
   const bare = type.replace(/^(service|openrouter):/, "");
-  return /^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$/.test(bare) ? "web_search" : bare;
+  // OpenAI's spellings (web_search_preview_2025_03_11) and Anthropic's (web_search_20250305).
+  return /^web_search(_preview)?(_\d{4}_\d{2}_\d{2}|_\d{8})?$/.test(bare) ? "web_search" : /^web_fetch_\d{8}$/.test(bare) ? "web_fetch" : bare;
 }
 
 /** A requested tool's parameters: `parameters` of the namespaced forms, else the tool's own fields. */
@@ -53,13 +54,17 @@ function parametersOf(requested: RequestedServerTool): Record<string, unknown> {
 
 /**
  * Decides each requested server tool: one an installed plugin contributes (`runnable`) runs in the
- * server-tool loop; any other is dropped with a warning (or a 400 under require_parameters). The
- * request's warnings and server tools are updated in place.
+ * server-tool loop when named in the gateway's namespace, or when set up (`available`) if named as a
+ * provider's own tool kind; any other is dropped with a warning (or a 400 under require_parameters).
+ * The request's warnings and server tools are updated in place.
  */
-export function resolveServerTools(request: CanonicalRequest, requested: RequestedServerTool[], runnable: ReadonlySet<string>): void {
+export function resolveServerTools(request: CanonicalRequest, requested: RequestedServerTool[], runnable: ReadonlySet<string>, available: ReadonlySet<string> = runnable): void {
   for (const entry of requested) {
     const name = serverToolName(entry.type);
-    if (runnable.has(name)) {
+    // A namespaced tool asks the gateway to run it (an unconfigured one then says what is missing); a
+    // provider's own tool kind runs only where the operator set the tool up.
+    const namespaced = /^(service|openrouter):/.test(entry.type);
+    if (namespaced ? runnable.has(name) : available.has(name)) {
       const use: ServerToolUse = { name, parameters: parametersOf(entry) };
       (request.serverTools ??= []).push(use);
     } else {
