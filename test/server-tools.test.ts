@@ -112,6 +112,21 @@ describe("web_search", () => {
   });
 });
 
+describe("the web plugin", () => {
+  test("searches once before the model, gives it the results, and the answer cites them", async () => {
+    upstream.behave({ text: "answer from the results" });
+    const completion = (await openai.chat.completions.create({
+      model: "test/agent",
+      messages: [{ role: "user", content: "roundhouse history" }],
+      plugins: [{ id: "web", engine: "searxng", max_results: 2 }],
+    } as never)) as Json;
+    expect(search.queries.at(-1)!.q).toBe("roundhouse history");
+    const sent = upstream.requests[0]!.body.messages as Json[];
+    expect(sent.some((message) => message.role === "system" && String(message.content).includes("docs.example.com"))).toBe(true);
+    expect(completion.choices[0].message.annotations[0].type).toBe("url_citation");
+  });
+});
+
 describe("web_fetch and datetime", () => {
   test("web_fetch reads a page through the guard; the model reads its text", async () => {
     upstream.behave({ script: (body) => (results(body).length === 0 ? { tool: { name: "web_fetch", input: { url: `${pages.url}/article` } } } : { text: "fetched" }) });

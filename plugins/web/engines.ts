@@ -2,14 +2,9 @@ import { GatewayError, type PluginContext, type SearchEngine } from "../../src/p
 import { searxngEngine } from "./searxng.ts";
 import { defaultEngineId, SEARXNG, webSettings } from "./settings.ts";
 
-/**
- * The engines installed plugins contribute, by id, when the host hands them to the context
- * (`searchEngines`, a field the plugin contract does not have yet); the built-in SearxNG engine is
- * always there.
- */
+/** The engines installed plugins contribute, by id (the host hands them to every context); SearxNG is always there. */
 function engines(context: PluginContext): ReadonlyMap<string, SearchEngine> {
-  const contributed = (context as PluginContext & { searchEngines?: ReadonlyMap<string, SearchEngine> }).searchEngines;
-  return new Map([[SEARXNG, searxngEngine], ...(contributed ?? [])]);
+  return new Map([[SEARXNG, searxngEngine], ...(context.searchEngines ?? [])]);
 }
 
 /** Who asks, for the messages: `web_search` (the server tool) or `plugins web` (the plugin). */

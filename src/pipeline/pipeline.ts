@@ -319,7 +319,7 @@ export class Pipeline {
   ): PluginContext {
     const { catalog, health, traffic, memory, logger } = this.deps;
     return createPluginContext({
-      services: { settings: this.deps.settings ?? {}, catalog, health, traffic, memory, logger },
+      services: { settings: this.deps.settings ?? {}, searchEngines: this.deps.plugins.searchEngines, catalog, health, traffic, memory, logger },
       requestId: caller.requestId ?? generationId,
       generationId,
       workspaceId: caller.workspaceId,

@@ -73,6 +73,8 @@ export interface HealthView {
 export interface PluginServices {
   /** The operator's settings of each tool and plugin (config `tools.<name>`), empty when not configured. */
   settings: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** The search engines installed plugins contribute, by id (`web_search` picks one). */
+  searchEngines?: ReadonlyMap<string, SearchEngine>;
   catalog: CatalogView;
   health: HealthView;
   traffic: TrafficStats;

@@ -63,6 +63,8 @@ export class PluginHost {
   readonly #aliases = new Map<string, PluginDefinitionV2<any, any>>();
   readonly #tools = new Map<string, { tool: ServerToolDefinition<any>; plugin: PluginDefinitionV2<any, any> }>();
   readonly #engines = new Map<string, SearchEngine>();
+  /** The search engines plugins contribute, by id. */
+  readonly searchEngines: ReadonlyMap<string, SearchEngine> = this.#engines;
   readonly #states = new Map<string, unknown>();
 
   constructor(installed: ReadonlyMap<string, AnyPluginDefinition>) {

@@ -53,7 +53,6 @@ export const FusionPlugin = plugin("fusion", {
 });
 export type FusionPlugin = Static<typeof FusionPlugin>;
 
-export const WEB_ENGINES = ["native", "exa", "firecrawl", "parallel", "perplexity"] as const;
 export const WEB_MODES = [
   "instant",
   "fast",
@@ -80,7 +79,8 @@ export type UserLocation = Static<typeof UserLocation>;
 
 export const WebPlugin = plugin("web", {
   enabled: Enabled,
-  engine: T.Optional(literals([...WEB_ENGINES])),
+  // The reference's engines, or any an installed plugin contributes (`searxng`, an intranet search).
+  engine: T.Optional(T.String({ minLength: 1, maxLength: 64 })),
   mode: T.Optional(literals([...WEB_MODES])),
   search_prompt: T.Optional(T.String()),
   max_results: T.Optional(T.Integer({ minimum: 1 })),

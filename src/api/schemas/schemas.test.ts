@@ -344,8 +344,8 @@ run("plugins", ResponsesRequest, {}, [
   [
     "web fields",
     plugin({ id: "web", enabled: true, engine: "exa", mode: "deep-reasoning", search_prompt: "p", max_results: 5, max_uses: 2, include_domains: ["*.example.com"], exclude_domains: ["x.com/path"] }),
-    plugin({ id: "web", engine: "bing" }),
-    'body.plugins[0].engine: expected "native", "exa", "firecrawl", "parallel", or "perplexity"',
+    plugin({ id: "web", engine: "" }),
+    "body.plugins[0].engine: must not be empty",
   ],
   [
     "web mode",
