@@ -173,3 +173,23 @@ describe("the server-tool loop", () => {
     expect(upstream.requests).toHaveLength(0);
   });
 });
+
+describe("the loop and the spend limit", () => {
+  test("a loop whose next turn the key's limit cannot cover stops with a 402 saying so", async () => {
+    upstream.behave({ script: (body) => (body.tools ? { tool: { name: "lookup", input: { key: "again" } } } : { text: "never" }) });
+    const created = await fetch(`${gateway.url}/api/v1/keys`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "tight", limit: 0.0005 }),
+    });
+    const tight = ((await created.json()) as Json).key as string;
+    const response = await fetch(`${gateway.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tight}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "test/agent", max_tokens: 100, messages: [{ role: "user", content: "go" }], tools: [{ type: "service:lookup" }] }),
+    });
+    expect(response.status).toBe(402);
+    expect(((await response.json()) as Json).error.message).toContain("does not cover another turn of the server-tool loop");
+    expect(upstream.requests.length).toBeGreaterThanOrEqual(1);
+  });
+});
