@@ -71,7 +71,7 @@ describe("checkDefinition", () => {
 describe("loadPlugins", () => {
   test("the shipped built-ins are discovered from the plugins folder", () => {
     const loaded = loadPlugins({ directories: [], required: true, logger: logger().logger });
-    expect([...loaded.keys()]).toEqual(["auto-beta-router", "auto-router", "context-compression", "moderation", "pareto-router", "response-healing"]);
+    expect([...loaded.keys()]).toEqual(["auto-beta-router", "auto-router", "context-compression", "fusion", "moderation", "pareto-router", "response-healing"]);
   });
 
   test("a built-in folder: one plugin per folder, the id matching the folder; test files ignored", () => {
