@@ -9,7 +9,10 @@ import type { Endpoint } from "../core/catalog-types.ts";
 import { chargeFor } from "../core/cost.ts";
 import { GatewayError } from "../core/errors.ts";
 import { adapterFor } from "../providers/registry.ts";
-import { sendJson } from "../transport/engine.ts";
+import { openStream, sendJson } from "../transport/engine.ts";
+import type { PluginContext } from "../plugins/contract.ts";
+import { offerServerTools } from "./server-tool-offer.ts";
+import { runToolLoop } from "./tool-loop.ts";
 import { ClientGone, tryInOrder } from "./attempts.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
@@ -22,13 +25,14 @@ export interface CallParent {
 
 export async function modelCall(
   deps: PipelineDeps,
-  input: { model: string; request: Omit<CanonicalRequest, "model">; caller: Caller; signal: AbortSignal; parent: CallParent },
+  input: { model: string; request: Omit<CanonicalRequest, "model">; caller: Caller; signal: AbortSignal; parent: CallParent; context: PluginContext },
   redact: (error: GatewayError, endpoint: Endpoint) => GatewayError,
 ): Promise<CanonicalResponse> {
   const { caller, signal, parent } = input;
   const request = { ...input.request, model: input.model, stream: false, streamUsage: false } as CanonicalRequest;
   delete request.plugins;
-  delete request.serverTools;
+  // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
+  const offered = request.serverTools?.length ? await offerServerTools(deps.plugins, request, input.context) : [];
   const plan = deps.router.plan(request, caller.workspaceId, {
     allowedProviders: caller.allowedProviders ?? null,
     ignoredProviders: caller.ignoredProviders ?? null,
@@ -53,10 +57,29 @@ export async function modelCall(
         const chat = adapter.chat;
         if (chat === undefined) throw new GatewayError("bad_gateway", `${endpoint.provider.name} does not serve chat`);
         const attemptRequest = { ...request, model: model.id };
-        const sent = chat.buildRequest(attemptRequest, endpoint, { stream: false, apiKey: deps.credentialFor(caller.workspaceId, endpoint) });
-        const response = await sendJson(sent, endpoint, chat, adapter, { fetch: deps.transports.fetchFor(endpoint.provider), signal });
+        const build = { stream: false, apiKey: deps.credentialFor(caller.workspaceId, endpoint) };
+        const send = { fetch: deps.transports.fetchFor(endpoint.provider), signal };
+        const charge = chargeFor(endpoint.pricing);
+        const response =
+          offered.length === 0
+            ? await sendJson(chat.buildRequest(attemptRequest, endpoint, build), endpoint, chat, adapter, send)
+            : await runToolLoop({
+                request: attemptRequest,
+                offered,
+                context: input.context,
+                endpoint,
+                costOf: charge.total,
+                turns: {
+                  json: (turn) => sendJson(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
+                  stream: (turn) => openStream(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
+                },
+                // The call's cost joins the calling generation's, which reserved for its own turns.
+                reserveTurn: () => true,
+                onTurn: ({ index, latencyMs, tools }) =>
+                  attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: latencyMs, turn: index, server_tools: tools }),
+              });
         const usage = response.usage ?? estimatedUsage(response.output, attemptRequest);
-        parent.calls.cost += chargeFor(endpoint.pricing).total(usage);
+        parent.calls.cost += charge.total(usage);
         attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - started) });
         deps.metrics?.attempt(endpoint.provider.slug, 200);
         return response;

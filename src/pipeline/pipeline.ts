@@ -318,7 +318,7 @@ export class Pipeline {
     parent: CallParent,
   ): PluginContext {
     const { catalog, health, traffic, memory, logger } = this.deps;
-    return createPluginContext({
+    const context: PluginContext = createPluginContext({
       services: { settings: this.deps.settings ?? {}, searchEngines: this.deps.plugins.searchEngines, catalog, health, traffic, memory, logger },
       requestId: caller.requestId ?? generationId,
       generationId,
@@ -327,14 +327,15 @@ export class Pipeline {
       signal,
       allowPrivateUrls: this.deps.allowPrivateUrls ?? false,
       conversation,
-      call: (model, request) => this.#call(model, request, caller, signal, parent),
+      call: (model, request) => this.#call(model, request, caller, signal, parent, context),
       credentialFor: (host) => this.deps.hostCredential?.(caller.workspaceId, host),
     });
+    return context;
   }
 
   /** A model call a plugin makes, accounted in the calling generation (model-call.ts). */
-  #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal, parent: CallParent): Promise<CanonicalResponse> {
-    return modelCall(this.deps, { model, request, caller, signal, parent }, (error, endpoint) => redactError(error, this.#secrets(caller.workspaceId, endpoint)));
+  #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal, parent: CallParent, context: PluginContext): Promise<CanonicalResponse> {
+    return modelCall(this.deps, { model, request, caller, signal, parent, context }, (error, endpoint) => redactError(error, this.#secrets(caller.workspaceId, endpoint)));
   }
 
   #succeeded(plan: RoutePlan, model: CatalogModel, endpoint: Endpoint, usage: Usage | undefined, latencyMs: number, seconds: number): void {

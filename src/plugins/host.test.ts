@@ -68,6 +68,12 @@ const thrown = (run: () => unknown): GatewayError => {
 };
 
 describe("resolve", () => {
+  test("a plugin of the spec this gateway could not load is a 400 saying it is not installed; turning it off is no error", () => {
+    const plugins = host(tagger("a"));
+    expect(() => plugins.resolve([{ id: "web" }])).toThrow("plugins[0]: the plugin 'web' is not installed on this gateway");
+    expect(plugins.resolve([{ id: "web", enabled: false }])).toEqual([]);
+  });
+
   const plugins = host(tagger("one"), tagger("two", { models: ["fake/alias"] }));
 
   test("an unknown id is a 400 naming it and the installed plugins", () => {

@@ -71,7 +71,7 @@ describe("checkDefinition", () => {
 describe("loadPlugins", () => {
   test("the shipped built-ins are discovered from the plugins folder", () => {
     const loaded = loadPlugins({ directories: [], required: true, logger: logger().logger });
-    expect([...loaded.keys()]).toEqual(["auto-beta-router", "auto-router", "context-compression", "datetime", "file-parser", "mcp", "moderation", "pareto-router", "response-healing", "web", "web-fetch"]);
+    expect([...loaded.keys()]).toEqual(["auto-beta-router", "auto-router", "context-compression", "datetime", "file-parser", "fusion", "mcp", "moderation", "pareto-router", "response-healing", "web", "web-fetch"]);
   });
 
   test("a built-in folder: one plugin per folder, the id matching the folder; test files ignored", () => {
