@@ -308,7 +308,7 @@ describe("the fusion plugin", () => {
     expect(upstream.requests.map((request) => request.body.model)).toEqual(["agent"]);
   });
 
-  test.failing("the 503 says the panel failed, naming its models (the attempt loop rewrites it as the outer provider's failure)", async () => {
+  test("the 503 says the panel failed, naming its models (not the outer provider's failure)", async () => {
     upstream.behave({ script });
     const response = await post("/chat/completions", {
       model: "test/agent",

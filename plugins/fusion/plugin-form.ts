@@ -53,6 +53,8 @@ function panelUnavailable(failed: FailedModel[]): GatewayError {
       docs_url: "/api/v1/docs#availability-temporarily-unavailable",
     },
     metadata: { failed_models: failed },
+    // The panel's verdict, not the outer model's provider failing: no failover, no health penalty.
+    endsRequest: true,
   });
 }
 

@@ -63,6 +63,11 @@ export interface GatewayErrorOptions {
   retryAfter?: number;
   errorType?: string;
   cause?: unknown;
+  /**
+   * The request ends with this error as it is: no other endpoint is tried and the endpoint is not
+   * blamed (a plugin's own verdict, e.g. every panel model of a fusion failed).
+   */
+  endsRequest?: boolean;
 }
 
 export class GatewayError extends Error {
@@ -74,6 +79,8 @@ export class GatewayError extends Error {
   readonly availability: Availability | undefined;
   /** Whether the next endpoint may be tried after this failure (the code's row in ERROR_TABLE). */
   readonly retryable: boolean;
+  /** See GatewayErrorOptions.endsRequest. */
+  readonly endsRequest: boolean;
 
   constructor(code: ErrorCode, message: string, options: GatewayErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -85,6 +92,7 @@ export class GatewayError extends Error {
     this.retryAfter = options.retryAfter;
     this.errorType = options.errorType ?? ERROR_TABLE[code].errorType;
     this.availability = options.availability;
+    this.endsRequest = options.endsRequest ?? false;
   }
 }
 

@@ -57,6 +57,11 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
       return await run(attempt);
     } catch (caught) {
       const error = options.failed(asGatewayError(caught), attempt);
+      if (error.endsRequest) {
+        // A plugin's verdict on the request, not a failure of this endpoint: it ends here, as it is.
+        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: error.status, latency_ms: Math.round(performance.now() - started) });
+        throw new RequestEnded(error);
+      }
       attempts.push({
         provider: endpoint.provider.slug,
         endpoint: endpoint.key,
@@ -86,6 +91,13 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
     }
   }
   throw exhausted(plan, failures, cooling, lastError);
+}
+
+/** A plugin ended the request with its own error (GatewayError.endsRequest). */
+export class RequestEnded extends Error {
+  constructor(readonly error: GatewayError) {
+    super(error.message);
+  }
 }
 
 /** The client went away during an attempt: nothing more is tried; `error` is that attempt's. */

@@ -13,7 +13,7 @@ import { openStream, sendJson } from "../transport/engine.ts";
 import type { PluginContext } from "../plugins/contract.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
 import { runToolLoop } from "./tool-loop.ts";
-import { ClientGone, tryInOrder } from "./attempts.ts";
+import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
 
@@ -86,7 +86,7 @@ export async function modelCall(
       },
     );
   } catch (caught) {
-    throw caught instanceof ClientGone ? caught.error : caught;
+    throw caught instanceof ClientGone || caught instanceof RequestEnded ? caught.error : caught;
   } finally {
     for (const attempt of attempts) parent.attempts.push({ ...attempt, call: true });
   }

@@ -26,7 +26,7 @@ import type { Usage } from "../core/usage.ts";
 import type { BuildOptions, ProviderAdapter, UpstreamAnswer, UpstreamRequest } from "../providers/adapter.ts";
 import { adapterFor } from "../providers/registry.ts";
 import { call } from "../transport/engine.ts";
-import { ClientGone, tryInOrder } from "./attempts.ts";
+import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
@@ -191,7 +191,7 @@ export async function runOperation<R extends OperationRequest>(
       recordAt(caught.attempt.endpoint, { status: 499, cancelled: true, errorCode: "client_closed" });
       throw caught.error;
     }
-    return failedBeforeAttempts(caught);
+    return failedBeforeAttempts(caught instanceof RequestEnded ? caught.error : caught);
   }
 }
 

@@ -10,7 +10,7 @@ import type { RoutePlan } from "../routing/router.ts";
 import { lazyConversationKey } from "../routing/sticky.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
 import { chargeFor } from "../core/cost.ts";
-import { ClientGone, tryInOrder } from "./attempts.ts";
+import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { createPluginContext } from "./plugin-context.ts";
 import { type CallParent, modelCall } from "./model-call.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
@@ -272,7 +272,7 @@ export class Pipeline {
         recordAt(caught.attempt.endpoint)({ status: 499, cancelled: true, errorCode: "client_closed" });
         throw caught.error;
       }
-      const error = asGatewayError(caught);
+      const error = caught instanceof RequestEnded ? caught.error : asGatewayError(caught);
       this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
       throw error;
     }
