@@ -3,6 +3,9 @@ import { loadConfig } from "../src/config/load.ts";
 import { Catalog } from "../src/config/catalog.ts";
 import type { PluginDefinition } from "../src/plugins/contract.ts";
 import { unservedOperations } from "../src/providers/registry.ts";
+import { PluginHost } from "../src/plugins/host.ts";
+import { HealthStats } from "../src/routing/health.ts";
+import { RouterMemory, TrafficStats } from "../src/routing/traffic.ts";
 import { createLogger } from "../src/core/log.ts";
 import { loadPlugins } from "../src/plugins/registry.ts";
 import { tempDir } from "./helpers/gateway.ts";
@@ -51,4 +54,13 @@ describe("README", () => {
       dir.remove();
     }
   });
+});
+
+test("the README's tools example passes every plugin's settings check", async () => {
+  const block = yamlBlocks.find((text) => text.startsWith("tools:"))!;
+  const config = await loadConfig({ text: block, env: {} });
+  const host = new PluginHost(loadPlugins({ directories: [], required: true, logger: createLogger("silent") }));
+  const catalog = new Catalog(config);
+  await host.setup({ settings: config.tools, catalog, health: new HealthStats(), traffic: new TrafficStats(), memory: new RouterMemory({ maxEntries: 10, maxTtlMs: 1000 }), logger: createLogger("silent") });
+  expect([...host.availableServerTools].sort()).toEqual(["datetime", "fusion", "mcp", "web_fetch", "web_search"]);
 });
