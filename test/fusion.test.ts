@@ -166,6 +166,7 @@ describe("the fusion server tool", () => {
     expect(compared).toContain("### test/beta\nBeta: mergesort is stable.");
     expect(resultRead()).toEqual({
       status: "ok",
+      analyst_model: "test/judge",
       analysis: ANALYSIS,
       responses: [
         { model: "test/alpha", content: "Alpha: quicksort is fastest on average." },
@@ -255,6 +256,20 @@ describe("the fusion server tool", () => {
     const item = body.output.find((entry: Json) => entry.type === "service:fusion");
     expect(item).toMatchObject({ status: "completed", analysis: ANALYSIS, responses: [{ model: "test/alpha", content: "Alpha: quicksort is fastest on average." }] });
     expect(item.failed_models.map((entry: Json) => entry.model)).toEqual(["test/broken-four"]);
+  });
+
+  test("Responses streaming: the fusion events, the analysis one naming the analyst as analyst_model and judge_model", async () => {
+    upstream.behave({ script });
+    const response = await post("/responses", { model: "test/agent", input: QUESTION, stream: true, tools: [{ type: "service:fusion", parameters: PANEL }] });
+    const events = sseEvents(await response.text()).map((event) => event.data as Json);
+    const fusion = events.filter((event) => typeof event.type === "string" && event.type.startsWith("response.fusion_call."));
+    expect(fusion[0]!.type).toBe("response.fusion_call.in_progress");
+    expect(fusion.at(-1)!.type).toBe("response.fusion_call.completed");
+    const analysis = fusion.find((event) => event.type === "response.fusion_call.analysis.in_progress")!;
+    expect(analysis.analyst_model).toBe("test/judge");
+    expect(analysis.judge_model).toBe(analysis.analyst_model);
+    expect(fusion.filter((event) => event.type === "response.fusion_call.panel.completed").map((event) => event.model)).toEqual(["test/alpha", "test/beta"]);
+    expect(fusion.find((event) => event.type === "response.fusion_call.analysis.completed")!.analysis).toEqual(ANALYSIS);
   });
 });
 

@@ -37,8 +37,8 @@ describe("the fusion tool", () => {
     const { sent, run } = harness(answers);
     const result = await run({ ...panel, temperature: 0.5, max_completion_tokens: 500, reasoning: { effort: "low" } });
     expect(result.isError).toBeUndefined();
-    expect(result.content).toEqual({ status: "ok", analysis: ANALYSIS, responses: [{ model: "m/a", content: "m/a answers" }, { model: "m/b", content: "m/b answers" }] });
-    expect(result.display).toEqual({ analysis: ANALYSIS, responses: [{ model: "m/a", content: "m/a answers" }, { model: "m/b", content: "m/b answers" }] });
+    expect(result.content).toEqual({ status: "ok", analyst_model: "m/judge", analysis: ANALYSIS, responses: [{ model: "m/a", content: "m/a answers" }, { model: "m/b", content: "m/b answers" }] });
+    expect(result.display).toEqual({ analyst_model: "m/judge", analysis: ANALYSIS, responses: [{ model: "m/a", content: "m/a answers" }, { model: "m/b", content: "m/b answers" }] });
     expect(sent.map((call) => call.model)).toEqual(["m/a", "m/b", "m/judge"]);
     expect(sent[0]!.request).toMatchObject({ messages: [{ role: "user", content: [{ type: "text", text: "Why?" }] }], temperature: 0.5, maxTokens: 500, reasoning: { effort: "low" } });
     expect(sent[0]!.request.serverTools).toBeUndefined();

@@ -34,8 +34,10 @@ function errorResult(failureReason: FusionFailureReason, error: string, failedMo
 }
 
 /** The result of a run with at least one answer; without an analysis it says why. */
-function okResult(outcome: FusionOutcome): ServerToolResult {
+function okResult(outcome: FusionOutcome, analyst: string): ServerToolResult {
   const fields: Record<string, unknown> = {};
+  // Who analysed (for the stream's analysis event); the model reads it too.
+  fields.analyst_model = analyst;
   if (outcome.analysis) fields.analysis = outcome.analysis;
   fields.responses = outcome.responses;
   if (outcome.failed.length > 0) fields.failed_models = outcome.failed;
@@ -79,6 +81,6 @@ export const fusionTool: ServerToolDefinition<FusionParameters> = {
     const panel = resolvePanel(input.parameters, settingsOf(context), context.catalog, context.health);
     const outcome = await runFusion(context, { models: panel.models, analyst: panel.analyst!, conversation, question, parameters: input.parameters });
     if (outcome.responses.length === 0) return errorResult("all_panels_failed", allFailedMessage(outcome.failed), outcome.failed);
-    return okResult(outcome);
+    return okResult(outcome, panel.analyst!);
   },
 };

@@ -4,6 +4,7 @@ import type { GatewayError } from "../../../core/errors.ts";
 import type { ServerToolUsage } from "../../../core/server-tools.ts";
 import { type EncodeContext, sseFrame, type StreamEncoder } from "../codec.ts";
 import { countServerToolCall } from "../server-tool-output.ts";
+import { fusionEvents } from "./fusion-events.ts";
 import { StreamCitations, urlCitationAnnotation } from "./citations.ts";
 import { encodeResponsesResponse, encodeUsage, itemId, itemStatus, outputItem, outputTextPart, responseObject, summaryPart } from "./encode.ts";
 import { originOf } from "./tools.ts";
@@ -242,12 +243,12 @@ class ResponsesStreamEncoder implements StreamEncoder {
     const frames = this.#closeAll();
     this.#serverToolUse = countServerToolCall(this.#serverToolUse, block.call.name, block.result);
     const item = outputItem(block, index, this.#context);
-    frames.push(
-      this.#event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } }),
-      this.#event("response.output_item.done", { output_index: index, item }),
-    );
+    frames.push(this.#event("response.output_item.added", { output_index: index, item: { ...item, status: "in_progress" } }));
+    if (block.call.name === "fusion") frames.push(...fusionEvents(block, item.id as string, index, (type, fields) => this.#event(type, fields)));
+    frames.push(this.#event("response.output_item.done", { output_index: index, item }));
     return frames;
   }
+
 
   /**
    * Citations no message followed: they go to the last message, announced at its close if it is still
