@@ -28,6 +28,17 @@ export default definePluginV2({
       },
     },
     {
+      name: "slow",
+      description: "Takes its time.",
+      arguments: { type: "object", properties: {} },
+      async run(context) {
+        globalThis.__slowStarted = true;
+        await new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }));
+        globalThis.__slowAborted = true;
+        return { content: "late" };
+      },
+    },
+    {
       name: "boom",
       description: "Always fails.",
       arguments: { type: "object", properties: {} },
@@ -191,5 +202,28 @@ describe("the loop and the spend limit", () => {
     expect(response.status).toBe(402);
     expect(((await response.json()) as Json).error.message).toContain("does not cover another turn of the server-tool loop");
     expect(upstream.requests.length).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("a client that leaves mid-loop", () => {
+  test("aborts the server tool call in flight, and no further turn is made", async () => {
+    const flags = globalThis as { __slowStarted?: boolean; __slowAborted?: boolean };
+    flags.__slowStarted = false;
+    flags.__slowAborted = false;
+    upstream.behave({ script: () => ({ tool: { name: "slow", input: {} } }) });
+    const controller = new AbortController();
+    const pending = fetch(`${gateway.url}/api/v1/chat/completions`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "test/agent", messages: [{ role: "user", content: "wait" }], tools: [{ type: "service:slow" }] }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    for (let waited = 0; !flags.__slowStarted && waited < 5000; waited += 20) await Bun.sleep(20);
+    expect(flags.__slowStarted).toBe(true);
+    controller.abort();
+    await pending;
+    for (let waited = 0; !flags.__slowAborted && waited < 5000; waited += 20) await Bun.sleep(20);
+    expect(flags.__slowAborted).toBe(true);
+    expect(upstream.requests).toHaveLength(1);
   });
 });
