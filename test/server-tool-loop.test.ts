@@ -113,6 +113,10 @@ describe("the server-tool loop", () => {
     // One record, both turns, the usage of both.
     const data = await record(response.headers.get("x-generation-id") ?? body.id);
     expect(data.provider_responses).toHaveLength(2);
+    // The first call's own meters and cost, and the tool it called; the second is the attempt's own entry.
+    expect(data.provider_responses[0]).toMatchObject({ turn: 0, server_tools: ["lookup"], status: 200 });
+    expect(data.provider_responses[0].tokens_prompt).toBeGreaterThan(0);
+    expect(data.provider_responses[0].cost).toBeGreaterThan(0);
     expect(data.tokens_prompt).toBeGreaterThan(0);
   });
 

@@ -231,6 +231,7 @@ export function generationJson(row: GenerationRow) {
       // A later turn of the server-tool loop and the tools run before it; a plugin's model call.
       ...(attempt.turn !== undefined ? { turn: attempt.turn, server_tools: attempt.server_tools ?? [] } : {}),
       ...(attempt.call ? { plugin_call: true } : {}),
+      ...(attempt.cost !== undefined ? { tokens_prompt: attempt.tokens_prompt ?? null, tokens_completion: attempt.tokens_completion ?? null, cost: attempt.cost } : {}),
     })),
     latency: row.latencyMs,
     moderation_latency: null,

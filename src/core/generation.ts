@@ -14,6 +14,9 @@ export interface AttemptSummary {
   warnings?: string[];
   turn?: number;
   server_tools?: string[];
+  tokens_prompt?: number;
+  tokens_completion?: number;
+  cost?: number;
   call?: boolean;
 }
 

@@ -12,7 +12,7 @@ import { adapterFor } from "../providers/registry.ts";
 import { openStream, sendJson } from "../transport/engine.ts";
 import type { PluginContext } from "../plugins/contract.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
-import { runToolLoop } from "./tool-loop.ts";
+import { runToolLoop, turnRecord } from "./tool-loop.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
@@ -75,12 +75,20 @@ export async function modelCall(
                 },
                 // The call's cost joins the calling generation's, which reserved for its own turns.
                 reserveTurn: () => true,
-                onTurn: ({ index, latencyMs, tools }) =>
-                  attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: latencyMs, turn: index, server_tools: tools }),
+                onTurn: (turn) => attempts.push(turnRecord(endpoint, model.id, turn, charge.total)),
               });
         const usage = response.usage ?? estimatedUsage(response.output, attemptRequest);
         parent.calls.cost += charge.total(usage);
-        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: Math.round(performance.now() - started) });
+        attempts.push({
+          provider: endpoint.provider.slug,
+          endpoint: endpoint.key,
+          model: model.id,
+          status: 200,
+          latency_ms: Math.round(performance.now() - started),
+          tokens_prompt: usage.inputTokens,
+          tokens_completion: usage.outputTokens,
+          cost: charge.total(usage),
+        });
         deps.metrics?.attempt(endpoint.provider.slug, 200);
         return response;
       },

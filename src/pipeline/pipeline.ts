@@ -14,7 +14,7 @@ import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { createPluginContext } from "./plugin-context.ts";
 import { type CallParent, modelCall } from "./model-call.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
-import { type LoopOptions, runToolLoop, streamToolLoop, turnRequest } from "./tool-loop.ts";
+import { type LoopOptions, runToolLoop, streamToolLoop, turnRecord, turnRequest } from "./tool-loop.ts";
 import type { PluginContext } from "../plugins/contract.ts";
 import { type OperationOutcome, runOperation } from "./operation-run.ts";
 import type { OperationRequest } from "../core/operations.ts";
@@ -210,8 +210,7 @@ export class Pipeline {
                 stream: (turn) => openStream(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
               },
               reserveTurn: () => extendReservation(worstCaseCost(attemptRequest, [endpoint], images, (candidate) => chat.outputCap?.(attemptRequest, candidate))),
-              onTurn: ({ index, latencyMs, tools }) =>
-                attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: 200, latency_ms: latencyMs, turn: index, server_tools: tools }),
+              onTurn: (turn) => attempts.push(turnRecord(endpoint, model.id, turn, charge.total)),
             };
             const single = run;
             run = async () => {

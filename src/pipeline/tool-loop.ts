@@ -14,6 +14,7 @@ import { GatewayError } from "../core/errors.ts";
 import { MAX_TOOL_CALLS, type ServerToolResult, type ServerToolUsage, type StopCondition } from "../core/server-tools.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
 import type { PluginContext, ServerToolDefinition } from "../plugins/contract.ts";
+import type { AttemptRecord } from "./generation-record.ts";
 
 /** The most of a tool's result the model reads, as text. */
 const MAX_RESULT_CHARS = 64 * 1024;
@@ -50,8 +51,11 @@ export interface LoopOptions {
    * stops the loop with a 402.
    */
   reserveTurn(): boolean;
-  /** Each turn after the first, for the record: its latency, and the tools called before it. */
-  onTurn?(turn: { index: number; latencyMs: number; tools: string[] }): void;
+  /**
+   * Each turn that ended in server tool calls, for the record: its index (0 for the first call), its
+   * latency and usage, and the tools it called. The last turn is the attempt's own entry.
+   */
+  onTurn?(turn: { index: number; latencyMs: number; tools: string[]; usage: Usage | undefined }): void;
   endpoint: Endpoint;
 }
 
@@ -177,12 +181,12 @@ class LoopState {
   }
 
   /** Before a turn after the first: the spend limit must cover it. */
-  nextTurn(tools: string[], started: number): void {
+  nextTurn(tools: string[], started: number, usage: Usage | undefined): void {
+    this.options.onTurn?.({ index: this.turns, latencyMs: Math.round(performance.now() - started), tools, usage });
     this.turns++;
     if (!this.options.reserveTurn()) {
       throw new GatewayError("payment_required", "The key's spend limit does not cover another turn of the server-tool loop");
     }
-    this.options.onTurn?.({ index: this.turns, latencyMs: Math.round(performance.now() - started), tools });
   }
 }
 
@@ -206,7 +210,7 @@ export async function runToolLoop(options: LoopOptions): Promise<CanonicalRespon
     }
     if (client.length > 0) return finish({ ...response, finishReason: "tool_calls" }, output, state);
     state.checkStop(response.nativeFinishReason ?? response.finishReason);
-    state.nextTurn(server.map((call) => call.name), started);
+    state.nextTurn(server.map((call) => call.name), started, response.usage);
   }
 }
 
@@ -280,7 +284,7 @@ export async function* streamToolLoop(options: LoopOptions, first: AsyncIterable
       return;
     }
     state.checkStop(finishPart?.nativeReason ?? finishPart?.reason ?? "stop");
-    state.nextTurn(server.map((call) => call.name), turnStarted);
+    state.nextTurn(server.map((call) => call.name), turnStarted, response.usage);
     parts = await options.turns.stream(turnRequest(options, state.messages, state.final));
   }
 }
@@ -288,4 +292,23 @@ export async function* streamToolLoop(options: LoopOptions, first: AsyncIterable
 function* ending(state: LoopState, finishPart: Extract<StreamPart, { type: "finish" }> | undefined): Generator<StreamPart> {
   yield { type: "usage", usage: state.usage };
   yield finishPart ?? { type: "finish", reason: "stop" };
+}
+
+/** The record's entry of a loop turn that ended in server tool calls: its latency, meters and cost. */
+export function turnRecord(
+  endpoint: Endpoint,
+  model: string,
+  turn: { index: number; latencyMs: number; tools: string[]; usage: Usage | undefined },
+  costOf: (usage: Usage) => number,
+): AttemptRecord {
+  return {
+    provider: endpoint.provider.slug,
+    endpoint: endpoint.key,
+    model,
+    status: 200,
+    latency_ms: turn.latencyMs,
+    turn: turn.index,
+    server_tools: turn.tools,
+    ...(turn.usage ? { tokens_prompt: turn.usage.inputTokens, tokens_completion: turn.usage.outputTokens, cost: costOf(turn.usage) } : {}),
+  };
 }
