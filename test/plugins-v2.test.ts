@@ -3,23 +3,13 @@
  * response-healing repairs a malformed JSON answer, context-compression fits a long conversation into
  * a small context, moderation refuses flagged input through a guard model (a routed model call).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { listening, newInferenceKey } from "./helpers/gateway.ts";
+import { describe, expect, test } from "bun:test";
 import { sseEvents } from "./helpers/inference-setup.ts";
-import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
+import { scriptedGatewayForTests } from "./helpers/scripted-gateway.ts";
 
 type Json = Record<string, any>;
 
-let upstream: Upstream;
-let gateway: Awaited<ReturnType<typeof listening>>;
-let key: string;
-
-beforeAll(async () => {
-  upstream = startOpenAiUpstream();
-  gateway = await listening({
-    configText: `providers:
-  up: { type: openai-compatible, base_url: ${upstream.url}/v1 }
-models:
+const rig = scriptedGatewayForTests(`models:
   - id: test/model
     endpoints: [{ provider: up, model: main }]
   - id: test/small
@@ -28,39 +18,21 @@ models:
     endpoints: [{ provider: up, model: guard }]
 tools:
   moderation: { model: test/guard }
-`,
-  });
-  key = await newInferenceKey(gateway.url, "plugins");
-});
-afterAll(async () => {
-  await gateway.stop();
-  upstream.stop();
-});
-afterEach(() => {
-  upstream.behave({});
-  upstream.requests.length = 0;
-});
-
-function post(path: string, body: Json): Promise<Response> {
-  return fetch(`${gateway.url}/api/v1${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-}
+`);
+const post = (path: string, body: Json) => rig.post(path, body);
 
 const ask = (extra: Json) => ({ model: "test/model", messages: [{ role: "user", content: "give me JSON" }], ...extra });
 
 describe("response-healing", () => {
   test("a fenced, trailing-comma JSON answer reaches the client as valid JSON", async () => {
-    upstream.behave({ text: 'Sure! ```json\n{a: 1, "b": [2,],}\n```' });
+    rig.upstream.behave({ text: 'Sure! ```json\n{a: 1, "b": [2,],}\n```' });
     const response = await post("/chat/completions", ask({ response_format: { type: "json_object" }, plugins: [{ id: "response-healing" }] }));
     const body = (await response.json()) as Json;
     expect(JSON.parse(body.choices[0].message.content)).toEqual({ a: 1, b: [2] });
   });
 
   test("streamed: the healed text arrives before the finish", async () => {
-    upstream.behave({ text: '{"a": 1,' });
+    rig.upstream.behave({ text: '{"a": 1,' });
     const response = await post("/chat/completions", ask({ stream: true, response_format: { type: "json_object" }, plugins: [{ id: "response-healing" }] }));
     const chunks = sseEvents(await response.text()).filter((event) => event.data !== "[DONE]").map((event) => event.data as Json);
     const text = chunks.map((chunk) => chunk.choices?.[0]?.delta?.content ?? "").join("");
@@ -68,7 +40,7 @@ describe("response-healing", () => {
   });
 
   test("without the plugin the answer is left as it came", async () => {
-    upstream.behave({ text: '{"a": 1,' });
+    rig.upstream.behave({ text: '{"a": 1,' });
     const response = await post("/chat/completions", ask({ response_format: { type: "json_object" } }));
     expect(((await response.json()) as Json).choices[0].message.content).toBe('{"a": 1,');
   });
@@ -80,7 +52,7 @@ describe("context-compression", () => {
   test("a conversation too long for the model's context is shortened from the middle and answered", async () => {
     const response = await post("/chat/completions", { model: "test/small", messages: long, plugins: [{ id: "context-compression" }] });
     expect(response.status).toBe(200);
-    const sent = upstream.requests[0]!.body.messages as Json[];
+    const sent = rig.upstream.requests[0]!.body.messages as Json[];
     expect(sent.length).toBeLessThan(long.length);
     // The head and the tail stay.
     expect(sent[0]!.content).toStartWith("message 0 ");
@@ -92,32 +64,32 @@ describe("context-compression", () => {
     expect(response.status).toBe(404);
     const error = ((await response.json()) as Json).error;
     expect(error.availability.excluded_by).toContain("context_length");
-    expect(upstream.requests).toHaveLength(0);
+    expect(rig.upstream.requests).toHaveLength(0);
   });
 });
 
 describe("moderation", () => {
   test("flagged input is refused with 403 and the reference's metadata; the model is never called", async () => {
-    upstream.behave({ script: (body) => (body.model === "guard" ? { text: "unsafe\nS1" } : { text: "should not be asked" }) });
+    rig.upstream.behave({ script: (body) => (body.model === "guard" ? { text: "unsafe\nS1" } : { text: "should not be asked" }) });
     const response = await post("/chat/completions", ask({ plugins: [{ id: "moderation" }] }));
     expect(response.status).toBe(403);
     const error = ((await response.json()) as Json).error;
     expect(error.metadata.reasons.length).toBeGreaterThan(0);
     expect(error.metadata.flagged_input).toBe("give me JSON");
     expect(error.metadata.model_slug).toBe("test/guard");
-    expect(upstream.requests.map((request) => request.body.model)).toEqual(["guard"]);
+    expect(rig.upstream.requests.map((request) => request.body.model)).toEqual(["guard"]);
   });
 
   test("safe input goes on to the model after the guard's call", async () => {
-    upstream.behave({ script: (body) => (body.model === "guard" ? { text: "safe" } : { text: "here you are" }) });
+    rig.upstream.behave({ script: (body) => (body.model === "guard" ? { text: "safe" } : { text: "here you are" }) });
     const response = await post("/chat/completions", ask({ plugins: [{ id: "moderation" }] }));
     expect(response.status).toBe(200);
     const body = (await response.json()) as Json;
     expect(body.choices[0].message.content).toBe("here you are");
-    expect(upstream.requests.map((request) => request.body.model)).toEqual(["guard", "main"]);
+    expect(rig.upstream.requests.map((request) => request.body.model)).toEqual(["guard", "main"]);
     // One record for the request, listing the guard's call beside the model's answer.
-    gateway.services.generations.flush();
-    const record = await fetch(`${gateway.url}/api/v1/generation?id=${body.id}`, { headers: { authorization: `Bearer ${key}` } });
+    rig.gateway.services.generations.flush();
+    const record = await fetch(`${rig.api}/generation?id=${body.id}`, { headers: { authorization: `Bearer ${rig.key}` } });
     const data = ((await record.json()) as Json).data;
     expect(data.provider_responses.map((entry: Json) => entry.endpoint_id)).toEqual(["up:guard", "up:main"]);
   });

@@ -11,12 +11,16 @@ export interface AttemptSummary {
   status: number;
   code?: string;
   latency_ms: number;
+  /** What the attempt's upstream could not take (see UpstreamRequest.warnings). */
   warnings?: string[];
+  /** A turn of the server-tool loop that ended in server tool calls (0 for the first call), and those tools. */
   turn?: number;
   server_tools?: string[];
+  /** The call's own meters and cost, for turns of a loop and plugins' calls (the attempt's total is the record's). */
   tokens_prompt?: number;
   tokens_completion?: number;
   cost?: number;
+  /** A model call a plugin made (`context.call`), accounted in this generation. */
   call?: boolean;
 }
 

@@ -1,4 +1,4 @@
-import type { GenerationRow } from "../core/generation.ts";
+import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ResponseAccumulator } from "../core/accumulate.ts";
 import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "../core/canonical.ts";
@@ -24,24 +24,9 @@ export interface Caller {
   limitReset?: "daily" | "weekly" | "monthly" | null;
 }
 
-export interface AttemptRecord {
-  provider: string;
-  endpoint: string;
+/** One upstream call of a generation, with the model it asked for (see AttemptSummary). */
+export interface AttemptRecord extends AttemptSummary {
   model: string;
-  status: number;
-  code?: string;
-  latency_ms: number;
-  /** What the attempt's upstream could not take (see UpstreamRequest.warnings). */
-  warnings?: string[];
-  /** A turn of the server-tool loop that ended in server tool calls (0 for the first call), and those tools. */
-  turn?: number;
-  server_tools?: string[];
-  /** The call's own meters and cost, for turns of a loop and plugins' calls (the attempt's total is the record's). */
-  tokens_prompt?: number;
-  tokens_completion?: number;
-  cost?: number;
-  /** A model call a plugin made (`context.call`), accounted in this generation. */
-  call?: boolean;
 }
 
 /** A generation row with every field set, the given fields on top. */
