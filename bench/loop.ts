@@ -8,7 +8,7 @@
  * the tool four times (5 turns). Prints the table and ratios; writes bench/results/loop/<timestamp>.json
  * and bench/results/loop/latest.md.
  *
- * Usage: npm run bench:loop -- [--duration 6] [--warmup 3] [--rounds 4] [--connections 16] [--stream] [--rebuild]
+ * Usage: npm run bench:loop -- [--duration 3] [--warmup 3] [--rounds 8] [--connections 16] [--stream] [--rebuild]
  * (`--stream` measures the three requests streamed as well, in the same rounds.)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,9 +23,9 @@ import { ensureWrk, runWrk } from "./lib/wrk.ts";
 const { values } = parseArgs({
   args: process.argv.slice(2),
   options: {
-    duration: { type: "string", default: "6" },
+    duration: { type: "string", default: "3" },
     warmup: { type: "string", default: "3" },
-    rounds: { type: "string", default: "4" },
+    rounds: { type: "string", default: "8" },
     connections: { type: "string", default: "16" },
     stream: { type: "boolean", default: false },
     rebuild: { type: "boolean", default: false },
@@ -72,7 +72,8 @@ async function main(): Promise<void> {
       samples[index]!.push(sample);
       console.log(
         `round ${round} ${item.name}${item.stream ? " (stream)" : ""}: CPU ${sample.cpuUsPerRequest} µs/req, ${sample.rps} req/s, ` +
-          `p50 ${(sample.p50Us / 1000).toFixed(2)} ms, ${sample.upstreamCallsPerRequest} upstream calls/req${sample.errors ? `, ${sample.errors} errors` : ""}`,
+          `p50 ${(sample.p50Us / 1000).toFixed(2)} ms, ${sample.upstreamCallsPerRequest} upstream calls/req, core 0 other ${sample.coreOtherPct ?? "—"}%` +
+          `${sample.errors ? `, ${sample.errors} errors` : ""}`,
       );
     }
   }

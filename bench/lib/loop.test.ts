@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { LOOP_MODELS, LOOP_TOOL_CALLS, loopCases, loopCatalog, loopMarkdown, type LoopSample, summarize } from "./loop.ts";
 
 function sample(cpuUsPerRequest: number, rps = 1000, errors = 0): LoopSample {
-  return { requests: rps * 5, rps, p50Us: 5000, p99Us: 20_000, cpuUsPerRequest, upstreamCallsPerRequest: 1, errors };
+  return { requests: rps * 5, rps, p50Us: 5000, p99Us: 20_000, cpuUsPerRequest, upstreamCallsPerRequest: 1, coreOtherPct: 3, errors };
 }
 
 describe("loop bench: cases and catalog", () => {
@@ -39,6 +39,9 @@ describe("loop bench: summary", () => {
   test("ratios: 5 turns over 1, the tool over no tools, and the cost of each of the four extra turns", () => {
     expect(summary.fiveOverOne).toBe(4.16);
     expect(summary.toolOverBaseline).toBe(1.14);
+    // Within each round: 520/120, 530/125, 515/500; 120/100, 125/300, 500/110.
+    expect(summary.fiveOverOneByRound).toEqual([4.33, 4.24, 1.03]);
+    expect(summary.toolOverBaselineByRound).toEqual([1.2, 0.42, 4.55]);
     expect(summary.perExtraTurnUs).toBe(98.8);
     expect(summary.perExtraTurnOverOneTurn).toBe(0.79);
   });
@@ -46,6 +49,7 @@ describe("loop bench: summary", () => {
   test("the markdown shows every row and the ratios", () => {
     const markdown = loopMarkdown([{ title: "JSON", summary }], { connections: 16, seconds: 6, rounds: 3 });
     for (const row of summary.rows) expect(markdown).toContain(`| ${row.label} | ${row.cpuUsPerRequest} |`);
+    expect(markdown).toContain("| 2 | 300 (3) | 125 (3) | 530 (3) |");
     expect(markdown).toContain("**×4.16**");
     expect(markdown).toContain("**98.8 µs**");
   });

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cpuMicros, round } from "./proc.ts";
+import { canPin, coreBusyMicros, cpuMicros, round } from "./proc.ts";
 import { GATEWAY_HEADERS } from "./targets.ts";
 import { runWrk } from "./wrk.ts";
 
@@ -146,6 +146,11 @@ export interface LoopSample {
   cpuUsPerRequest: number;
   /** Upstream chat calls per gateway request during the run (the turns; in-flight requests at the end blur it a little). */
   upstreamCallsPerRequest: number;
+  /**
+   * Core 0 (the gateway's) busy outside the gateway's processes during the run, % of the wall time:
+   * other processes on the shared machine, and interrupts (loopback traffic among them). Null unpinned.
+   */
+  coreOtherPct: number | null;
   errors: number;
 }
 
@@ -154,8 +159,12 @@ export async function measureCase(wrk: string, gateway: { url: string; pid: numb
   const load = { url: `${gateway.url}/api/v1/chat/completions`, bodies: [item.body], headers: GATEWAY_HEADERS };
   const chatsBefore = await upstreamChats(upstreamUrl);
   const cpuBefore = cpuMicros(gateway.pid);
+  const coreBefore = coreBusyMicros(0);
+  const began = performance.now();
   const result = await runWrk(wrk, load, connections, seconds, 1);
+  const wallUs = (performance.now() - began) * 1000;
   const cpu = cpuMicros(gateway.pid) - cpuBefore;
+  const coreOther = coreBusyMicros(0) - coreBefore - cpu;
   const chats = (await upstreamChats(upstreamUrl)) - chatsBefore;
   const requests = Math.max(1, result.requests);
   return {
@@ -165,6 +174,7 @@ export async function measureCase(wrk: string, gateway: { url: string; pid: numb
     p99Us: result.p99Us,
     cpuUsPerRequest: round(cpu / requests, 1),
     upstreamCallsPerRequest: round(chats / requests, 2),
+    coreOtherPct: canPin ? round((100 * Math.max(0, coreOther)) / wallUs, 1) : null,
     errors: result.errors,
   };
 }
@@ -175,20 +185,24 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
-/** A case over every round: medians, requests and errors summed, and each round's CPU per request. */
-export interface LoopRow extends LoopSample {
+/** A case over every round: medians, requests and errors summed, and each round's CPU per request and core 0's other load. */
+export interface LoopRow extends Omit<LoopSample, "coreOtherPct"> {
   name: LoopCase["name"];
   label: string;
   cpuByRound: number[];
+  coreOtherPctByRound: Array<number | null>;
 }
 
 /** What the rows mean side by side. */
 export interface LoopSummary {
   rows: LoopRow[];
-  /** CPU per request, 5 turns over 1 turn (both with the tool). */
+  /** CPU per request, 5 turns over 1 turn (both with the tool): the ratio of the medians. */
   fiveOverOne: number;
-  /** CPU per request, 1 turn with the tool over chat without tools. */
+  /** The same ratio within each round (the cases of a round measured seconds apart), to show the spread. */
+  fiveOverOneByRound: number[];
+  /** CPU per request, 1 turn with the tool over chat without tools: the ratio of the medians. */
   toolOverBaseline: number;
+  toolOverBaselineByRound: number[];
   /** (5-turn − 1-turn CPU) / 4: the gateway CPU each extra turn (one tool call and one upstream call) adds, µs. */
   perExtraTurnUs: number;
   /** The extra turn over the whole 1-turn request. */
@@ -211,14 +225,19 @@ export function summarize(cases: LoopCase[], samples: LoopSample[][]): LoopSumma
       upstreamCallsPerRequest: figure((sample) => sample.upstreamCallsPerRequest, 2),
       errors: runs.reduce((total, sample) => total + sample.errors, 0),
       cpuByRound: runs.map((sample) => sample.cpuUsPerRequest),
+      coreOtherPctByRound: runs.map((sample) => sample.coreOtherPct),
     };
   });
   const cpu = (name: LoopCase["name"]) => rows.find((row) => row.name === name)?.cpuUsPerRequest ?? Number.NaN;
+  const byRound = (name: LoopCase["name"]) => rows.find((row) => row.name === name)?.cpuByRound ?? [];
+  const roundRatios = (over: LoopCase["name"], under: LoopCase["name"]) => byRound(over).map((value, index) => round(value / (byRound(under)[index] ?? Number.NaN), 2));
   const perExtraTurn = (cpu("tool-5-turns") - cpu("tool-1-turn")) / LOOP_TOOL_CALLS;
   return {
     rows,
     fiveOverOne: round(cpu("tool-5-turns") / cpu("tool-1-turn"), 2),
+    fiveOverOneByRound: roundRatios("tool-5-turns", "tool-1-turn"),
     toolOverBaseline: round(cpu("tool-1-turn") / cpu("baseline"), 2),
+    toolOverBaselineByRound: roundRatios("tool-1-turn", "baseline"),
     perExtraTurnUs: round(perExtraTurn, 1),
     perExtraTurnOverOneTurn: round(perExtraTurn / cpu("tool-1-turn"), 2),
   };
@@ -235,16 +254,24 @@ export function loopMarkdown(summaries: Array<{ title: string; summary: LoopSumm
       "",
       `### ${title}`,
       "",
-      "| case | CPU µs/req (median) | CPU µs/req by round | req/s | p50 ms | p99 ms | upstream calls/req | errors |",
-      "|---|---:|---|---:|---:|---:|---:|---:|",
+      "| case | CPU µs/req (median) | req/s | p50 ms | p99 ms | upstream calls/req | errors |",
+      "|---|---:|---:|---:|---:|---:|---:|",
       ...summary.rows.map(
         (row) =>
-          `| ${row.label} | ${row.cpuUsPerRequest} | ${row.cpuByRound.join(", ")} | ${row.rps.toLocaleString("en-US")} | ${(row.p50Us / 1000).toFixed(2)} | ${(row.p99Us / 1000).toFixed(2)} | ${row.upstreamCallsPerRequest} | ${row.errors} |`,
+          `| ${row.label} | ${row.cpuUsPerRequest} | ${row.rps.toLocaleString("en-US")} | ${(row.p50Us / 1000).toFixed(2)} | ${(row.p99Us / 1000).toFixed(2)} | ${row.upstreamCallsPerRequest} | ${row.errors} |`,
       ),
       "",
-      `- 5 turns / 1 turn (both with the tool): **×${summary.fiveOverOne}**`,
-      `- 1 turn with the tool / chat without tools: **×${summary.toolOverBaseline}**`,
+      `- 5 turns / 1 turn (both with the tool): **×${summary.fiveOverOne}** (ratio of the medians; within each round: ${summary.fiveOverOneByRound.join(", ")})`,
+      `- 1 turn with the tool / chat without tools: **×${summary.toolOverBaseline}** (within each round: ${summary.toolOverBaselineByRound.join(", ")})`,
       `- per extra turn (one tool call + one upstream call): **${summary.perExtraTurnUs} µs**, ×${summary.perExtraTurnOverOneTurn} of a whole 1-turn request`,
+      "",
+      "By round: CPU µs/req (core 0 busy outside the gateway, % of the run: other processes and interrupts)",
+      "",
+      `| round | ${summary.rows.map((row) => row.name).join(" | ")} |`,
+      `|---:|${summary.rows.map(() => "---:").join("|")}|`,
+      ...summary.rows[0]!.cpuByRound.map(
+        (_, index) => `| ${index + 1} | ${summary.rows.map((row) => `${row.cpuByRound[index]} (${row.coreOtherPctByRound[index] ?? "—"})`).join(" | ")} |`,
+      ),
     );
   }
   return lines.join("\n");
