@@ -7,6 +7,13 @@
  * 16 kHz 16-bit mono audio the body would hold). Answers are precomputed so the upstream costs as
  * little as possible per request.
  *
+ * Tool calls (a model in a server-tool loop): under the path prefix `/_t/<N>/`, a chat completion that
+ * offers functions calls the first one with `{"key":"k"}` while its messages hold fewer than N
+ * `role: "tool"` results, and answers in prose after (and whenever no function is offered or
+ * `tool_choice` is "none"); JSON or SSE. Only these requests are parsed.
+ * `GET /_stats` answers how many requests each route answered so far (`{"chat":…,"messages":…}`), so a
+ * harness can count the upstream calls behind the requests it sent.
+ *
  * Delays, each from (strongest first) the query, a path prefix, argv, then the environment:
  *   per-request delay before the answer:  ?delay_ms=20    /_d/20/…   --delay-ms 20      BENCH_UPSTREAM_DELAY_MS
  *   per-chunk delay between SSE events:   ?chunk_ms=5     /_c/5/…    --chunk-ms 5       BENCH_UPSTREAM_CHUNK_MS
@@ -22,6 +29,8 @@ export interface UpstreamShape {
   delayMs: number;
   chunkMs: number;
   chunks: number;
+  /** Tool calls a chat conversation gets before the prose answer (`/_t/<N>/`); undefined: never a tool call. */
+  toolCalls?: number;
 }
 
 const { values } = parseArgs({
@@ -157,14 +166,17 @@ function streamFor(wire: "chat" | "messages", chunks: number) {
   return found;
 }
 
-/** Reads `/_d/<ms>`, `/_c/<ms>` and `/_n/<count>` segments off the front of the path. */
+const SHAPE_SEGMENT = /^\/_(d|c|n|t)\/(\d+)/;
+
+/** Reads `/_d/<ms>`, `/_c/<ms>`, `/_n/<count>` and `/_t/<calls>` segments off the front of the path. */
 function shapeOf(url: URL): { shape: UpstreamShape; path: string } {
-  const shape = { ...defaults };
+  const shape: UpstreamShape = { ...defaults };
   let path = url.pathname;
-  for (let match = /^\/_(d|c|n)\/(\d+)/.exec(path); match; match = /^\/_(d|c|n)\/(\d+)/.exec(path)) {
+  for (let match = SHAPE_SEGMENT.exec(path); match; match = SHAPE_SEGMENT.exec(path)) {
     const value = Number(match[2]);
     if (match[1] === "d") shape.delayMs = value;
     else if (match[1] === "c") shape.chunkMs = value;
+    else if (match[1] === "t") shape.toolCalls = value;
     else shape.chunks = value;
     path = path.slice(match[0].length);
   }
@@ -188,6 +200,67 @@ function spaced(events: Uint8Array[], chunkMs: number, signal: AbortSignal): Rea
   });
 }
 
+/** A tool call the upstream makes: the function and the call's id (unique within the conversation). */
+interface PlannedCall {
+  name: string;
+  id: string;
+}
+
+/** The call a chat request gets under `/_t/<calls>/`: the first offered function while fewer than `calls` results came back. */
+function plannedCall(text: string, calls: number): PlannedCall | undefined {
+  const body = JSON.parse(text) as { messages?: Array<{ role?: unknown }>; tools?: Array<{ type?: unknown; function?: { name?: unknown } }>; tool_choice?: unknown };
+  const offered = (body.tools ?? []).find((tool) => tool.type === "function" && typeof tool.function?.name === "string");
+  const choice = body.tool_choice as { type?: unknown } | string | undefined;
+  if (!offered || choice === "none" || (typeof choice === "object" && choice?.type === "none")) return undefined;
+  const results = (body.messages ?? []).filter((message) => message.role === "tool").length;
+  if (results >= calls) return undefined;
+  return { name: offered.function!.name as string, id: `call_bench_${results + 1}` };
+}
+
+const TOOL_ARGUMENTS = JSON.stringify({ key: "k" });
+
+function toolCallJson(call: PlannedCall): string {
+  return JSON.stringify({
+    id: "chatcmpl-bench",
+    object: "chat.completion",
+    created: 1700000000,
+    model: "bench",
+    choices: [
+      {
+        index: 0,
+        message: { role: "assistant", content: null, tool_calls: [{ id: call.id, type: "function", function: { name: call.name, arguments: TOOL_ARGUMENTS } }] },
+        finish_reason: "tool_calls",
+      },
+    ],
+    usage: { prompt_tokens: 8, completion_tokens: 7, total_tokens: 15 },
+  });
+}
+
+/** The same call streamed: the role, the whole call in one delta, the finish with the usage. */
+function toolCallEvents(call: PlannedCall): string {
+  return [
+    chatChunk({ role: "assistant", content: null }, null),
+    chatChunk({ tool_calls: [{ index: 0, id: call.id, type: "function", function: { name: call.name, arguments: TOOL_ARGUMENTS } }] }, null),
+    chatChunk({}, "tool_calls", { prompt_tokens: 8, completion_tokens: 7, total_tokens: 15 }),
+    "data: [DONE]\n\n",
+  ].join("");
+}
+
+/** Tool-call answers by function, call id and form, made once each. */
+const toolAnswers = new Map<string, string>();
+function toolCallAnswer(call: PlannedCall, stream: boolean): string {
+  const key = `${call.name}:${call.id}:${stream}`;
+  let answer = toolAnswers.get(key);
+  if (answer === undefined) {
+    answer = stream ? toolCallEvents(call) : toolCallJson(call);
+    toolAnswers.set(key, answer);
+  }
+  return answer;
+}
+
+/** Requests answered per route since the start (`GET /_stats`). */
+const answered = { chat: 0, messages: 0, embeddings: 0, transcriptions: 0 };
+
 const STREAM_FLAG = /"stream"\s*:\s*true/;
 const BASE64_FLAG = /"encoding_format"\s*:\s*"base64"/;
 
@@ -198,23 +271,28 @@ const server = Bun.serve({
   async fetch(request) {
     const url = new URL(request.url);
     const { shape, path } = shapeOf(url);
-    if (request.method === "GET") return new Response("ok");
+    if (request.method === "GET") return path === "/_stats" ? Response.json(answered) : new Response("ok");
     if (path.endsWith("/audio/transcriptions")) {
+      answered.transcriptions += 1;
       const bytes = await drain(request.body);
       if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
       return new Response(transcriptionJson(bytes), { headers: JSON_HEADERS });
     }
     if (path.endsWith("/embeddings")) {
+      answered.embeddings += 1;
       const text = await request.text();
       if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
       return new Response(BASE64_FLAG.test(text) ? embeddings.base64 : embeddings.floats, { headers: JSON_HEADERS });
     }
     const wire = path.endsWith("/chat/completions") ? "chat" : path.endsWith("/messages") ? "messages" : undefined;
     if (!wire) return Response.json({ error: { message: `no route ${path}` } }, { status: 404 });
+    answered[wire] += 1;
     // The body is read whole (as a real server would) but only searched, not parsed, to stay cheap.
     const text = await request.text();
     const stream = STREAM_FLAG.test(text);
+    const call = wire === "chat" && shape.toolCalls !== undefined ? plannedCall(text, shape.toolCalls) : undefined;
     if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
+    if (call) return new Response(toolCallAnswer(call, stream), { headers: stream ? SSE_HEADERS : JSON_HEADERS });
     if (!stream) return new Response(wire === "chat" ? chatJson : messagesJson, { headers: JSON_HEADERS });
     const { events, whole } = streamFor(wire, shape.chunks);
     if (shape.chunkMs <= 0) return new Response(whole, { headers: SSE_HEADERS });

@@ -231,6 +231,14 @@ export function cpuMicros(pid: number): number {
   });
 }
 
+/** Time a core spent busy (user, nice, system, irq, softirq; not idle, iowait or steal) since boot, in microseconds. */
+export function coreBusyMicros(core: number): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n").find((entry) => entry.startsWith(`cpu${core} `));
+  if (!line) return Number.NaN;
+  const [user, nice, system, , , irq, softirq] = line.trim().split(/\s+/).slice(1).map(Number);
+  return ((user! + nice! + system! + irq! + softirq!) * 1_000_000) / ticksPerSecond;
+}
+
 function statusKb(pid: number, name: string): number {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);

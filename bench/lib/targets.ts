@@ -89,6 +89,8 @@ export interface GatewayOptions {
    * leaves them out so that a build from before the operations existed reads the same config.
    */
   operations?: boolean;
+  /** Providers and models added to the bench's own, and `plugins.directories` (bench/loop.ts's server tool). */
+  extra?: { providers?: Record<string, Record<string, unknown>>; models?: Array<Record<string, unknown>>; pluginDirectories?: string[] };
 }
 
 export interface GatewayProcess extends Started {
@@ -108,12 +110,14 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     "bench-slow": { type: "openai-compatible", base_url: `${base}${SLOW_PREFIX}/v1` },
     "bench-anthropic": { type: "anthropic", base_url: base, api_key: "bench" },
     "bench-drip": { type: "openai-compatible", base_url: `${base}${dripPrefix(drip.chunkMs, drip.chunks)}/v1` },
+    ...options.extra?.providers,
   };
   const models: Array<Record<string, unknown>> = [
     { id: MODELS.fast, endpoints: [{ provider: "bench", model: "bench", pricing }] },
     { id: MODELS.slow, endpoints: [{ provider: "bench-slow", model: "bench", pricing }] },
     { id: MODELS.claude, endpoints: [{ provider: "bench-anthropic", model: "claude-bench", pricing }] },
     { id: MODELS.drip, endpoints: [{ provider: "bench-drip", model: "bench", pricing }] },
+    ...(options.extra?.models ?? []),
   ];
   if (options.operations !== false) {
     models.push(
@@ -142,6 +146,7 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     log: { level: "warn" },
     metrics: { enabled: true },
     upstream: { keepalive_interval_ms: 10_000 },
+    ...(options.extra?.pluginDirectories ? { plugins: { directories: options.extra.pluginDirectories } } : {}),
     providers,
     models,
   };
