@@ -59,8 +59,14 @@ describe("context-compression", () => {
     expect(sent.at(-1)!.content).toStartWith("message 12 ");
   });
 
-  test("without it the same request is refused for its context, and nothing is sent", async () => {
+  test("on by default for a model whose endpoint has at most 8,192 tokens of context", async () => {
     const response = await post("/chat/completions", { model: "test/small", messages: long });
+    expect(response.status).toBe(200);
+    expect((rig.upstream.requests[0]!.body.messages as Json[]).length).toBeLessThan(long.length);
+  });
+
+  test("turned off, the same request is refused for its context, and nothing is sent", async () => {
+    const response = await post("/chat/completions", { model: "test/small", messages: long, plugins: [{ id: "context-compression", enabled: false }] });
     expect(response.status).toBe(404);
     const error = ((await response.json()) as Json).error;
     expect(error.availability.excluded_by).toContain("context_length");

@@ -3,6 +3,9 @@ import { type CanonicalRequest, type CatalogView, definePluginV2, type Endpoint,
 import { type CompressionReport, middleOut } from "./middle-out.ts";
 import { compressionTarget, messageLimitOf } from "./target.ts";
 
+/** Endpoints with at most this many tokens of context get compression unless the request turns it off. */
+const SMALL_CONTEXT = 8_192;
+
 /** The request's warning line saying what was cut, and for which endpoint. */
 function describe(report: CompressionReport, endpoint: Endpoint): string {
   const cuts: string[] = [];
@@ -46,6 +49,12 @@ export default definePluginV2<{ engine?: "middle-out" }>({
   id: "context-compression",
   description: "Middle-out compression: removes or shortens messages from the middle of a prompt that does not fit the model's context.",
   configSchema: T.Object({ engine: T.Optional(T.Literal("middle-out")) }, { additionalProperties: false }),
+  // As the reference: on for requests to a model with an endpoint of at most 8,192 tokens of context.
+  enabledByDefault(services, request) {
+    return [request.model, ...(request.models ?? [])].some((id) =>
+      (services.catalog.model(id)?.endpoints ?? []).some((endpoint) => endpoint.contextLength !== null && endpoint.contextLength <= SMALL_CONTEXT),
+    );
+  },
   prepareRequest(context, { request }) {
     return compress(request, context.catalog);
   },

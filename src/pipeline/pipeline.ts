@@ -94,7 +94,7 @@ export class Pipeline {
     const attempts: AttemptRecord[] = [];
     const images = countImages(input);
     checkPartUrls(input);
-    const active = plugins.resolve(input.plugins, input.model);
+    const active = plugins.resolve(input.plugins, input.model, input);
     // Hashed at most once, and only when a plugin or the router's stickiness asks for it.
     const conversation = lazyConversationKey(input);
     // Plugins and server tools get the request's context; a request with neither builds none.

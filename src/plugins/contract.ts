@@ -237,6 +237,11 @@ export interface PluginDefinitionV2<Config = Record<string, unknown>, State = un
   settingsSchema?: TSchema;
   models?: string[];
   setup?(services: PluginServices): State | Promise<State>;
+  /**
+   * Whether the plugin runs (with an empty config) for a request that does not name it; a request
+   * naming it, `enabled: false` included, decides for itself. Called on every request: keep it cheap.
+   */
+  enabledByDefault?(services: PluginServices, request: CanonicalRequest): boolean;
   selectCandidates?(context: PluginContext<State>, input: { request: CanonicalRequest; config: Config }): CandidateSelection | undefined | Promise<CandidateSelection | undefined>;
   /**
    * Once per request, after `selectCandidates` and before routing, in request order: returns the

@@ -66,6 +66,9 @@ export class PluginHost {
   /** The search engines plugins contribute, by id. */
   readonly searchEngines: ReadonlyMap<string, SearchEngine> = this.#engines;
   readonly #states = new Map<string, unknown>();
+  /** Plugins that run for requests not naming them, when they say so. */
+  readonly #defaults: PluginDefinitionV2<any, any>[];
+  #services: PluginServices | undefined;
 
   constructor(installed: ReadonlyMap<string, AnyPluginDefinition>) {
     const plugins = new Map<string, PluginDefinitionV2<any, any>>();
@@ -78,6 +81,7 @@ export class PluginHost {
       for (const engine of definition.searchEngines ?? []) this.#engines.set(engine.id, engine);
     }
     this.serverToolNames = new Set(this.#tools.keys());
+    this.#defaults = [...plugins.values()].filter((definition) => definition.enabledByDefault !== undefined);
   }
 
   /**
@@ -85,6 +89,7 @@ export class PluginHost {
    * returns is the plugin's state in every hook's context. A settings mismatch throws naming the key.
    */
   async setup(services: PluginServices): Promise<void> {
+    this.#services = services;
     this.availableServerTools = new Set([...this.#tools.values()].filter(({ tool }) => tool.available?.(services) ?? true).map(({ tool }) => tool.name));
     for (const definition of this.plugins.values()) {
       if (definition.settingsSchema) {
@@ -121,9 +126,10 @@ export class PluginHost {
    * spec plugin that is not installed says so, unless the request turns it off), a config that does
    * not match the plugin's schema a 400 naming the field; `enabled: false` drops it.
    */
-  resolve(plugins: Array<Record<string, unknown>> | undefined, model?: string): ActivePlugin[] {
+  resolve(plugins: Array<Record<string, unknown>> | undefined, model?: string, request?: CanonicalRequest): ActivePlugin[] {
     const active: ActivePlugin[] = [];
-    if (plugins === undefined && (model === undefined || !this.#aliases.has(model))) return active;
+    const defaults = request && this.#services ? this.#enabledByDefault(plugins, request, this.#services) : [];
+    if (plugins === undefined && (model === undefined || !this.#aliases.has(model))) return defaults;
     // The total length of model patterns, which a JSON schema cannot express.
     const limits = checkPluginLimits(plugins);
     if (limits) throw new GatewayError("bad_request", limits);
@@ -151,7 +157,15 @@ export class PluginHost {
     if (alias && !active.some((plugin) => plugin.definition === alias) && !(plugins ?? []).some((plugin) => plugin.id === alias.id)) {
       active.unshift({ definition: alias, config: {} });
     }
-    return active;
+    return defaults.length === 0 ? active : [...defaults, ...active];
+  }
+
+  /** The plugins on by default for this request, unless it names them (enabled: false included). */
+  #enabledByDefault(plugins: Array<Record<string, unknown>> | undefined, request: CanonicalRequest, services: PluginServices): ActivePlugin[] {
+    if (this.#defaults.length === 0) return [];
+    return this.#defaults
+      .filter((definition) => !(plugins ?? []).some((plugin) => plugin.id === definition.id) && definition.enabledByDefault!(services, request))
+      .map((definition) => ({ definition, config: {} }));
   }
 
   /** Lets each plugin pick the models to route, in request order; each sees the previous choice. */
