@@ -1,7 +1,5 @@
-import { and, eq, gte, lt, sql } from "drizzle-orm";
 import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import { generations } from "../db/schema.ts";
 import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
 import type { Services } from "./services.ts";
 import { authenticate } from "./auth.ts";
@@ -132,17 +130,7 @@ function queryOf(request: Request): Record<string, string> {
 export function catalogApi(services: Services) {
   const startedAt = Math.floor(Date.now() / 1000);
 
-  const popularity = (workspaceId: string) => (days: number) => {
-    services.generations.flush();
-    const since = new Date(Date.now() - days * 86_400_000).toISOString();
-    const rows = services.db
-      .select({ model: generations.model, count: sql<number>`count(*)` })
-      .from(generations)
-      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, since), lt(generations.status, 400)))
-      .groupBy(generations.model)
-      .all();
-    return new Map(rows.map((row) => [row.model, Number(row.count)]));
-  };
+  const popularity = (workspaceId: string) => (days: number) => services.generations.popularity(workspaceId, new Date(Date.now() - days * 86_400_000));
 
   const select = (request: Request, workspaceId: string) => {
     const query = queryOf(request);

@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { accessSync, constants, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { ConfigError } from "../config/load.ts";
@@ -10,7 +9,7 @@ import { parseMasterKey } from "../security/master-key.ts";
 import { SecretBox } from "../core/secret-box.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger } from "./args.ts";
 import { dataDirOf, loadCliConfig, masterKeyFileOf } from "./context.ts";
-import { migrationStatus } from "./migrate.ts";
+import { migrationStatus, openExistingDatabase, type SqliteClient } from "../db/migration-status.ts";
 import { EXIT, printLine } from "./output.ts";
 import { probe } from "./reachability.ts";
 
@@ -118,13 +117,13 @@ function checkDataDir(dir: string): Finding {
   }
 }
 
-function openExisting(file: string, busyTimeoutMs: number): { client: Database | null; finding: Finding } {
+function openExisting(file: string, busyTimeoutMs: number): { client: SqliteClient | null; finding: Finding } {
   if (!existsSync(file)) {
     return { client: null, finding: finding("warn", "database", `no database at ${file} yet; 'roundhouse migrate' or the first start creates it`) };
   }
-  let client: Database | null = null;
+  let client: SqliteClient | null = null;
   try {
-    client = new Database(file, { readwrite: true, create: false });
+    client = openExistingDatabase(file);
     client.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
     const rows = client.query<{ integrity_check: string }, []>("PRAGMA integrity_check").all();
     if (rows.length === 1 && rows[0]!.integrity_check === "ok") {
@@ -139,7 +138,7 @@ function openExisting(file: string, busyTimeoutMs: number): { client: Database |
   }
 }
 
-function checkMigrations(client: Database): Finding {
+function checkMigrations(client: SqliteClient): Finding {
   const sources = migrationSources();
   const status = migrationStatus(client, sources);
   if (status.newer) return finding("warn", "migrations", "the database was migrated by a newer Roundhouse than this one");
@@ -148,7 +147,7 @@ function checkMigrations(client: Database): Finding {
   return finding("warn", "migrations", `${status.pending.length} pending (${tags}); 'roundhouse migrate' or the next start applies them`);
 }
 
-function checkMasterKey(config: Config, client: Database | null): Finding {
+function checkMasterKey(config: Config, client: SqliteClient | null): Finding {
   const sample = client ? sealedSample(client) : null;
   const envValue = process.env.ROUNDHOUSE_MASTER_KEY;
   let key: Buffer;

@@ -1,5 +1,4 @@
-import { like } from "drizzle-orm";
-import { type ApiKeyRow, apiKeys, type WorkspaceRow } from "../db/schema.ts";
+import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseAmount, parseCommand, parseFutureTime } from "./args.ts";
 import { allWorkspaces, resolveWorkspace, withStores } from "./context.ts";
 import { CliError, EXIT, formatTable, printError, printJson, printLine, shortTime, UsageError } from "./output.ts";
@@ -176,7 +175,7 @@ async function revoke(argv: string[]): Promise<void> {
     throw new UsageError(`'${positionals[0]}' is not a key hash or a prefix of at least 8 hex characters`, "keys revoke");
   }
   await withStores(values, (stores) => {
-    const matches = stores.db.select().from(apiKeys).where(like(apiKeys.hash, `${prefix}%`)).limit(6).all();
+    const matches = stores.keys.findByHashPrefix(prefix, 6);
     if (matches.length === 0) throw new CliError(`no key's hash starts with ${prefix}`);
     if (matches.length > 1) {
       const shown = matches.slice(0, 5).map((row) => `${row.hash.slice(0, 16)} "${row.name}"`);

@@ -1,6 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import { dirname, join } from "node:path";
-import { and, Column, eq, getTableColumns, gte, inArray, sql, sum } from "drizzle-orm";
+import { and, Column, eq, getTableColumns, gte, inArray, lt, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/periods.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
@@ -219,6 +219,18 @@ export class GenerationStore {
   }
 
   /** USD a key spent since a moment, queued records included. */
+  /** Successful requests per model in a workspace since `since` (the records still queued included). */
+  popularity(workspaceId: string, since: Date): Map<string, number> {
+    this.flush();
+    const rows = this.db
+      .select({ model: generations.model, count: sql<number>`count(*)` })
+      .from(generations)
+      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, since.toISOString()), lt(generations.status, 400)))
+      .groupBy(generations.model)
+      .all();
+    return new Map(rows.map((row) => [row.model, Number(row.count)]));
+  }
+
   spentSince(keyHash: string, since: Date): number {
     const iso = since.toISOString();
     const stored =

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, ne } from "drizzle-orm";
+import { and, asc, count, eq, like, ne } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { nowIso } from "../core/ids.ts";
 import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../core/api-key.ts";
@@ -95,6 +95,11 @@ export class KeyStore {
     const row = this.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
     if (row) this.#cache.set(hash, row);
     return row;
+  }
+
+  /** Keys of any workspace whose hash starts with `prefix` (lowercase hex), at most `limit`. */
+  findByHashPrefix(prefix: string, limit: number): ApiKeyRow[] {
+    return this.db.select().from(apiKeys).where(like(apiKeys.hash, `${prefix}%`)).limit(limit).all();
   }
 
   get(workspaceId: string, hash: string): ApiKeyRow | undefined {
