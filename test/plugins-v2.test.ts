@@ -15,7 +15,7 @@ const rig = scriptedGatewayForTests(`models:
   - id: test/small
     endpoints: [{ provider: up, model: small, context_length: 1000 }]
   - id: test/guard
-    endpoints: [{ provider: up, model: guard }]
+    endpoints: [{ provider: up, model: guard, pricing: { prompt: 1000 } }]
 tools:
   moderation: { model: test/guard }
 `);
@@ -77,8 +77,13 @@ describe("context-compression", () => {
 describe("moderation", () => {
   test("flagged input is refused with 403 and the reference's metadata; the model is never called", async () => {
     rig.upstream.behave({ script: (body) => (body.model === "guard" ? { text: "unsafe\nS1" } : { text: "should not be asked" }) });
+    const usage = async () => ((await (await fetch(`${rig.api}/key`, { headers: { authorization: `Bearer ${rig.key}` } })).json()) as Json).data.usage as number;
+    const before = await usage();
     const response = await post("/chat/completions", ask({ plugins: [{ id: "moderation" }] }));
     expect(response.status).toBe(403);
+    // The guard's call is charged even though the request was refused.
+    rig.gateway.services.generations.flush();
+    expect(await usage()).toBeGreaterThan(before);
     const error = ((await response.json()) as Json).error;
     expect(error.metadata.reasons.length).toBeGreaterThan(0);
     expect(error.metadata.flagged_input).toBe("give me JSON");

@@ -49,9 +49,17 @@ export function costOf(usage: Usage, pricing: Pricing, inputImages = 0): number 
 /** The meters a generation used, zero ones left out (for the record). */
 export function nonZeroMeters(usage: Usage): Partial<Usage> {
   const meters: Partial<Usage> = {};
-  for (const [meter, value] of Object.entries(usage) as Array<[keyof Usage, number | undefined]>) {
-    if (value) meters[meter] = value;
-  }
+  // Field by field: this runs for every record.
+  if (usage.inputTokens) meters.inputTokens = usage.inputTokens;
+  if (usage.outputTokens) meters.outputTokens = usage.outputTokens;
+  if (usage.cacheReadTokens) meters.cacheReadTokens = usage.cacheReadTokens;
+  if (usage.cacheWriteTokens) meters.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.reasoningTokens) meters.reasoningTokens = usage.reasoningTokens;
+  if (usage.images) meters.images = usage.images;
+  if (usage.audioSeconds) meters.audioSeconds = usage.audioSeconds;
+  if (usage.characters) meters.characters = usage.characters;
+  if (usage.searchUnits) meters.searchUnits = usage.searchUnits;
+  if (usage.videoSeconds) meters.videoSeconds = usage.videoSeconds;
   return meters;
 }
 

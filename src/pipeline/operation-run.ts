@@ -8,20 +8,7 @@ import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import { chargeFor } from "../core/cost.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { GenerationRow } from "../core/generation.ts";
-import type {
-  EmbeddingsRequest,
-  EmbeddingsResult,
-  ImagesRequest,
-  ImagesResult,
-  OperationRequest,
-  RerankRequest,
-  RerankResult,
-  SpeechRequest,
-  SpeechResult,
-  TranscriptionRequest,
-  TranscriptionResult,
-  VideoJobState,
-} from "../core/operations.ts";
+import type { ImagesResult, OperationRequest, SpeechResult, TranscriptionResult, VideoJobState } from "../core/operations.ts";
 import type { Usage } from "../core/usage.ts";
 import type { BuildOptions, ProviderAdapter, UpstreamAnswer, UpstreamRequest } from "../providers/adapter.ts";
 import { adapterFor } from "../providers/registry.ts";
@@ -33,18 +20,10 @@ import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
 
-/** The canonical result of each operation's request. */
-export type ResultOf<R extends OperationRequest> = R extends EmbeddingsRequest
-  ? EmbeddingsResult
-  : R extends RerankRequest
-    ? RerankResult
-    : R extends TranscriptionRequest
-      ? TranscriptionResult
-      : R extends SpeechRequest
-        ? SpeechResult
-        : R extends ImagesRequest
-          ? ImagesResult
-          : VideoJobState;
+/** The canonical result of each operation's request: what its adapter member parses (a video job's state). */
+export type ResultOf<R extends OperationRequest> = R["operation"] extends "video"
+  ? VideoJobState
+  : ReturnType<NonNullable<ProviderAdapter[Exclude<R["operation"], "video">]>["parseResponse"]>;
 
 export interface OperationOutcome<R extends OperationRequest> {
   generationId: string;

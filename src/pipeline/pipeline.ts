@@ -1,6 +1,5 @@
 import type { GenerationRow } from "../core/generation.ts";
 import type { AttemptResult } from "../plugins/contract.ts";
-import type { ActivePlugin } from "../plugins/host.ts";
 import type { JsonUpstreamRequest } from "../providers/adapter.ts";
 import { openStream, sendJson } from "../transport/engine.ts";
 import { checkPartUrls, type FetchedImages, inlineImageUrls, withoutFetchedImages } from "./inline-images.ts";
@@ -11,10 +10,11 @@ import { lazyConversationKey } from "../routing/sticky.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { type RoutingSummary, routingSummary } from "./routing-summary.ts";
 import { createPluginContext } from "./plugin-context.ts";
 import { type CallParent, modelCall } from "./model-call.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
-import { type LoopOptions, runToolLoop, streamToolLoop, turnRecord, turnRequest } from "./tool-loop.ts";
+import { type LoopOptions, type OfferedFunction, runToolLoop, streamToolLoop, turnRecord, turnRequest } from "./tool-loop.ts";
 import type { PluginContext } from "../plugins/contract.ts";
 import { type OperationOutcome, runOperation } from "./operation-run.ts";
 import type { OperationRequest } from "../core/operations.ts";
@@ -31,15 +31,7 @@ import { newGenerationId } from "../core/ids.ts";
 export type { PipelineDeps, PipelineMetrics } from "./deps.ts";
 import type { PipelineDeps } from "./deps.ts";
 
-/** How a request was routed, for `X-OpenRouter-Metadata` and the record. */
-export interface RoutingSummary {
-  requested: string;
-  strategy: string;
-  attempts: AttemptRecord[];
-  endpoints: Array<{ provider: string; model: string; endpoint: string }>;
-  /** The upstream bodies as sent, one per attempt (`debug.echo_upstream_body`). */
-  upstreamBodies: Array<Record<string, unknown>>;
-}
+export type { RoutingSummary } from "./routing-summary.ts";
 
 interface Base {
   generationId: string;
@@ -103,12 +95,20 @@ export class Pipeline {
     const context =
       active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation, { attempts, calls }) : undefined;
     let request = input;
-    if (context) {
-      request = await plugins.selectCandidates(request, active, context);
-      request = await plugins.prepareRequest(request, active, context);
-    }
-    const offered = context && request.serverTools?.length ? await offerServerTools(plugins, request, context) : [];
     const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
+    let offered: OfferedFunction[] = [];
+    if (context) {
+      try {
+        request = await plugins.selectCandidates(request, active, context);
+        request = await plugins.prepareRequest(request, active, context);
+        if (request.serverTools?.length) offered = await offerServerTools(plugins, request, context);
+      } catch (error) {
+        // A plugin ended the request before routing (a moderation refusal) after model calls of its own:
+        // they are recorded and charged like any generation's.
+        if (attempts.length > 0) this.#chargeCallsOnly(caller, generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType, totalCost: calls.cost }));
+        throw error;
+      }
+    }
     let plan: RoutePlan;
     try {
       plan = this.deps.router.plan(request, caller.workspaceId, {
@@ -332,6 +332,15 @@ export class Pipeline {
     return context;
   }
 
+  /** Records a generation that ended before routing, charging the key for the model calls its plugins made. */
+  #chargeCallsOnly(caller: Caller, row: GenerationRow): void {
+    const limit = caller.limit ?? null;
+    if (limit !== null && this.deps.budget && row.totalCost > 0) {
+      this.deps.budget.settle(this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, 0), row.totalCost);
+    }
+    this.deps.generations.record(row);
+  }
+
   /** A model call a plugin makes, accounted in the calling generation (model-call.ts). */
   #call(model: string, request: Omit<CanonicalRequest, "model">, caller: Caller, signal: AbortSignal, parent: CallParent, context: PluginContext): Promise<CanonicalResponse> {
     return modelCall(this.deps, { model, request, caller, signal, parent, context }, (error, endpoint) => redactError(error, this.#secrets(caller.workspaceId, endpoint)));
@@ -356,31 +365,6 @@ export class Pipeline {
     } else if (end.failed && !signal.aborted) {
       this.deps.health.recordTruncation(endpoint.key);
     }
-  }
-}
-
-/** How a request was routed; the planned endpoints are listed only when asked for (the metadata). */
-function routingSummary(requested: string, active: ActivePlugin[], plan: RoutePlan, attempts: AttemptRecord[]): RoutingSummary {
-  const strategy = active.length === 0 ? plan.strategy : (active.find((plugin) => plugin.definition.selectCandidates)?.definition.id ?? plan.strategy);
-  return new Summary(requested, strategy, attempts, plan);
-}
-
-class Summary implements RoutingSummary {
-  readonly upstreamBodies: Array<Record<string, unknown>> = [];
-  readonly #plan: RoutePlan;
-  #endpoints: RoutingSummary["endpoints"] | undefined;
-
-  constructor(
-    readonly requested: string,
-    readonly strategy: string,
-    readonly attempts: AttemptRecord[],
-    plan: RoutePlan,
-  ) {
-    this.#plan = plan;
-  }
-
-  get endpoints(): RoutingSummary["endpoints"] {
-    return (this.#endpoints ??= this.#plan.attempts.map(({ model, endpoint }) => ({ provider: endpoint.provider.slug, model: model.id, endpoint: endpoint.key })));
   }
 }
 
