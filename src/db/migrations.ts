@@ -16,6 +16,8 @@ interface Journal {
 }
 
 export const MIGRATIONS_DIR = join(import.meta.dir, "migrations");
+/** Team mode's PostgreSQL migrations (drizzle.pg.config.ts). */
+export const PG_MIGRATIONS_DIR = join(import.meta.dir, "migrations-pg");
 
 /** Reads the committed drizzle-kit output (development and tests). build.ts inlines the same list. */
 export function readMigrationSources(directory = MIGRATIONS_DIR): MigrationSource[] {

@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+/** Team mode's PostgreSQL migrations; `drizzle.config.ts` has the embedded SQLite's. */
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./src/db/schema-pg.ts",
+  out: "./src/db/migrations-pg",
+});

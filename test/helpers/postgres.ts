@@ -1,0 +1,160 @@
+/**
+ * A real PostgreSQL server for tests: Debian's `postgresql` package, initialised in a temp directory
+ * and started on a free loopback port by the tests themselves (never a mock). `.ci/run` installs the
+ * package when it is missing. As root (CI), the server runs as the `postgres` system user, since
+ * PostgreSQL refuses to run as root.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SQL } from "bun";
+
+function binDir(): string {
+  const root = "/usr/lib/postgresql";
+  if (existsSync(root)) {
+    const versions = readdirSync(root)
+      .filter((name) => existsSync(join(root, name, "bin", "postgres")))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions[0]) return join(root, versions[0], "bin");
+  }
+  const found = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
+  if (found.status === 0) return found.stdout.trim();
+  throw new Error("PostgreSQL is not installed: apt-get install -y postgresql (the .ci/run script does it)");
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a PostgreSQL program as the user that owns the cluster. */
+function asOwner(program: string, args: string[]): string[] {
+  const root = process.getuid?.() === 0;
+  return root ? ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", program, ...args] : [program, ...args];
+}
+
+export class TestPostgres {
+  #server: ChildProcess | undefined;
+  #databases = 0;
+
+  private constructor(
+    readonly dir: string,
+    readonly port: number,
+    private readonly bin: string,
+  ) {}
+
+  static async start(): Promise<TestPostgres> {
+    const bin = binDir();
+    const dir = mkdtempSync(join(tmpdir(), "roundhouse-pg-"));
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = ownerIds();
+      chownSync(dir, uid, gid);
+    }
+    chmodSync(dir, 0o700);
+    const data = join(dir, "data");
+    const [command, ...args] = asOwner(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync", "--locale=C"]);
+    const init = spawnSync(command!, args, { encoding: "utf8" });
+    if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+    const server = new TestPostgres(dir, await freePort(), bin);
+    await server.resume();
+    return server;
+  }
+
+  /** Starts the server (again, after `pause`) and waits until it accepts connections. */
+  async resume(): Promise<void> {
+    const [command, ...args] = asOwner(join(this.bin, "postgres"), [
+      "-D", join(this.dir, "data"),
+      "-p", String(this.port),
+      "-k", this.dir,
+      "-c", "listen_addresses=127.0.0.1",
+      "-c", "fsync=off",
+      "-c", "synchronous_commit=off",
+      "-c", "full_page_writes=off",
+      "-c", "max_connections=300",
+      "-c", "shared_buffers=32MB",
+    ]);
+    const child = spawn(command!, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let log = "";
+    child.stderr!.on("data", (chunk) => (log = (log + chunk).slice(-4000)));
+    this.#server = child;
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`postgres exited: ${log}`);
+      try {
+        const sql = new SQL(this.url("postgres"), { max: 1, connectionTimeout: 1 });
+        await sql`select 1`;
+        await sql.close();
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`postgres did not start: ${log}`);
+        await Bun.sleep(50);
+      }
+    }
+  }
+
+  /** Stops the server (fast shutdown: connections are closed), keeping its data for `resume`. */
+  async pause(): Promise<void> {
+    const child = this.#server;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGINT");
+    await exited;
+    this.#server = undefined;
+  }
+
+  url(database: string): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${database}`;
+  }
+
+  /** A new empty database on this server; its URL. */
+  async createDatabase(): Promise<string> {
+    const name = `t${process.pid}_${++this.#databases}_${Math.random().toString(36).slice(2, 8)}`;
+    const sql = new SQL(this.url("postgres"), { max: 1 });
+    try {
+      await sql.unsafe(`CREATE DATABASE ${name}`);
+    } finally {
+      await sql.close();
+    }
+    return this.url(name);
+  }
+
+  async stop(): Promise<void> {
+    await this.pause();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** Synchronous last resort at process exit. */
+  kill(): void {
+    this.#server?.kill("SIGKILL");
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+function ownerIds(): { uid: number; gid: number } {
+  const id = (flag: string) => Number(spawnSync("id", [flag, "postgres"], { encoding: "utf8" }).stdout.trim());
+  return { uid: id("-u"), gid: id("-g") };
+}
+
+let shared: Promise<TestPostgres> | undefined;
+
+/** One server for the whole test run (started on first use, stopped at exit); each test takes its own database. */
+export function sharedPostgres(): Promise<TestPostgres> {
+  if (!shared) {
+    shared = TestPostgres.start();
+    shared.then((server) => process.once("exit", () => server.kill()), () => {});
+  }
+  return shared;
+}
+
+/** A fresh empty database on the shared server. */
+export async function freshDatabaseUrl(): Promise<string> {
+  return (await sharedPostgres()).createDatabase();
+}
