@@ -1,51 +1,17 @@
-import { GatewayError } from "../core/errors.ts";
+import { type Budget, type RateLimits, type RateLimitSettings, type Reservation, rateLimitError, type SpendKey, spendLimitError } from "../core/limits.ts";
+
+export { type Budget, type RateLimits, type RateLimitSettings, type Reservation, rateLimitError, type SpendKey, spendLimitError } from "../core/limits.ts";
 
 /**
  * Per-key limits. Rate limits count requests and tokens over a sliding minute in one-second buckets.
  * Spend limits reserve an upper bound of a request's cost before it runs and settle the actual cost
  * after, so concurrent requests never together overshoot a key's limit while each stays within what
- * it reserved. The pipeline sees two ports, `RateLimits` and `Budget`: the classes here keep their
- * state in memory (one host; spend already recorded is read once per key and period), team mode's
- * implementations keep it in PostgreSQL (src/db/team-limits.ts).
+ * it reserved. The pipeline sees two ports, `RateLimits` and `Budget` (core/limits.ts): the classes
+ * here keep their state in memory (one host; spend already recorded is read once per key and period),
+ * team mode's implementations keep it in PostgreSQL (src/db/team-limits.ts).
  */
 
 const BUCKETS = 60;
-
-/** A key's per-minute limits (null: none). */
-export interface RateLimitSettings {
-  requestsPerMinute: number | null;
-  tokensPerMinute: number | null;
-}
-
-/** Admits requests against per-key rate limits and counts the tokens they used. */
-export interface RateLimits {
-  /** Admits one request or rejects with 429 (`rateLimitError`). */
-  admit(key: string, limits: RateLimitSettings): Promise<void>;
-  /** Tokens a request of the key used, counted against its tokens-per-minute limit. */
-  recordTokens(key: string, tokens: number): void;
-}
-
-/** Spend limits by reserve → settle → release. */
-export interface Budget {
-  /**
-   * Reserves up to `amount` USD (Infinity: all that remains) for the generation `generationId`, or
-   * rejects with 402 (`spendLimitError`); undefined for a key without a limit. The generation's record
-   * is what carries the settled cost into the ledger.
-   */
-  reserve(key: SpendKey, amount: number, generationId: string): Promise<Reservation | undefined>;
-  /** The request ended costing `cost` (its generation record holds it). */
-  settle(reservation: Reservation | undefined, cost: number): void;
-  /** The reservation is no longer needed and nothing was spent against it. */
-  release(reservation: Reservation | undefined): void;
-}
-
-/** The 429 of a refused request: `limit` of `kind` per minute, free again in `retryAfter` seconds. */
-export function rateLimitError(limit: number, kind: "requests" | "tokens", retryAfter: number): GatewayError {
-  return new GatewayError("rate_limited", `Rate limit exceeded: this key may use ${limit} ${kind} per minute. Retry after ${retryAfter} seconds.`, {
-    retryAfter,
-    metadata: { limit, window: "1m", kind },
-  });
-}
 
 interface Window {
   seconds: Int32Array;
@@ -120,33 +86,7 @@ export class RateLimiter implements RateLimits {
 }
 
 export { type LimitReset, periodStart } from "../core/periods.ts";
-import { type LimitReset, periodStart } from "../core/periods.ts";
-
-/** A key as its spend limit sees it: its hash, its limit in USD (null: none) and when the limit resets. */
-export interface SpendKey {
-  hash: string;
-  limit: number | null;
-  limitReset: LimitReset;
-}
-
-/** What a request holds of its key's limit until it settles. */
-export interface Reservation {
-  key: string;
-  amount: number;
-  /** Team mode: the stored reservation's id (none when nothing was stored) and the generation it is for. */
-  id?: string | undefined;
-  generationId?: string | undefined;
-}
-
-/** The 402 of a reservation of `amount` USD (Infinity: unbounded) the key's limit does not cover. */
-export function spendLimitError(key: SpendKey, limit: number, amount: number, remaining: number): GatewayError {
-  const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
-  return new GatewayError(
-    "payment_required",
-    `This key's spend limit of ${limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
-    { metadata: { limit, limit_remaining: remaining } },
-  );
-}
+import { periodStart } from "../core/periods.ts";
 
 interface Ledger {
   period: number;
