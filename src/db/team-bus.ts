@@ -12,6 +12,7 @@ import { describeError, type Logger } from "../core/log.ts";
  * in-memory state of a replica that restarts.
  */
 
+/** The NOTIFY channel the replicas share routing news on. */
 export const ROUTING_CHANNEL = "roundhouse_routing";
 
 /** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more. */
@@ -51,6 +52,7 @@ export interface StickyFeed {
   setRemote(scope: string, endpoint: string): void;
 }
 
+/** What the bus runs over and what it shares. */
 export interface RoutingBusOptions {
   pg: SQL;
   health: HealthFeed;

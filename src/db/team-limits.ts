@@ -122,12 +122,12 @@ class WriteBehind {
       const deleted = await this.options.pg`
         WITH added AS (
           INSERT INTO rate_windows (key_hash, second, tokens)
-          SELECT t.key, t.second, t.tokens FROM jsonb_to_recordset(${JSON.stringify(tokens)}::jsonb) AS t(key text, second integer, tokens double precision)
+          SELECT t.key, t.second, t.tokens FROM jsonb_to_recordset(${JSON.stringify(tokens)}::text::jsonb) AS t(key text, second integer, tokens double precision)
           ORDER BY t.key, t.second
           ON CONFLICT (key_hash, second) DO UPDATE SET tokens = rate_windows.tokens + excluded.tokens
           RETURNING 1
         ), settled AS (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(settled)}::jsonb) AS s(id text, "generationId" text)
+          SELECT * FROM jsonb_to_recordset(${JSON.stringify(settled)}::text::jsonb) AS s(id text, "generationId" text)
         )
         DELETE FROM spend_reservations r USING settled s
         WHERE r.id = s.id AND (s."generationId" IS NULL OR EXISTS (SELECT 1 FROM generations g WHERE g.id = s."generationId"))

@@ -7,6 +7,7 @@ import { teamLimits } from "./team-limits.ts";
 /** Added to the longest a request may run: a reservation outlives its request by this much at least. */
 const RESERVATION_MARGIN_MS = 60_000;
 
+/** What team state is built from: the backend and this replica's routing state. */
 export interface TeamStateOptions {
   /** A PostgreSQL backend (`backend.pg` is used). */
   backend: Backend;
