@@ -16,7 +16,7 @@ interface Replica {
   state: TeamState;
 }
 
-const logger = createLogger((process.env.TEST_LOG as "debug") ?? "silent");
+const logger = createLogger("silent");
 
 async function replica(url: string): Promise<Replica> {
   const backend = await openPostgresBackend({ url });
