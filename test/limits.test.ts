@@ -1,39 +1,36 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { periodStart, RateLimiter, SpendLedger } from "../src/pipeline/limits.ts";
+import { periodStart, RateLimiter, type Reservation, SpendLedger } from "../src/pipeline/limits.ts";
 import { callApi, listening } from "./helpers/gateway.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 describe("limits in memory", () => {
-  test("the request window slides: 429 with the seconds until a slot frees", () => {
+  test("the request window slides: 429 with the seconds until a slot frees", async () => {
     let now = 1_000_000;
     const limiter = new RateLimiter(() => now);
     const limits = { requestsPerMinute: 2, tokensPerMinute: null };
-    limiter.admit("k", limits);
+    await limiter.admit("k", limits);
     now += 10_000;
-    limiter.admit("k", limits);
-    const refused = (() => {
-      try {
-        limiter.admit("k", limits);
-      } catch (error) {
-        return error as { status: number; retryAfter: number };
-      }
-    })();
+    await limiter.admit("k", limits);
+    const refused = await limiter.admit("k", limits).then(
+      () => undefined,
+      (error) => error as { status: number; retryAfter: number },
+    );
     expect(refused?.status).toBe(429);
     expect(refused?.retryAfter).toBe(50);
     now += 50_000;
-    expect(() => limiter.admit("k", limits)).not.toThrow();
-    expect(() => limiter.admit("other", limits)).not.toThrow();
+    await limiter.admit("k", limits);
+    await limiter.admit("other", limits);
   });
 
-  test("tokens used in the last minute count against the token limit", () => {
+  test("tokens used in the last minute count against the token limit", async () => {
     let now = 2_000_000;
     const limiter = new RateLimiter(() => now);
     const limits = { requestsPerMinute: null, tokensPerMinute: 100 };
-    limiter.admit("k", limits);
+    await limiter.admit("k", limits);
     limiter.recordTokens("k", 120);
-    expect(() => limiter.admit("k", limits)).toThrow("100 tokens per minute");
+    await expect(limiter.admit("k", limits)).rejects.toThrow("100 tokens per minute");
     now += 61_000;
-    expect(() => limiter.admit("k", limits)).not.toThrow();
+    await limiter.admit("k", limits);
   });
 
   test("limit periods reset at midnight UTC, on Mondays and on the 1st", () => {
@@ -44,34 +41,35 @@ describe("limits in memory", () => {
     expect(periodStart(null, now).getTime()).toBe(0);
   });
 
-  test("reserve then settle: concurrent reservations never exceed the limit", () => {
-    const ledger = new SpendLedger(() => 0.5);
+  test("reserve then settle: concurrent reservations never exceed the limit", async () => {
+    const ledger = new SpendLedger(async () => 0.5);
     const key = { hash: "k", limit: 1, limitReset: "daily" as const };
-    const first = ledger.reserve(key, 0.3);
-    const second = ledger.reserve(key, 0.15);
-    expect(() => ledger.reserve(key, 0.1)).toThrow("spend limit");
-    ledger.settle(first, 0.05);
-    ledger.settle(second, 0.05);
-    expect(() => ledger.reserve(key, 0.35)).not.toThrow();
-    expect(ledger.reserve({ hash: "free", limit: null, limitReset: null }, 1000)).toBeUndefined();
+    // Issued together, before the recorded spend is read: they are checked one after the other.
+    const [first, second, third] = await Promise.allSettled([ledger.reserve(key, 0.3), ledger.reserve(key, 0.15), ledger.reserve(key, 0.1)]);
+    expect(third.status).toBe("rejected");
+    expect(String((third as PromiseRejectedResult).reason)).toContain("spend limit");
+    ledger.settle((first as PromiseFulfilledResult<Reservation | undefined>).value, 0.05);
+    ledger.settle((second as PromiseFulfilledResult<Reservation | undefined>).value, 0.05);
+    expect(await ledger.reserve(key, 0.35)).toEqual({ key: "k", amount: 0.35 });
+    expect(await ledger.reserve({ hash: "free", limit: null, limitReset: null }, 1000)).toBeUndefined();
   });
 
-  test("an unbounded request reserves all that remains; a new period keeps what is reserved", () => {
+  test("an unbounded request reserves all that remains; a new period keeps what is reserved", async () => {
     let now = new Date("2026-11-21T23:59:00Z");
     let recorded = 0.25;
     const ledger = new SpendLedger(() => recorded, () => now);
     const key = { hash: "k", limit: 1, limitReset: "daily" as const };
-    const unbounded = ledger.reserve(key, Number.POSITIVE_INFINITY);
+    const unbounded = await ledger.reserve(key, Number.POSITIVE_INFINITY);
     expect(unbounded?.amount).toBe(0.75);
-    expect(() => ledger.reserve(key, 0.01)).toThrow("spend limit");
+    await expect(ledger.reserve(key, 0.01)).rejects.toThrow("spend limit");
     // Midnight passes and the key moves to a weekly reset: spend is read again, the reservation stays.
     now = new Date("2026-11-22T00:01:00Z");
-    expect(() => ledger.reserve(key, 0.01)).toThrow("spend limit");
-    expect(() => ledger.reserve({ ...key, limitReset: "weekly" }, 0.01)).toThrow("spend limit");
+    await expect(ledger.reserve(key, 0.01)).rejects.toThrow("spend limit");
+    await expect(ledger.reserve({ ...key, limitReset: "weekly" }, 0.01)).rejects.toThrow("spend limit");
     ledger.settle(unbounded, 0.5);
     recorded += 0.5;
-    expect(() => ledger.reserve(key, 0.25)).not.toThrow();
-    expect(() => ledger.reserve(key, Number.POSITIVE_INFINITY)).toThrow("an unbounded amount");
+    expect((await ledger.reserve(key, 0.25))?.amount).toBe(0.25);
+    await expect(ledger.reserve(key, Number.POSITIVE_INFINITY)).rejects.toThrow("an unbounded amount");
   });
 });
 

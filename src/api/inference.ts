@@ -80,7 +80,7 @@ export function inferenceApi(services: Services) {
 
   const handle = (codec: Codec) => async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
     requireInference(principal);
-    services.rateLimits.admit(principal.key.hash, {
+    await services.rateLimits.admit(principal.key.hash, {
       requestsPerMinute: principal.key.requestsPerMinute ?? config.limits.requests_per_minute,
       tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
     });

@@ -59,9 +59,9 @@ export function operationRunner(services: Services) {
   };
 
   /** Checks the caller may run inference and is within its rate limits. */
-  const admit = (principal: Principal) => {
+  const admit = async (principal: Principal): Promise<void> => {
     requireInference(principal);
-    services.rateLimits.admit(principal.key.hash, {
+    await services.rateLimits.admit(principal.key.hash, {
       requestsPerMinute: principal.key.requestsPerMinute ?? config.limits.requests_per_minute,
       tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
     });
@@ -97,7 +97,7 @@ export function operationRunner(services: Services) {
   const json =
     <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>) =>
     async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
-      admit(principal);
+      await admit(principal);
       const raw = body as Record<string, unknown>;
       return answer(codec, { principal, request }, codec.decode(raw, decodeEnvelope(raw)));
     };
@@ -124,7 +124,7 @@ export function operationsApi(services: Services) {
    * generation is done (a fallback endpoint is sent the same file).
    */
   const transcribe = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
-    runner.admit(principal);
+    await runner.admit(principal);
     const call = { principal, request };
     if (!isMultipart(request)) return runner.answer(transcriptionCodec, call, runner.decodeJson(transcriptionCodec, body));
     const upload = await readMultipart(request, { maxBytes: services.config.server.max_upload_bytes, spoolDir: uploads, fileField: FILE_FIELD });

@@ -61,7 +61,7 @@ export function videosApi(services: Services) {
   const runner = operationRunner(services);
 
   const submit = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
-    runner.admit(principal);
+    await runner.admit(principal);
     const raw = isMultipart(request) ? await formBody(request, services.config.server.max_body_bytes) : body;
     if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new GatewayError("bad_request", "Request body must be a JSON object");
     const problem = validate(videoCodec.schema, raw, "body");
@@ -92,13 +92,13 @@ export function videosApi(services: Services) {
     .derive(({ request }) => ({ principal: authenticate(services, request) }))
     .post("/videos", submit)
     .get("/videos/:id", async ({ principal, params, request }) => {
-      runner.admit(principal);
+      await runner.admit(principal);
       return videoCodec.encodeJob(await services.videos.get(params.id, principal.workspace.id), apiBase(request));
     })
     .get(
       "/videos/:id/content",
       async ({ principal, params, query, request }) => {
-        runner.admit(principal);
+        await runner.admit(principal);
         const index = query.index === undefined ? 0 : Number(query.index);
         if (!Number.isInteger(index) || index < 0) throw new GatewayError("bad_request", "index: must be a whole number from 0");
         const content = await services.videos.content(params.id, principal.workspace.id, index, request.signal);

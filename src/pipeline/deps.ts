@@ -7,7 +7,7 @@ import type { CatalogView } from "../core/catalog-types.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { Router } from "../routing/router.ts";
 import type { RouterMemory, TrafficStats } from "../routing/traffic.ts";
-import type { LimitReset, Reservation } from "./limits.ts";
+import type { Budget } from "./limits.ts";
 
 /** What the pipeline counts (the gateway's metrics registry implements it). */
 export interface PipelineMetrics {
@@ -37,11 +37,7 @@ export interface PipelineDeps {
    * Key spend limits: an upper bound is reserved before the attempts and settled with the actual cost.
    * A key without a limit reserves nothing (`reserve` is not called).
    */
-  budget?: {
-    reserve(key: { hash: string; limit: number | null; limitReset: LimitReset }, amount: number): Reservation | undefined;
-    settle(reservation: Reservation | undefined, cost: number): void;
-    release(reservation: Reservation | undefined): void;
-  };
+  budget?: Budget;
   /** Counts upstream attempts, tokens and cost (optional: tests may leave it out). */
   metrics?: PipelineMetrics;
 }

@@ -1,10 +1,14 @@
-import { GatewayError } from "../core/errors.ts";
+import { type Budget, type RateLimits, type RateLimitSettings, type Reservation, rateLimitError, type SpendKey, spendLimitError } from "../core/limits.ts";
+
+export { type Budget, type RateLimits, type RateLimitSettings, type Reservation, rateLimitError, type SpendKey, spendLimitError } from "../core/limits.ts";
 
 /**
  * Per-key limits. Rate limits count requests and tokens over a sliding minute in one-second buckets.
  * Spend limits reserve an upper bound of a request's cost before it runs and settle the actual cost
  * after, so concurrent requests never together overshoot a key's limit while each stays within what
- * it reserved. All state is in memory; spend already recorded is read once per key and period.
+ * it reserved. The pipeline sees two ports, `RateLimits` and `Budget` (core/limits.ts): the classes
+ * here keep their state in memory (one host; spend already recorded is read once per key and period),
+ * team mode's implementations keep it in PostgreSQL (src/db/team-limits.ts).
  */
 
 const BUCKETS = 60;
@@ -15,12 +19,8 @@ interface Window {
   tokens: Float64Array;
 }
 
-export interface RateLimits {
-  requestsPerMinute: number | null;
-  tokensPerMinute: number | null;
-}
-
-export class RateLimiter {
+/** Rate limits in memory, for one host. */
+export class RateLimiter implements RateLimits {
   readonly #windows = new Map<string, Window>();
 
   constructor(private readonly now: () => number = Date.now) {}
@@ -58,8 +58,8 @@ export class RateLimiter {
     return { total, oldest };
   }
 
-  /** Admits one request or throws 429 with the seconds until it would be admitted. */
-  admit(key: string, limits: RateLimits): void {
+  /** Admits one request or rejects with 429 with the seconds until it would be admitted. */
+  async admit(key: string, limits: RateLimitSettings): Promise<void> {
     if (limits.requestsPerMinute === null && limits.tokensPerMinute === null) return;
     const second = Math.floor(this.now() / 1000);
     const window = this.#window(key);
@@ -70,11 +70,7 @@ export class RateLimiter {
       if (limit === null) continue;
       const { total, oldest } = this.#sum(window, field, second);
       if (total >= limit) {
-        const retryAfter = Math.max(1, oldest + BUCKETS - second);
-        throw new GatewayError("rate_limited", `Rate limit exceeded: this key may use ${limit} ${what} per minute. Retry after ${retryAfter} seconds.`, {
-          retryAfter,
-          metadata: { limit, window: "1m", kind: what },
-        });
+        throw rateLimitError(limit, what, Math.max(1, oldest + BUCKETS - second));
       }
     }
     window.requests[this.#bucket(window, second)]! += 1;
@@ -90,18 +86,7 @@ export class RateLimiter {
 }
 
 export { type LimitReset, periodStart } from "../core/periods.ts";
-import { type LimitReset, periodStart } from "../core/periods.ts";
-
-export interface SpendKey {
-  hash: string;
-  limit: number | null;
-  limitReset: LimitReset;
-}
-
-export interface Reservation {
-  key: string;
-  amount: number;
-}
+import { periodStart } from "../core/periods.ts";
 
 interface Ledger {
   period: number;
@@ -110,12 +95,16 @@ interface Ledger {
   reserved: number;
 }
 
-/** Spend limits by reserve → settle → release. `spentSince` reads what the records already hold. */
-export class SpendLedger {
+/**
+ * Spend limits in memory, for one host. `spentSince` reads what the records already hold (once per key
+ * and period; concurrent reservations of a key wait for the same read).
+ */
+export class SpendLedger implements Budget {
   readonly #ledgers = new Map<string, Ledger>();
+  readonly #loading = new Map<string, Promise<void>>();
 
   constructor(
-    private readonly spentSince: (keyHash: string, since: Date) => number,
+    private readonly spentSince: (keyHash: string, since: Date) => number | Promise<number>,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -124,36 +113,48 @@ export class SpendLedger {
    * changed) reads the spend recorded since its start again; what is reserved stays, so a change of the
    * key never forgets spend in flight. The limit itself is read from the key on every reservation.
    */
-  #ledger(key: SpendKey): Ledger {
-    const period = periodStart(key.limitReset, this.now()).getTime();
-    let ledger = this.#ledgers.get(key.hash);
-    if (!ledger) {
-      ledger = { period, spent: this.spentSince(key.hash, new Date(period)), reserved: 0 };
-      this.#ledgers.set(key.hash, ledger);
-    } else if (ledger.period !== period) {
-      ledger.period = period;
-      ledger.spent = this.spentSince(key.hash, new Date(period));
+  async #ledger(key: SpendKey): Promise<Ledger> {
+    for (;;) {
+      const period = periodStart(key.limitReset, this.now()).getTime();
+      const ledger = this.#ledgers.get(key.hash);
+      if (ledger && ledger.period === period) return ledger;
+      await this.#load(key.hash, period);
     }
-    return ledger;
+  }
+
+  #load(hash: string, period: number): Promise<void> {
+    const name = `${hash}\u0000${period}`;
+    let loading = this.#loading.get(name);
+    if (!loading) {
+      loading = (async () => {
+        try {
+          const spent = await this.spentSince(hash, new Date(period));
+          const ledger = this.#ledgers.get(hash);
+          if (!ledger) this.#ledgers.set(hash, { period, spent, reserved: 0 });
+          else Object.assign(ledger, { period, spent });
+        } finally {
+          this.#loading.delete(name);
+        }
+      })();
+      this.#loading.set(name, loading);
+    }
+    return loading;
   }
 
   /**
-   * Reserves `amount` USD or throws 402 when the key's limit would be exceeded. Synchronous: no race.
+   * Reserves `amount` USD or rejects with 402 when the key's limit would be exceeded. The check and the
+   * reservation run in one synchronous step once the ledger is read: no race.
    * An unbounded amount (Infinity: nothing bounds what the request may cost) reserves all that remains,
    * so such a request runs alone against the key's limit.
    */
-  reserve(key: SpendKey, amount: number): Reservation | undefined {
-    if (key.limit === null) return undefined;
-    const ledger = this.#ledger(key);
-    const remaining = Math.max(0, key.limit - ledger.spent - ledger.reserved);
+  async reserve(key: SpendKey, amount: number): Promise<Reservation | undefined> {
+    const limit = key.limit;
+    if (limit === null) return undefined;
+    const ledger = await this.#ledger(key);
+    const remaining = Math.max(0, limit - ledger.spent - ledger.reserved);
     const reserved = Number.isFinite(amount) ? amount : remaining;
-    if ((!Number.isFinite(amount) && remaining <= 0) || ledger.spent + ledger.reserved + reserved > key.limit) {
-      const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
-      throw new GatewayError(
-        "payment_required",
-        `This key's spend limit of ${key.limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
-        { metadata: { limit: key.limit, limit_remaining: remaining } },
-      );
+    if ((!Number.isFinite(amount) && remaining <= 0) || ledger.spent + ledger.reserved + reserved > limit) {
+      throw spendLimitError(key, limit, amount, remaining);
     }
     ledger.reserved += reserved;
     return { key: key.hash, amount: reserved };

@@ -74,7 +74,7 @@ export async function modelCall(
                   stream: (turn) => openStream(chat.buildRequest(turn, endpoint, build), endpoint, chat, adapter, send),
                 },
                 // The call's cost joins the calling generation's, which reserved for its own turns.
-                reserveTurn: () => true,
+                reserveTurn: async () => true,
                 onTurn: (turn) => attempts.push(turnRecord(endpoint, model.id, turn, charge.total)),
               });
         const usage = response.usage ?? estimatedUsage(response.output, attemptRequest);

@@ -87,12 +87,13 @@ export async function runOperation<R extends OperationRequest>(
     });
     const limit = caller.limit ?? null;
     if (limit !== null && deps.budget) {
-      reservation = deps.budget.reserve(
+      reservation = await deps.budget.reserve(
         { hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null },
         operationWorstCase(
           request,
           plan.attempts.map((attempt) => attempt.endpoint),
         ),
+        generationId,
       );
     }
   } catch (error) {

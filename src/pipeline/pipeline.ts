@@ -105,7 +105,7 @@ export class Pipeline {
       } catch (error) {
         // A plugin ended the request before routing (a moderation refusal) after model calls of its own:
         // they are recorded and charged like any generation's.
-        if (attempts.length > 0) this.#chargeCallsOnly(caller, generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType, totalCost: calls.cost }));
+        if (attempts.length > 0) await this.#chargeCallsOnly(caller, generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType, totalCost: calls.cost }));
         throw error;
       }
     }
@@ -127,7 +127,7 @@ export class Pipeline {
       const limit = caller.limit ?? null;
       if (limit !== null && this.deps.budget) {
         const endpoints = plan.attempts.map((attempt) => attempt.endpoint);
-        reservation = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)));
+        reservation = await this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)), generationId);
       }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -142,11 +142,11 @@ export class Pipeline {
       this.deps.budget?.settle(reservation, cost);
       for (const more of extra) this.deps.budget?.release(more);
     };
-    const extendReservation = (amount: number): boolean => {
+    const extendReservation = async (amount: number): Promise<boolean> => {
       const limit = caller.limit ?? null;
       if (limit === null || !this.deps.budget) return true;
       try {
-        const more = this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, amount);
+        const more = await this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, amount, generationId);
         if (more) extra.push(more);
         return true;
       } catch {
@@ -333,10 +333,12 @@ export class Pipeline {
   }
 
   /** Records a generation that ended before routing, charging the key for the model calls its plugins made. */
-  #chargeCallsOnly(caller: Caller, row: GenerationRow): void {
+  async #chargeCallsOnly(caller: Caller, row: GenerationRow): Promise<void> {
     const limit = caller.limit ?? null;
     if (limit !== null && this.deps.budget && row.totalCost > 0) {
-      this.deps.budget.settle(this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, 0), row.totalCost);
+      const budget = this.deps.budget;
+      // Refused (the limit is spent already) or not, what the calls cost is recorded below.
+      budget.settle(await budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, 0, row.id).catch(() => undefined), row.totalCost);
     }
     this.deps.generations.record(row);
   }

@@ -50,7 +50,7 @@ export interface LoopOptions {
    * Before each turn after the first: whether the spend limit covers one more (it reserves it); false
    * stops the loop with a 402.
    */
-  reserveTurn(): boolean;
+  reserveTurn(): Promise<boolean>;
   /**
    * Each turn that ended in server tool calls, for the record: its index (0 for the first call), its
    * latency and usage, and the tools it called. The last turn is the attempt's own entry.
@@ -181,10 +181,10 @@ class LoopState {
   }
 
   /** Before a turn after the first: the spend limit must cover it. */
-  nextTurn(tools: string[], started: number, usage: Usage | undefined): void {
+  async nextTurn(tools: string[], started: number, usage: Usage | undefined): Promise<void> {
     this.options.onTurn?.({ index: this.turns, latencyMs: Math.round(performance.now() - started), tools, usage });
     this.turns++;
-    if (!this.options.reserveTurn()) {
+    if (!(await this.options.reserveTurn())) {
       throw new GatewayError("payment_required", "The key's spend limit does not cover another turn of the server-tool loop");
     }
   }
@@ -210,7 +210,7 @@ export async function runToolLoop(options: LoopOptions): Promise<CanonicalRespon
     }
     if (client.length > 0) return finish({ ...response, finishReason: "tool_calls" }, output, state);
     state.checkStop(response.nativeFinishReason ?? response.finishReason);
-    state.nextTurn(server.map((call) => call.name), started, response.usage);
+    await state.nextTurn(server.map((call) => call.name), started, response.usage);
   }
 }
 
@@ -284,7 +284,7 @@ export async function* streamToolLoop(options: LoopOptions, first: AsyncIterable
       return;
     }
     state.checkStop(finishPart?.nativeReason ?? finishPart?.reason ?? "stop");
-    state.nextTurn(server.map((call) => call.name), turnStarted, response.usage);
+    await state.nextTurn(server.map((call) => call.name), turnStarted, response.usage);
     parts = await options.turns.stream(turnRequest(options, state.messages, state.final));
   }
 }

@@ -29,6 +29,19 @@ interface EndpointHealth {
   failures: number;
 }
 
+/**
+ * What one replica saw of an endpoint, for the others (team mode's routing bus): attempts that succeeded
+ * and failed, and how long from now the endpoint cools down (a Retry-After or a bench), if it does.
+ */
+export interface HealthObservation {
+  successes: number;
+  failures: number;
+  coolForMs?: number | undefined;
+}
+
+/** Hears each observation this replica makes itself (never those applied with `applyRemote`). */
+export type HealthObserver = (key: string, observation: HealthObservation) => void;
+
 export interface HealthOptions {
   windowMs?: number;
   /** An endpoint with a failure this recent is "unstable" for balancing. */
@@ -59,6 +72,7 @@ export class HealthStats {
   readonly #benchMs: number;
   readonly #maxSamples: number;
   readonly now: () => number;
+  #observer: HealthObserver | undefined;
 
   constructor(options: HealthOptions = {}) {
     this.#windowMs = options.windowMs ?? 5 * 60_000;
@@ -97,6 +111,27 @@ export class HealthStats {
     return health.first === 0 ? health.samples : health.samples.slice(health.first);
   }
 
+  /** Tells `observer` of every success, failure and cool-down this replica records from now on. */
+  observe(observer: HealthObserver): void {
+    this.#observer = observer;
+  }
+
+  /**
+   * What another replica saw: counted like our own observations (its failures make the endpoint
+   * unstable here, its cool-down cools it here) but not told to the observer again.
+   */
+  applyRemote(key: string, observation: HealthObservation): void {
+    const health = this.#get(key);
+    health.successes += observation.successes;
+    if (observation.failures > 0) {
+      health.failures += observation.failures;
+      health.lastFailureAt = this.now();
+    }
+    if (observation.coolForMs !== undefined && observation.coolForMs > 0) {
+      health.coolUntil = Math.max(health.coolUntil ?? 0, this.now() + observation.coolForMs);
+    }
+  }
+
   /** Forgets everything (an operator's reset, and tests). */
   reset(): void {
     this.#endpoints.clear();
@@ -109,6 +144,7 @@ export class HealthStats {
     health.successes++;
     health.truncations = 0;
     this.#prune(health);
+    this.#observer?.(key, { successes: 1, failures: 0 });
   }
 
   /** A failed attempt; a Retry-After hint cools the endpoint down until it passes. */
@@ -120,6 +156,7 @@ export class HealthStats {
       const until = this.now() + retryAfterSeconds * 1000;
       health.coolUntil = Math.max(health.coolUntil ?? 0, until);
     }
+    this.#observer?.(key, { successes: 0, failures: 1, coolForMs: retryAfterSeconds !== undefined && retryAfterSeconds > 0 ? retryAfterSeconds * 1000 : undefined });
   }
 
   /**
@@ -131,7 +168,9 @@ export class HealthStats {
     health.lastFailureAt = this.now();
     health.failures++;
     health.truncations++;
-    if (health.truncations >= this.#truncationLimit) health.benchedUntil = this.now() + this.#benchMs;
+    const benched = health.truncations >= this.#truncationLimit;
+    if (benched) health.benchedUntil = this.now() + this.#benchMs;
+    this.#observer?.(key, { successes: 0, failures: 1, coolForMs: benched ? this.#benchMs : undefined });
   }
 
   /** No failure within the last 30 seconds, not cooling down after a Retry-After, not benched. */

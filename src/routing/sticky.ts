@@ -9,6 +9,7 @@ import { ExpiringMap, type ExpiringMapStats } from "./expiring-map.ts";
  */
 export class StickySessions {
   readonly #entries: ExpiringMap<string>;
+  #observer: ((scope: string, endpoint: string) => void) | undefined;
 
   constructor(
     private readonly options: { maxEntries: number; ttlMs: number } = { maxEntries: 100_000, ttlMs: 10 * 60_000 },
@@ -22,6 +23,19 @@ export class StickySessions {
   }
 
   set(scope: string, endpoint: string): void {
+    const observer = this.#observer;
+    const changed = observer !== undefined && this.#entries.get(scope) !== endpoint;
+    this.#entries.set(scope, endpoint, this.options.ttlMs);
+    if (changed) observer(scope, endpoint);
+  }
+
+  /** Tells `observer` whenever this replica points a scope at another endpoint (not when it renews one). */
+  observe(observer: (scope: string, endpoint: string) => void): void {
+    this.#observer = observer;
+  }
+
+  /** An assignment another replica made: kept like our own, not told to the observer again. */
+  setRemote(scope: string, endpoint: string): void {
     this.#entries.set(scope, endpoint, this.options.ttlMs);
   }
 
