@@ -1,7 +1,7 @@
 import type { AttemptSummary } from "../core/generation.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
-import { boolean, customType, doublePrecision, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as lite from "./schema.ts";
 import type { VideoRequest, VideoStatus } from "../core/operations.ts";
 
@@ -10,6 +10,37 @@ import type { VideoRequest, VideoStatus } from "../core/operations.ts";
  * types of every row are identical (checked at the end of this file), so one repository code path
  * serves both dialects: timestamps stay ISO 8601 text, JSON is jsonb, ciphertext is bytea.
  */
+
+/**
+ * PostgreSQL's text (and jsonb strings) cannot hold U+0000, which SQLite stores and a client may send
+ * in any JSON string: in team mode it is stored as U+FFFD, so such a value is kept rather than refused.
+ */
+const NUL = /\u0000/g;
+function withoutNul(value: string): string {
+  return value.includes("\u0000") ? value.replace(NUL, "\uFFFD") : value;
+}
+
+/** Replaces U+0000 in every string of a JSON value (and in its keys); the value is returned as is when it has none. */
+function jsonWithoutNul(value: unknown): unknown {
+  if (typeof value === "string") return withoutNul(value);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(jsonWithoutNul);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [withoutNul(key), jsonWithoutNul(item)]));
+}
+
+const text = customType<{ data: string; driverData: string }>({
+  dataType: () => "text",
+  toDriver: withoutNul,
+});
+
+/**
+ * jsonb handed to Bun's SQL client as the value itself: the client encodes it (drizzle's own jsonb
+ * would stringify it first, and the column would then hold a JSON string instead of the object).
+ */
+const jsonb = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => "jsonb",
+  toDriver: (value) => (JSON.stringify(value).includes("\\u0000") ? jsonWithoutNul(value) : value),
+});
 
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
   dataType: () => "bytea",
@@ -68,7 +99,7 @@ export const apiKeys = pgTable(
   {
     /** SHA-256 of the plaintext key, hex. The plaintext is never stored. */
     hash: text("hash").primaryKey(),
-    kind: text("kind", { enum: ["management", "inference", "intern"] }).notNull(),
+    kind: text("kind").$type<"management" | "inference" | "intern">().notNull(),
     /** A management key that administers the whole deployment: every workspace, not only its own. */
     deploymentAdmin: boolean("deployment_admin").notNull().default(false),
     name: text("name").notNull(),
@@ -79,7 +110,7 @@ export const apiKeys = pgTable(
     internId: text("intern_id").references(() => interns.id, { onDelete: "cascade" }),
     disabled: boolean("disabled").notNull().default(false),
     limit: doublePrecision("limit"),
-    limitReset: text("limit_reset", { enum: ["daily", "weekly", "monthly"] }),
+    limitReset: text("limit_reset").$type<"daily" | "weekly" | "monthly">(),
     includeByokInLimit: boolean("include_byok_in_limit").notNull().default(false),
     /** The key's own rate limits over a sliding minute; null takes the configured default. */
     requestsPerMinute: integer("requests_per_minute"),
