@@ -100,7 +100,7 @@ export function vaultConnectionsApi(services: Services) {
       "/connections/:key/test-result",
       async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
-        find(principal.workspace.id, checkKey(params.key));
+        await find(principal.workspace.id, checkKey(params.key));
         const row = await services.connections.recordTest(principal.workspace.id, params.key, {
           ok: body.ok,
           message: body.message ?? null,
