@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { newGenerationId } from "../src/core/ids.ts";
 import { createLogger } from "../src/core/log.ts";
-import { openDatabase } from "../src/db/client.ts";
+import { openSqliteBackend } from "../src/db/backend.ts";
 import { GenerationStore } from "../src/db/generations.ts";
 import type { GenerationRow } from "../src/db/schema.ts";
 
@@ -67,7 +67,7 @@ function row(): GenerationRow {
 async function run(journal: boolean): Promise<{ record: number; total: number }> {
   const dir = mkdtempSync(join(tmpdir(), "roundhouse-bench-journal-"));
   try {
-    const db = openDatabase({ dataDir: dir });
+    const db = openSqliteBackend({ dataDir: dir });
     const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000, batchSize: BATCH, ...(journal ? {} : { journalFile: null }) });
     const rows = Array.from({ length: records }, row);
     let inRecord = 0;
@@ -78,10 +78,10 @@ async function run(journal: boolean): Promise<{ record: number; total: number }>
       inRecord += performance.now() - before;
       await new Promise((resolve) => setImmediate(resolve));
     }
-    store.flush();
+    await store.flush();
     const total = performance.now() - started;
-    store.close();
-    db.$client.close();
+    await store.close();
+    await db.close();
     return { record: (inRecord * 1000) / records, total: (total * 1000) / records };
   } finally {
     rmSync(dir, { recursive: true, force: true });

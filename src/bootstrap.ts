@@ -18,41 +18,41 @@ function checkKey(name: string, value: string | undefined): string | undefined {
  * The first start creates the first workspace with the deployment admin, a management key that
  * administers every workspace (ROUNDHOUSE_ADMIN_KEY when set, else generated), and an inference key
  * (ROUNDHOUSE_INFERENCE_KEY when set, else generated), so that one curl gets an answer with zero setup.
- * Generated keys are returned for printing once. Later starts leave keys alone.
+ * Generated keys are returned for printing once. Later starts leave keys alone. Replicas starting
+ * together on an empty database do this once: under a lock across them, in one transaction; the others
+ * then find the management key.
  */
-export function bootstrapAdminKey(
+export async function bootstrapAdminKey(
   services: Services,
   adminKey: string | undefined,
   inferenceKey?: string | undefined,
-): BootstrapResult {
-  if (services.keys.countManagementKeys() > 0) {
-    if (adminKey && !services.keys.findByHash(hashApiKey(adminKey))) {
-      services.logger.warn("ROUNDHOUSE_ADMIN_KEY is ignored: management keys already exist", {});
+): Promise<BootstrapResult> {
+  const { backend, keys, workspaces } = services;
+  return backend.exclusive("bootstrap", async () => {
+    if ((await keys.countManagementKeys()) > 0) {
+      if (adminKey && !(await keys.findByHash(hashApiKey(adminKey)))) {
+        services.logger.warn("ROUNDHOUSE_ADMIN_KEY is ignored: management keys already exist", {});
+      }
+      return { generatedKey: null, generatedInferenceKey: null, workspaceId: null };
     }
-    return { generatedKey: null, generatedInferenceKey: null, workspaceId: null };
-  }
-  const admin = checkKey("ROUNDHOUSE_ADMIN_KEY", adminKey);
-  const inference = checkKey("ROUNDHOUSE_INFERENCE_KEY", inferenceKey);
-  return services.db.transaction(() => {
-    const existing = services.workspaces.list(0, 1).rows[0];
-    const workspace = existing ?? services.workspaces.create({ name: "Main", slug: "main" }, null);
-    const management = services.keys.create({
-      kind: "management",
-      deploymentAdmin: true,
-      name: "Bootstrap management key",
-      workspaceId: workspace.id,
-      ...(admin ? { plaintext: admin } : {}),
+    const admin = checkKey("ROUNDHOUSE_ADMIN_KEY", adminKey);
+    const inference = checkKey("ROUNDHOUSE_INFERENCE_KEY", inferenceKey);
+    return backend.transaction(async (tx) => {
+      const existing = (await workspaces.list(0, 1, tx)).rows[0];
+      const workspace = existing ?? (await workspaces.create({ name: "Main", slug: "main" }, null, tx));
+      const management = await keys.create(
+        { kind: "management", deploymentAdmin: true, name: "Bootstrap management key", workspaceId: workspace.id, ...(admin ? { plaintext: admin } : {}) },
+        tx,
+      );
+      const first = await keys.create(
+        { kind: "inference", name: "Bootstrap inference key", workspaceId: workspace.id, ...(inference ? { plaintext: inference } : {}) },
+        tx,
+      );
+      return {
+        generatedKey: admin ? null : management.plaintext,
+        generatedInferenceKey: inference ? null : first.plaintext,
+        workspaceId: workspace.id,
+      };
     });
-    const first = services.keys.create({
-      kind: "inference",
-      name: "Bootstrap inference key",
-      workspaceId: workspace.id,
-      ...(inference ? { plaintext: inference } : {}),
-    });
-    return {
-      generatedKey: admin ? null : management.plaintext,
-      generatedInferenceKey: inference ? null : first.plaintext,
-      workspaceId: workspace.id,
-    };
   });
 }

@@ -1,15 +1,13 @@
 import { GatewayError } from "./core/errors.ts";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { createApp } from "./app.ts";
 import { bootstrapAdminKey } from "./bootstrap.ts";
 import { ConfigError, loadConfig } from "./config/load.ts";
 import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
-import { type Db, openDatabase } from "./db/client.ts";
 import type { MigrationSource } from "./db/migrations.ts";
-import { sealedSample } from "./db/sealed-sample.ts";
-import { loadMasterKey } from "./security/master-key.ts";
 import { createServices, type Services } from "./services.ts";
+import { openStorage } from "./storage.ts";
 
 export interface StartOptions {
   configPath?: string | undefined;
@@ -58,37 +56,27 @@ export async function prepare(options: StartOptions = {}) {
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
   const logger = options.logger ?? createLogger(config.log.level);
-  const dataDir = resolve(config.data_dir);
-  // Opened for the master key's check of a stored sealed value (or after it): a malformed or exposed
-  // key fails before the database is created.
-  let opened: Db | undefined;
-  const open = () => (opened ??= openDatabase({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations }));
-  let key: Buffer;
+  const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations });
+  if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
+  let services: Services;
   try {
-    const loaded = loadMasterKey({
-      envValue: env.ROUNDHOUSE_MASTER_KEY,
-      file: resolve(config.master_key_file ?? join(dataDir, "master.key")),
-      sealed: () => sealedSample(open().$client),
-    });
-    key = loaded.key;
-    if (loaded.source === "created") logger.info("created a new master key file", { data_dir: dataDir });
+    services = createServices({ config, logger, backend, masterKey: masterKey.key });
   } catch (error) {
-    opened?.$client.close();
+    await backend.close();
     throw error;
   }
-  const db = open();
-  const services = createServices({ config, logger, db, masterKey: key });
+  let boot: Awaited<ReturnType<typeof bootstrapAdminKey>>;
   try {
-    await services.ready;
+    await services.ready.catch((error) => {
+      throw error instanceof GatewayError ? new ConfigError(error.message) : error;
+    });
+    boot = await bootstrapAdminKey(services, env.ROUNDHOUSE_ADMIN_KEY, env.ROUNDHOUSE_INFERENCE_KEY);
   } catch (error) {
-    db.$client.close();
-    throw error instanceof GatewayError ? new ConfigError(error.message) : error;
+    await services.videos.stop();
+    await closeStorage(services);
+    throw error;
   }
-  const { generatedKey, generatedInferenceKey } = bootstrapAdminKey(
-    services,
-    env.ROUNDHOUSE_ADMIN_KEY,
-    env.ROUNDHOUSE_INFERENCE_KEY,
-  );
+  const { generatedKey, generatedInferenceKey } = boot;
   return { config, services, generatedKey, generatedInferenceKey };
 }
 
@@ -110,8 +98,7 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
   } catch (error) {
     await services.videos.stop();
     services.transports.close();
-    services.generations.close();
-    services.db.$client.close();
+    await closeStorage(services);
     if ((error as { code?: unknown }).code === "EADDRINUSE") {
       throw new AddressInUseError(`${host}:${config.server.port} is already in use; stop what listens there or choose another --port`);
     }
@@ -161,9 +148,14 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
   // The poller's round in flight ends (its job updates written) before the database closes.
   await services.videos.stop();
   services.transports.close();
-  services.generations.close();
-  services.db.$client.close();
+  await closeStorage(services);
   logger.info("stopped");
+}
+
+/** Writes the queued generation records, then closes the database. */
+async function closeStorage(services: Services): Promise<void> {
+  await services.generations.close();
+  await services.backend.close();
 }
 
 /** Waits for the promise, at most `ms` milliseconds. */

@@ -1,7 +1,7 @@
 import type { Services } from "./api/services.ts";
 import type { Config } from "./config/schema.ts";
 import type { Logger } from "./core/log.ts";
-import type { Db } from "./db/client.ts";
+import type { Backend } from "./db/backend.ts";
 import { ConnectionStore } from "./db/connections.ts";
 import { InternFeatureStore } from "./db/intern-features.ts";
 import { InternStore } from "./db/interns.ts";
@@ -17,8 +17,9 @@ import { VideoJobs } from "./pipeline/video-jobs.ts";
 import { videoHooks } from "./pipeline/video-wiring.ts";
 import { VideoJobStore } from "./db/video-jobs.ts";
 import { RateLimiter, SpendLedger } from "./pipeline/limits.ts";
-import { GenerationStore } from "./db/generations.ts";
-import { ChangeWatch } from "./db/change-watch.ts";
+import { join, resolve } from "node:path";
+import { GenerationStore, spentSinceNow } from "./db/generations.ts";
+import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
 import { GatewayMetrics } from "./ops/metrics.ts";
 import { Transports, unservedOperations } from "./providers/registry.ts";
@@ -38,7 +39,7 @@ export type { Services } from "./api/services.ts";
 export function createServices(input: {
   config: Config;
   logger: Logger;
-  db: Db;
+  backend: Backend;
   masterKey: Uint8Array;
   /** How real upstreams are reached (tests may wrap it); the simulator never uses the network. */
   fetch?: FetchLike;
@@ -48,13 +49,16 @@ export function createServices(input: {
   random?: () => number;
 }): Services {
   const box = new SecretBox(input.masterKey);
-  const changes = new ChangeWatch(input.db.$client);
-  const vault = new VaultStore(input.db, box);
+  const { backend } = input;
+  const vault = new VaultStore(backend, box);
   const catalog = new Catalog(input.config);
   const unserved = unservedOperations(catalog.models.values());
   if (unserved.length > 0) throw new ConfigError(`invalid configuration:\n  ${unserved.join("\n  ")}`);
-  const generations = new GenerationStore(input.db, input.logger);
-  const credentials = new CredentialResolver(vault);
+  // Beside the SQLite file by default; on PostgreSQL in the data directory (one per replica).
+  const journalFile = backend.dialect === "postgres" ? { journalFile: join(resolve(input.config.data_dir), JOURNAL_FILE) } : {};
+  const generations = new GenerationStore(backend, input.logger, journalFile);
+  const connections = new ConnectionStore(backend, box);
+  const credentials = new CredentialResolver(vault, connections, catalog.providers.values());
   const health = new HealthStats();
   const lifecycle = new Lifecycle();
   const { sticky_sessions: stickyConfig, router_memory: memoryConfig } = input.config.routing;
@@ -76,15 +80,12 @@ export function createServices(input: {
       }),
   );
   const rateLimits = new RateLimiter();
-  const spend = new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
+  // One host's spend limits, read synchronously (see spentSinceNow).
+  const spend = new SpendLedger((keyHash, since) => spentSinceNow(generations, backend, keyHash, since));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
-  const connections = new ConnectionStore(input.db, box);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
-    hostCredential: (workspaceId, host) => {
-      const row = connections.get(workspaceId, `mcp:${host}`);
-      return row && row.enabled ? (connections.reveal(row) ?? undefined) : undefined;
-    },
+    hostCredential: (workspaceId, host) => credentials.hostCredential(workspaceId, host),
     catalog,
     transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
@@ -108,7 +109,14 @@ export function createServices(input: {
   };
   const pipeline = new Pipeline(pipelineDeps);
   const video = videoHooks(pipelineDeps);
-  const videos = new VideoJobs({ repository: new VideoJobStore(input.db), ...video, logger: input.logger });
+  const videos = new VideoJobs({
+    repository: new VideoJobStore(backend),
+    ...video,
+    // The poller reaches the endpoint with the job's workspace's credentials.
+    poll: async (job, signal) => (await credentials.prepare(job.workspaceId), video.poll(job, signal)),
+    fetchContent: async (job, index, signal) => (await credentials.prepare(job.workspaceId), video.fetchContent(job, index, signal)),
+    logger: input.logger,
+  });
   videos.start();
   // Plugins' settings checks and setups; their failure is logged here and refuses a start in prepare().
   const ready = plugins.setup({ settings: input.config.tools, catalog, health, traffic: pipelineDeps.traffic, memory, logger: input.logger });
@@ -120,14 +128,15 @@ export function createServices(input: {
     transports,
     config: input.config,
     logger: input.logger,
-    db: input.db,
+    backend,
     box,
-    keys: new KeyStore(input.db, changes),
-    workspaces: new WorkspaceStore(input.db, changes),
-    interns: new InternStore(input.db),
-    internFeatures: new InternFeatureStore(input.db),
+    credentials,
+    keys: new KeyStore(backend),
+    workspaces: new WorkspaceStore(backend),
+    interns: new InternStore(backend),
+    internFeatures: new InternFeatureStore(backend),
     features: featureCatalog(input.config.interns.features),
-    presets: new PresetStore(input.db, changes),
+    presets: new PresetStore(backend),
     vault,
     connections,
     catalog,

@@ -15,8 +15,10 @@ async function errorOf(response: Response) {
   return { status: response.status, body: (await response.json()) as { error: { code: number; message: string } } };
 }
 
+const authenticationGateway = await inProcess();
+
 describe("authentication", () => {
-  const gateway = inProcess();
+  const gateway = authenticationGateway;
 
   test.each([
     ["missing", null, {}, "Missing API key"],
@@ -45,7 +47,7 @@ describe("authentication", () => {
     const { key, hash } = await createKey(gateway, { name: "short-lived", expires_at: new Date(Date.now() + 60_000).toISOString() });
     expect((await gateway.call("GET", "/key", { key })).status).toBe(200);
     // Expire it in storage (the API refuses a past expiry), as time passing would.
-    gateway.services.keys.update(gateway.services.keys.findByHash(hash)!.workspaceId, hash, {
+    await gateway.services.keys.update((await gateway.services.keys.findByHash(hash))!.workspaceId, hash, {
       expiresAt: new Date(Date.now() - 1000).toISOString(),
     });
     const expired = await errorOf(await gateway.call("GET", "/key", { key }));
@@ -57,7 +59,7 @@ describe("authentication", () => {
     const disabled = await createKey(gateway, { name: "disabled twin", kind: "management" });
     expect((await gateway.call("PATCH", `/keys/${disabled.hash}`, { body: { disabled: true } })).status).toBe(200);
     const expired = await createKey(gateway, { name: "expired twin", expires_at: new Date(Date.now() + 60_000).toISOString() });
-    gateway.services.keys.update(gateway.services.keys.findByHash(expired.hash)!.workspaceId, expired.hash, {
+    await gateway.services.keys.update((await gateway.services.keys.findByHash(expired.hash))!.workspaceId, expired.hash, {
       expiresAt: new Date(Date.now() - 1000).toISOString(),
     });
     const unknown = `sk-rh-v1-${"7".repeat(64)}`;
@@ -95,8 +97,10 @@ describe("authentication", () => {
   });
 });
 
+const kindsGateway = await inProcess();
+
 describe("key kinds", () => {
-  const gateway = inProcess();
+  const gateway = kindsGateway;
 
   test("an inference key gets 403 on every management route", async () => {
     const { key } = await createKey(gateway, { name: "inference" });
@@ -156,7 +160,7 @@ describe("bootstrap", () => {
       const again = await listening({ env: { ROUNDHOUSE_ADMIN_KEY: "" }, dataDir: gateway.dataDir });
       expect(again.generatedAdminKey).toBeNull();
       expect(again.generatedInferenceKey).toBeNull();
-      await again.services.db.$client.close();
+      await again.services.backend.close();
     } finally {
       await gateway.stop();
     }
@@ -176,7 +180,7 @@ describe("bootstrap", () => {
 
 describe("regional hostnames", () => {
   test("a request whose Host is a configured regional hostname is refused with 421 and the envelope", async () => {
-    const gateway = inProcess({ server: { regional_hostnames: ["eu.gateway.example"] } });
+    const gateway = await inProcess({ server: { regional_hostnames: ["eu.gateway.example"] } });
     const refused = await gateway.app.handle(
       new Request("http://eu.gateway.example:8080/api/v1/key", { headers: { authorization: `Bearer ${ADMIN_KEY}` } }),
     );
@@ -241,8 +245,10 @@ describe("regional hostnames", () => {
   });
 });
 
+const adminGateway = await inProcess();
+
 describe("deployment admin", () => {
-  const gateway = inProcess();
+  const gateway = adminGateway;
   const json = async (response: Promise<Response>) => {
     const answer = await response;
     return { status: answer.status, body: (await answer.json()) as any };
@@ -268,7 +274,7 @@ describe("deployment admin", () => {
       const minted = await json(gateway.call("POST", "/keys", { key, body: { name: "sneaky", kind: "management", workspace_id: target } }));
       expect({ target, minted }).toEqual({ target, minted: { status: 404, body: { error: { code: 404, message: "Workspace not found" }, service_metadata: null, user_id: null } } });
     }
-    expect(gateway.services.keys.countInWorkspace(keyless.id)).toBe(0);
+    expect(await gateway.services.keys.countInWorkspace(keyless.id)).toBe(0);
     expect((await json(gateway.call("GET", "/workspaces/mine"))).status).toBe(404);
     // Its own workspace, named by id or slug, is fine.
     expect((await json(gateway.call("POST", "/keys", { key, body: { name: "own", workspace_id: "team-b" } }))).status).toBe(201);

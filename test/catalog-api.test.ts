@@ -93,7 +93,7 @@ const CODER = "acme/coder-7b";
 const PAINTER = "acme/painter";
 const LEGACY = "oldco/legacy-1";
 
-function gateway(): InProcess {
+function gateway(): Promise<InProcess> {
   return inProcess(CONFIG);
 }
 
@@ -108,8 +108,10 @@ async function ids(g: InProcess, query: string): Promise<string[]> {
   return body.data.map((model: { id: string }) => model.id);
 }
 
+const modelsGateway = await gateway();
+
 describe("GET /models", () => {
-  const g = gateway();
+  const g = modelsGateway;
 
   test("lists every model with an enabled endpoint in the SDK's shape, text output by default", async () => {
     const { status, body } = await json(g, "/models");
@@ -219,7 +221,7 @@ describe("GET /models", () => {
   });
 
   test("throughput and latency sorts use our own traffic; models without samples come last", async () => {
-    const h = gateway();
+    const h = await gateway();
     h.services.health.recordSuccess(`gamma:${CLAUDE}`, { latencyMs: 500, throughput: 80 });
     h.services.health.recordSuccess(`delta:${LLAMA}`, { latencyMs: 200, throughput: 150 });
     h.services.health.recordSuccess(`alpha:${GPT}`, { latencyMs: 900, throughput: 50 });
@@ -229,7 +231,7 @@ describe("GET /models", () => {
   });
 
   test("popularity sorts order by this workspace's request counts, then id", async () => {
-    const h = gateway();
+    const h = await gateway();
     const { key } = await createKey(h, { name: "inference" });
     const chat = async (model: string) => {
       const response = await h.call("POST", "/chat/completions", { key, body: { model, messages: [{ role: "user", content: "hi" }] } });
@@ -302,8 +304,10 @@ describe("GET /models", () => {
   });
 });
 
+const providersGateway = await gateway();
+
 describe("GET /providers and GET /models/{author}/{slug}/endpoints", () => {
-  const g = gateway();
+  const g = providersGateway;
 
   test("providers: one per configured provider", async () => {
     const { status, body } = await json(g, "/providers");

@@ -7,7 +7,7 @@ import { inProcess } from "./helpers/gateway.ts";
  * a model is text-only unless it or one of its endpoints says otherwise.
  */
 const sim = { type: "simulated", simulation: { ttft_ms: 0, tokens_per_second: 0 } };
-const g = inProcess({
+const g = await inProcess({
   providers: { local: sim, other: sim },
   models: [
     { id: "acme/plain", endpoints: [{ provider: "local", pricing: {} }] },

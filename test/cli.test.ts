@@ -3,7 +3,7 @@ import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import packageJson from "../package.json" with { type: "json" };
-import { openDatabase } from "../src/db/client.ts";
+import { openSqliteBackend } from "../src/db/backend.ts";
 import { PresetStore } from "../src/db/presets.ts";
 import { apiKeys, presets } from "../src/db/schema.ts";
 import { VaultStore } from "../src/db/vault.ts";
@@ -163,13 +163,13 @@ describe("keys", () => {
     }
 
     // Two keys sharing an 8-character prefix make that prefix ambiguous.
-    const db = openDatabase({ dataDir });
+    const db = openSqliteBackend({ dataDir });
     for (const digit of ["0", "1"]) {
-      db.insert(apiKeys)
-        .values({ hash: `deadbeef${digit.repeat(56)}`, kind: "inference", name: `twin ${digit}`, label: "x", workspaceId: rows[0]!.workspace_id, createdAt: new Date().toISOString() })
-        .run();
+      await db.db
+        .insert(apiKeys)
+        .values({ hash: `deadbeef${digit.repeat(56)}`, kind: "inference", name: `twin ${digit}`, label: "x", workspaceId: rows[0]!.workspace_id, createdAt: new Date().toISOString() });
     }
-    db.$client.close();
+    await db.close();
     const [ambiguous, unknown] = await Promise.all([run(["keys", "revoke", "deadbeef"], { dataDir }), run(["keys", "revoke", "0123456789abcdef"], { dataDir })]);
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain("matches more than one key");
@@ -210,18 +210,18 @@ describe("keys create --deployment-admin", () => {
 describe("presets", () => {
   test("export then import into an empty database round-trips exactly", async () => {
     const source = freshDir();
-    const db = openDatabase({ dataDir: source });
-    const workspace = new WorkspaceStore(db).create({ name: "Main", slug: "main" }, null);
+    const db = openSqliteBackend({ dataDir: source });
+    const workspace = await new WorkspaceStore(db).create({ name: "Main", slug: "main" }, null);
     const store = new PresetStore(db);
     const bot = (n: number, prompt: string | null) =>
       store.createVersion(workspace.id, "support-bot", { config: { model: "openai/gpt-4o", temperature: n / 10, provider: { order: ["a", "b"] }, nested: { list: [1, { x: null }] } }, systemPrompt: prompt }, "user_1");
-    bot(1, "You answer support questions.");
-    const second = bot(2, "Réponds en français — merci ✓");
-    bot(3, null);
-    store.createVersion(workspace.id, "summarizer", { config: { models: ["a/b", "c/d"] }, systemPrompt: "Summarize." }, "user_2");
+    await bot(1, "You answer support questions.");
+    const second = await bot(2, "Réponds en français — merci ✓");
+    await bot(3, null);
+    await store.createVersion(workspace.id, "summarizer", { config: { models: ["a/b", "c/d"] }, systemPrompt: "Summarize." }, "user_2");
     // A designated version other than the latest must survive too.
-    db.update(presets).set({ designatedVersionId: second.version!.id }).where(eq(presets.id, second.preset.id)).run();
-    db.$client.close();
+    await db.db.update(presets).set({ designatedVersionId: second.version!.id }).where(eq(presets.id, second.preset.id));
+    await db.close();
 
     const first = join(root.path, "export-1");
     const exported = await run(["presets", "export", "--out", first], { dataDir: source });
@@ -253,11 +253,11 @@ describe("presets", () => {
 
   test("an existing slug refuses the whole import unless --replace; bad files and unknown slugs fail", async () => {
     const dataDir = freshDir();
-    const seed = openDatabase({ dataDir });
-    const workspace = new WorkspaceStore(seed).create({ name: "Main", slug: "main" }, null);
+    const seed = openSqliteBackend({ dataDir });
+    const workspace = await new WorkspaceStore(seed).create({ name: "Main", slug: "main" }, null);
     const store = new PresetStore(seed);
-    store.createVersion(workspace.id, "alpha", { config: { model: "a/b" }, systemPrompt: null }, "u");
-    seed.$client.close();
+    await store.createVersion(workspace.id, "alpha", { config: { model: "a/b" }, systemPrompt: null }, "u");
+    await seed.close();
     const files = join(root.path, "conflict");
     expect((await run(["presets", "export", "--out", files, "alpha"], { dataDir })).code).toBe(0);
     const other = JSON.parse(readFileSync(join(files, "alpha.json"), "utf8"));
@@ -319,10 +319,10 @@ describe("migrate and doctor", () => {
 
   test("doctor checks the master key file's mode and that the key decrypts a stored secret", async () => {
     const other = freshDir();
-    const db = openDatabase({ dataDir: other });
-    const workspace = new WorkspaceStore(db).create({ name: "Main", slug: "main" }, null);
-    new VaultStore(db, new SecretBox(Buffer.from(MASTER_KEY, "hex"))).put({ workspaceId: workspace.id, internId: null }, "token", ["example.com"], "secret");
-    db.$client.close();
+    const db = openSqliteBackend({ dataDir: other });
+    const workspace = await new WorkspaceStore(db).create({ name: "Main", slug: "main" }, null);
+    await new VaultStore(db, new SecretBox(Buffer.from(MASTER_KEY, "hex"))).put({ workspaceId: workspace.id, internId: null }, "token", ["example.com"], "secret");
+    await db.close();
     const keyFile = join(other, "master.key");
     writeFileSync(keyFile, `${"b".repeat(64)}\n`);
     chmodSync(keyFile, 0o644);

@@ -5,7 +5,7 @@ const ENVELOPE_KEYS = ["error", "service_metadata", "user_id"];
 
 describe("error envelope", () => {
   test("validation failures are 400 naming the field, never Elysia's 422", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const response = await gateway.call("POST", "/keys", { body: { name: 42 } });
     expect(response.status).toBe(400);
     expect(response.headers.get("content-type")).toStartWith("application/json");
@@ -16,21 +16,21 @@ describe("error envelope", () => {
   });
 
   test("malformed JSON is 400", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const response = await gateway.call("POST", "/keys", { body: '{"name": "x",' });
     expect(response.status).toBe(400);
     expect((await response.json()).error).toEqual({ code: 400, message: expect.stringContaining("not valid JSON") } as never);
   });
 
   test("a missing body where one is required is 400", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const response = await gateway.call("POST", "/presets/a/responses");
     expect(response.status).toBe(400);
     expect((await response.json()).error.code).toBe(400);
   });
 
   test("an unknown route is 404 in the envelope", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     for (const path of ["/nope", "/keys/a/b/c"]) {
       const response = await gateway.call("GET", path);
       expect(response.status).toBe(404);
@@ -44,8 +44,8 @@ describe("error envelope", () => {
   });
 
   test("an unexpected failure is a 500 with a masked message; the detail goes only to the log", async () => {
-    const gateway = inProcess();
-    gateway.services.db.$client.close();
+    const gateway = await inProcess();
+    gateway.services.backend.sqlite!.close();
     const response = await gateway.call("GET", "/presets");
     expect(response.status).toBe(500);
     const body = await response.json();
@@ -58,7 +58,7 @@ describe("error envelope", () => {
   });
 
   test("every response carries a request id; a sane incoming one is kept", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const response = await gateway.call("GET", "/key", { headers: { "x-request-id": "trace-123" } });
     expect(response.headers.get("x-request-id")).toBe("trace-123");
     const generated = await gateway.call("GET", "/key", { headers: { "x-request-id": "bad id with spaces" } });

@@ -138,7 +138,7 @@ function resultRead(): Json {
 }
 
 async function get(path: string): Promise<Json> {
-  gateway.services.generations.flush();
+  await gateway.services.generations.flush();
   const response = await fetch(`${gateway.url}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
   return ((await response.json()) as Json).data;
 }

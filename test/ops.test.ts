@@ -74,7 +74,7 @@ const PROMPT = "Tell me about the secret-prompt-marker please";
 
 describe("/healthz and /readyz", () => {
   test("liveness answers ok; readiness names the failing check in the spec's envelope", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     expect(await (await root(gateway, "/healthz")).json()).toEqual({ status: "ok" });
     const ready = await root(gateway, "/readyz");
     expect(ready.status).toBe(200);
@@ -87,8 +87,8 @@ describe("/healthz and /readyz", () => {
     expect(body.error.message).toContain("shutdown");
     expect(body.error.metadata.failing).toEqual(["shutdown"]);
 
-    const broken = inProcess();
-    broken.services.db.$client.close();
+    const broken = await inProcess();
+    broken.services.backend.sqlite!.close();
     const down = (await (await root(broken, "/readyz")).json()) as any;
     expect(down.error.metadata).toMatchObject({ failing: ["database"], checks: { database: "failing" } });
   });
@@ -96,7 +96,7 @@ describe("/healthz and /readyz", () => {
 
 describe("/metrics", () => {
   test("parses line by line, and requests, attempts, tokens and cost move the counters", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const before = await scrape(gateway);
     for (const name of [
       "roundhouse_http_requests_total",
@@ -144,7 +144,7 @@ describe("/metrics", () => {
   });
 
   test("sticky sessions stay within routing.sticky_sessions.max_entries; evictions and size show in /metrics", async () => {
-    const gateway = inProcess({ routing: { sticky_sessions: { max_entries: 3 } } });
+    const gateway = await inProcess({ routing: { sticky_sessions: { max_entries: 3 } } });
     const before = await scrape(gateway);
     expect(before.types.get("roundhouse_sticky_evictions_total")).toBe("counter");
     expect(before.types.get("roundhouse_router_memory_evictions_total")).toBe("counter");
@@ -184,7 +184,7 @@ describe("/metrics", () => {
   });
 
   test("failed attempts are counted by provider and code", async () => {
-    const gateway = inProcess({
+    const gateway = await inProcess({
       providers: { flaky: { type: "simulated", simulation: { ttft_ms: 0, failure: { mode: "status", status: 503 } } } },
       models: [{ id: "flaky/model", endpoints: [{ provider: "flaky" }] }],
     });
@@ -197,7 +197,7 @@ describe("/metrics", () => {
   });
 
   test("labels use route patterns: key hashes and unknown paths never become label values", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const first = await createKey(gateway, { name: "one" });
     const second = await createKey(gateway, { name: "two" });
     expect((await gateway.call("GET", `/keys/${first.hash}`)).status).toBe(200);
@@ -215,20 +215,20 @@ describe("/metrics", () => {
   });
 
   test("require_key asks for a management key; enabled: false removes the endpoint", async () => {
-    const gateway = inProcess({ metrics: { require_key: true } });
+    const gateway = await inProcess({ metrics: { require_key: true } });
     const { key } = await createKey(gateway, { name: "inference" });
     expect((await root(gateway, "/metrics")).status).toBe(401);
     expect((await root(gateway, "/metrics", key)).status).toBe(403);
     const allowed = await root(gateway, "/metrics", ADMIN_KEY);
     expect(allowed.status).toBe(200);
     parseMetrics(await allowed.text());
-    expect((await root(inProcess({ metrics: { enabled: false } }), "/metrics")).status).toBe(404);
+    expect((await root(await inProcess({ metrics: { enabled: false } }), "/metrics")).status).toBe(404);
   });
 });
 
 describe("access log", () => {
   test("one JSON line per request with the route pattern, status, duration, key hash prefix, model and provider; no secrets", async () => {
-    const gateway = inProcess();
+    const gateway = await inProcess();
     const { key, hash } = await createKey(gateway, { name: "logged" });
     const response = await gateway.call("POST", "/chat/completions", {
       key,

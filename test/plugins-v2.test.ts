@@ -82,7 +82,7 @@ describe("moderation", () => {
     const response = await post("/chat/completions", ask({ plugins: [{ id: "moderation" }] }));
     expect(response.status).toBe(403);
     // The guard's call is charged even though the request was refused.
-    rig.gateway.services.generations.flush();
+    await rig.gateway.services.generations.flush();
     expect(await usage()).toBeGreaterThan(before);
     const error = ((await response.json()) as Json).error;
     expect(error.metadata.reasons.length).toBeGreaterThan(0);
@@ -99,7 +99,7 @@ describe("moderation", () => {
     expect(body.choices[0].message.content).toBe("here you are");
     expect(rig.upstream.requests.map((request) => request.body.model)).toEqual(["guard", "main"]);
     // One record for the request, listing the guard's call beside the model's answer.
-    rig.gateway.services.generations.flush();
+    await rig.gateway.services.generations.flush();
     const record = await fetch(`${rig.api}/generation?id=${body.id}`, { headers: { authorization: `Bearer ${rig.key}` } });
     const data = ((await record.json()) as Json).data;
     expect(data.provider_responses.map((entry: Json) => entry.endpoint_id)).toEqual(["up:guard", "up:main"]);

@@ -6,7 +6,7 @@ import { ADMIN_KEY, inProcess, listening } from "./helpers/gateway.ts";
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-const gateway = inProcess();
+const gateway = await inProcess();
 
 async function create(slug: string, body: unknown, style = "responses") {
   return gateway.call("POST", `/presets/${slug}/${style}`, { body });
@@ -278,8 +278,10 @@ describe("the chat/completions and messages twins", () => {
   });
 });
 
+const readsGateway = await inProcess();
+
 describe("reads", () => {
-  const reads = inProcess();
+  const reads = readsGateway;
 
   test("list (most recently updated first), get, versions (ascending) and one version", async () => {
     for (const [slug, model] of [["alpha", "a/1"], ["beta", "b/1"], ["alpha", "a/2"]]) {

@@ -168,8 +168,8 @@ describe("an upstream that quotes its credential", () => {
     const record = await fetch(`${gateway.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${inferenceKey}` } });
     expect(record.status).toBe(200);
     expectNoSecret("GET /generation", await record.text());
-    gateway.services.generations.flush();
-    gateway.services.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    await gateway.services.generations.flush();
+    gateway.services.backend.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     for (const name of readdirSync(gateway.dataDir)) expectNoSecret(`file ${name}`, readFileSync(join(gateway.dataDir, name)).toString("latin1"));
     for (const line of gateway.lines) expectNoSecret("log", line);
   });

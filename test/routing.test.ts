@@ -217,7 +217,7 @@ describe("filters and availability errors", () => {
     expect((await bf16.json()).provider).toBe("beta");
     const capacity = await chat({ max_tokens: 500, provider: { order: ["gamma", "alpha"] } });
     expect((await capacity.json()).provider).toBe("alpha");
-    const workspaceId = gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(key).digest("hex"))!.workspaceId;
+    const workspaceId = (await gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(key).digest("hex")))!.workspaceId;
     const patch = (body: Record<string, unknown>) =>
       fetch(`${gateway.url}/api/v1/workspaces/${workspaceId}`, {
         method: "PATCH",
@@ -243,7 +243,7 @@ describe("filters and availability errors", () => {
     const free = await chat({ model: "acme/chat:free" });
     expect(free.status).toBe(404);
     expect((await free.json()).error.availability).toMatchObject({ code: "free_variant_ended", fallback_models: ["acme/chat"] });
-    const workspaceId = gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(key).digest("hex"))!.workspaceId;
+    const workspaceId = (await gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(key).digest("hex")))!.workspaceId;
     const region = (data_region: string | null) =>
       fetch(`${gateway.url}/api/v1/workspaces/${workspaceId}`, {
         method: "PATCH",

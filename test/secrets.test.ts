@@ -68,8 +68,8 @@ test("no secret appears in the database, a response, an error, the metrics or a 
   await call("GET", "/metrics", null);
   await call("GET", "/api/v1/openapi.json", null);
   await Bun.sleep(50);
-  gateway.services.generations.flush();
-  gateway.services.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  await gateway.services.generations.flush();
+  gateway.services.backend.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 
   const secrets = [ADMIN_KEY, inferenceKey, VAULT_VALUE, CONNECTION_SECRET, UPSTREAM_KEY];
   const haystacks: Array<[string, string]> = [

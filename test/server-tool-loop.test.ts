@@ -91,7 +91,7 @@ function chat(body: Json): Promise<Response> {
 }
 
 async function record(id: string): Promise<Json> {
-  gateway.services.generations.flush();
+  await gateway.services.generations.flush();
   const response = await fetch(`${gateway.url}/api/v1/generation?id=${id}`, { headers: { authorization: `Bearer ${key}` } });
   return ((await response.json()) as Json).data;
 }

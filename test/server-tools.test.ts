@@ -180,7 +180,7 @@ describe("file-parser", () => {
 
 describe("a gateway without a search engine", () => {
   test("service:web_search is a 400 saying what to configure; OpenAI's habitual web_search is dropped with a warning", async () => {
-    const bare = inProcess({ providers: { up: { type: "openai-compatible", base_url: `${upstream.url}/v1` } }, models: [{ id: "test/agent", endpoints: [{ provider: "up", model: "agent" }] }] });
+    const bare = await inProcess({ providers: { up: { type: "openai-compatible", base_url: `${upstream.url}/v1` } }, models: [{ id: "test/agent", endpoints: [{ provider: "up", model: "agent" }] }] });
     await bare.services.ready;
     const inference = (await createKey(bare, { name: "bare" })).key;
     const ask = (tools: Json[]) => bare.call("POST", "/chat/completions", { key: inference, body: { model: "test/agent", messages: [{ role: "user", content: "x" }], tools } });

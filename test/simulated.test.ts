@@ -3,7 +3,7 @@ import { createKey, inProcess } from "./helpers/gateway.ts";
 
 /** A gateway whose only provider is the simulator with the given settings. */
 async function simulator(simulation: Record<string, unknown>, upstream: Record<string, unknown> = {}) {
-  const gateway = inProcess({
+  const gateway = await inProcess({
     upstream: { stream_warmup_ms: 5000, ...upstream },
     providers: { sim: { type: "simulated", simulation } },
     models: [{ id: "sim/model", endpoints: [{ provider: "sim", pricing: { prompt: 1, completion: 2 } }] }],
@@ -98,7 +98,7 @@ describe("the simulated provider", () => {
   });
 
   test("a stall past the idle timeout ends the stream with a timeout error", async () => {
-    const gateway = inProcess({
+    const gateway = await inProcess({
       upstream: { stream_warmup_ms: 5000, idle_timeout_ms: 150 },
       providers: { sim: { type: "simulated", simulation: { ttft_ms: 0, tokens_per_second: 0, output: "a b c", failure: { mode: "stall", after_tokens: 1 } } } },
       models: [{ id: "sim/model", endpoints: [{ provider: "sim" }] }],

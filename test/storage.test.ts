@@ -19,7 +19,7 @@ describe("storage", () => {
   test("one database file in the data directory, WAL, busy timeout, foreign keys, migrations applied once", async () => {
     const gateway = await listening();
     try {
-      const client = gateway.services.db.$client;
+      const client = gateway.services.backend.sqlite!;
       expect(client.query("PRAGMA journal_mode").get()).toEqual({ journal_mode: "wal" });
       expect(client.query("PRAGMA foreign_keys").get()).toEqual({ foreign_keys: 1 });
       expect((client.query("PRAGMA busy_timeout").get() as { timeout: number }).timeout).toBeGreaterThan(0);
@@ -47,9 +47,7 @@ describe("storage", () => {
   test("secrets and credentials are encrypted at rest; the database file holds no plaintext", async () => {
     const gateway = await listening();
     try {
-      const workspaceId = gateway.services.keys.findByHash(
-        new Bun.CryptoHasher("sha256").update(ADMIN_KEY).digest("hex"),
-      )!.workspaceId;
+      const workspaceId = (await gateway.services.keys.findByHash(new Bun.CryptoHasher("sha256").update(ADMIN_KEY).digest("hex")))!.workspaceId;
       expect((await send(gateway.url, "PATCH", `/workspaces/${workspaceId}`, { intern_api_access: true })).status).toBe(200);
       expect((await send(gateway.url, "PUT", "/vault/secrets/api_token", { hosts: ["api.example.com"], value: SECRET_VALUE })).status).toBe(200);
       expect(
@@ -57,7 +55,7 @@ describe("storage", () => {
       ).toBe(200);
       const created = await send(gateway.url, "POST", "/keys", { name: "ci" });
       const { key } = (await created.json()) as { key: string };
-      gateway.services.db.$client.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      gateway.services.backend.sqlite!.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       const files = readdirSync(gateway.dataDir).map((name) => join(gateway.dataDir, name));
       for (const file of files) {
         const bytes = readFileSync(file);
@@ -69,7 +67,7 @@ describe("storage", () => {
       const logs = gateway.lines.join("\n");
       for (const secret of [SECRET_VALUE, CONNECTION_SECRET, key, ADMIN_KEY]) expect(logs.includes(secret)).toBe(false);
       // The stored value still decrypts with the master key.
-      expect(gateway.services.vault.reveal({ workspaceId, internId: null }, "api_token")?.value).toBe(SECRET_VALUE);
+      expect((await gateway.services.vault.reveal({ workspaceId, internId: null }, "api_token"))?.value).toBe(SECRET_VALUE);
     } finally {
       await gateway.stop();
     }
@@ -89,7 +87,7 @@ describe("storage", () => {
         expect(((await preset.json()) as { data: { designated_version: { config: unknown } } }).data.designated_version.config).toEqual({
           model: "m/one",
         });
-        const client = second.services.db.$client;
+        const client = second.services.backend.sqlite!;
         const journal = readMigrationSources().length;
         expect(journal).toBeGreaterThanOrEqual(2);
         expect((client.query("SELECT count(*) AS n FROM __drizzle_migrations").get() as { n: number }).n).toBe(journal);

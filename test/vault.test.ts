@@ -11,7 +11,7 @@ interface Setup {
 }
 
 async function setup(programme = true): Promise<Setup> {
-  const gateway = inProcess();
+  const gateway = await inProcess();
   const me = (await (await gateway.call("GET", "/key")).json()).data;
   if (programme) {
     expect((await gateway.call("PATCH", `/workspaces/${me.workspace_id}`, { body: { intern_api_access: true } })).status).toBe(200);
@@ -219,7 +219,7 @@ describe("vault secrets", () => {
     const copied = await gateway.call("POST", `/vault/interns/${internId}/secrets/copy`, { body: { names: ["shared_token"] } });
     expect(copied.status).toBe(200);
     expect((await copied.json()).data).toMatchObject([{ name: "shared_token", hosts: ["shared.example.com"] }]);
-    expect(gateway.services.vault.reveal({ workspaceId: s.workspaceId, internId }, "shared_token")?.value).toBe("shared-ws");
+    expect((await gateway.services.vault.reveal({ workspaceId: s.workspaceId, internId }, "shared_token"))?.value).toBe("shared-ws");
 
     const effective = await (await gateway.call("GET", `/vault/interns/${internId}/secrets/effective`)).json();
     const byName = Object.fromEntries(effective.data.map((row: { name: string; source: string; hosts: string[] }) => [row.name, row]));

@@ -27,19 +27,23 @@ export function readToken(headers: Headers): string {
   throw new GatewayError("unauthorized", "Missing API key: send 'Authorization: Bearer <API key>'");
 }
 
-/** Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. */
-export function authenticate(services: Services, request: Request): Principal {
+/**
+ * Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. The
+ * workspace's upstream credentials are made ready for the pipeline (read only after a vault change).
+ */
+export async function authenticate(services: Services, request: Request): Promise<Principal> {
   const state = requestState(request);
   if (state.principal) return state.principal;
   const token = readToken(request.headers);
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);
-  const key = services.keys.findByHash(hash);
+  const key = await services.keys.findByHash(hash);
   if (!key || !hashesEqual(key.hash, hash) || key.disabled || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
     throw new GatewayError("unauthorized", INVALID_KEY);
   }
-  const workspace = services.workspaces.get(key.workspaceId);
+  const workspace = await services.workspaces.get(key.workspaceId);
   if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
+  await services.credentials.prepare(workspace.id);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
   state.principal = principal;
   return principal;
@@ -78,16 +82,16 @@ export function requireInternProgramme(principal: Principal): void {
  * management key sees the workspace's interns: for any other key every intern is one it cannot see,
  * which the spec answers with 404 (not 403).
  */
-export function resolveIntern(
+export async function resolveIntern(
   services: Services,
   principal: Principal,
   internId: string,
   options: { ownKeyAllowed: boolean },
-): InternRow {
+): Promise<InternRow> {
   requireInternProgramme(principal);
   const visible = principal.kind === "management" || (principal.kind === "intern" && options.ownKeyAllowed && principal.internId === internId);
   if (!visible) throw new GatewayError("not_found", NOT_FOUND);
-  const intern = services.interns.get(principal.workspace.id, internId);
+  const intern = await services.interns.get(principal.workspace.id, internId);
   if (!intern) throw new GatewayError("not_found", "Intern not found");
   return intern;
 }

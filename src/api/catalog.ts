@@ -3,7 +3,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
 import type { Services } from "./services.ts";
 import { authenticate } from "./auth.ts";
-import { endpointParameters, type ModelSummary, parseModelQuery, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
+import { endpointParameters, type ModelSummary, parseModelQuery, POPULARITY_DAYS, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
 
 /**
  * The model catalog as OpenRouter serves it: `GET /models` (+ `/models/count`), `GET /providers` and
@@ -130,24 +130,27 @@ function queryOf(request: Request): Record<string, string> {
 export function catalogApi(services: Services) {
   const startedAt = Math.floor(Date.now() / 1000);
 
-  const popularity = (workspaceId: string) => (days: number) => services.generations.popularity(workspaceId, new Date(Date.now() - days * 86_400_000));
+  /** Request counts per model over the days a popularity sort counts (read only for such a sort). */
+  const popularity = async (workspaceId: string, days: number | undefined) =>
+    days === undefined ? new Map<string, number>() : services.generations.popularity(workspaceId, new Date(Date.now() - days * 86_400_000));
 
-  const select = (request: Request, workspaceId: string) => {
+  const select = async (request: Request, workspaceId: string) => {
     const query = queryOf(request);
     const parsed = parseModelQuery(query);
     const now = Math.floor(Date.now() / 1000);
-    const models = selectModels(services.catalog.models.values(), parsed, { health: services.health, popularity: popularity(workspaceId) }, now);
+    const counts = await popularity(workspaceId, parsed.sort && POPULARITY_DAYS[parsed.sort]);
+    const models = selectModels(services.catalog.models.values(), parsed, { health: services.health, popularity: () => counts }, now);
     return { query, parsed, models };
   };
 
   return new Elysia({ name: "catalog-api" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
       return { principal };
     })
-    .get("/models", ({ request, principal }) => {
-      const { query, parsed, models } = select(request, principal.workspace.id);
+    .get("/models", async ({ request, principal }) => {
+      const { query, parsed, models } = await select(request, principal.workspace.id);
       if (!parsed.page) return { data: models.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next: null } };
       const { offset, limit } = parsed.page;
       const page = models.slice(offset, offset + limit);
@@ -160,7 +163,7 @@ export function catalogApi(services: Services) {
       }
       return { data: page.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next } };
     })
-    .get("/models/count", ({ request, principal }) => ({ data: { count: select(request, principal.workspace.id).models.length } }))
+    .get("/models/count", async ({ request, principal }) => ({ data: { count: (await select(request, principal.workspace.id)).models.length } }))
     .get("/providers", () => ({
       data: [...services.catalog.providers.values()].map((provider) => ({
         name: provider.name,

@@ -85,7 +85,7 @@ export function inferenceApi(services: Services) {
       tokensPerMinute: principal.key.tokensPerMinute ?? config.limits.tokens_per_minute,
     });
     const raw = body as Record<string, unknown>;
-    const { canonical, presetId } = decode(codec, raw, principal, request);
+    const { canonical, presetId } = await decode(codec, raw, principal, request);
     const withMetadata = request.headers.get("x-openrouter-metadata")?.toLowerCase() === "enabled";
     // A JSON answer is cancelled only by the client leaving: its request's own signal does. A stream
     // may also be stopped by the gateway (the client cancels the body, a shutdown): it gets its own.
@@ -138,14 +138,14 @@ export function inferenceApi(services: Services) {
   };
 
   /** Decodes a body in a style, expands its preset, and takes the session and beta headers. */
-  const decode = (codec: Codec, raw: Record<string, unknown>, principal: Principal, request: Request) => {
+  const decode = async (codec: Codec, raw: Record<string, unknown>, principal: Principal, request: Request) => {
     const workspaceId = principal.workspace.id;
     let presetId: string | undefined;
     const requested: RequestedServerTool[] = [];
     const decoded = codec.decode(raw, requested);
     resolveServerTools(decoded, requested, services.plugins.serverToolNames, services.plugins.availableServerTools);
-    const canonical = applyPreset(decoded, (slug) => {
-      const found = presets.get(workspaceId, slug);
+    const canonical = await applyPreset(decoded, async (slug) => {
+      const found = await presets.get(workspaceId, slug);
       if (!found?.version) return undefined;
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
@@ -171,13 +171,13 @@ export function inferenceApi(services: Services) {
   /** Anthropic's token count, routed like the messages request it counts (see count-tokens.ts). */
   const count = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
     requireInference(principal);
-    const { canonical, presetId } = decode(messagesCodec, body as Record<string, unknown>, principal, request);
+    const { canonical, presetId } = await decode(messagesCodec, body as Record<string, unknown>, principal, request);
     noteRequest(request, { model: canonical.model });
     return countTokens(services, canonical, callerOf(principal, request, presetId), request.signal);
   };
 
   return new Elysia({ name: "inference-api" })
-    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .derive(async ({ request }) => ({ principal: await authenticate(services, request) }))
     .post("/chat/completions", handle(chatCodec), { body: chatCodec.schema })
     .post("/responses", handle(responsesCodec), { body: responsesCodec.schema })
     .post("/messages", handle(messagesCodec), { body: messagesCodec.schema })
@@ -185,11 +185,11 @@ export function inferenceApi(services: Services) {
     .post("/v1/messages", handle(messagesCodec), { body: messagesCodec.schema })
     .post("/messages/count_tokens", count, { body: messagesCodec.schema })
     .post("/v1/messages/count_tokens", count, { body: messagesCodec.schema })
-    .get("/generation", ({ principal, query }) => {
+    .get("/generation", async ({ principal, query }) => {
       if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
       const id = query.id;
       if (!id) throw new GatewayError("bad_request", "Query parameter id is required");
-      const row = services.generations.get(principal.workspace.id, id);
+      const row = await services.generations.get(principal.workspace.id, id);
       if (!row) throw new GatewayError("not_found", `Generation '${id}' not found`);
       return { data: generationJson(row) };
     });

@@ -15,8 +15,8 @@ const AddFeatureBody = t.Object({ feature: t.String({ minLength: 1, maxLength: 6
 export function internFeaturesApi(services: Services) {
   const usable = (workspaceId: string, internId: string) => services.connections.usableBy(workspaceId, internId);
   return new Elysia({ name: "intern-features-api" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireInternProgramme(principal);
       return { principal };
     })
@@ -24,29 +24,29 @@ export function internFeaturesApi(services: Services) {
       requireWorkspaceRoute(principal);
       return { data: [...services.features.values()].map((feature) => ({ ...feature })) };
     })
-    .get("/interns/:internId/features", ({ principal, params }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
-      const keys = usable(principal.workspace.id, intern.id);
+    .get("/interns/:internId/features", async ({ principal, params }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
+      const keys = await usable(principal.workspace.id, intern.id);
       return {
-        data: services.internFeatures.list(intern.id).map((row) => featureState(row.featureId, row.createdAt, services.features.get(row.featureId), keys)),
+        data: (await services.internFeatures.list(intern.id)).map((row) => featureState(row.featureId, row.createdAt, services.features.get(row.featureId), keys)),
       };
     })
     .post(
       "/interns/:internId/features",
-      ({ principal, params, body, set }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      async ({ principal, params, body, set }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
         const definition = declaredFeature(services.features, body.feature);
-        const keys = usable(principal.workspace.id, intern.id);
+        const keys = await usable(principal.workspace.id, intern.id);
         checkRequiredConnections(definition, keys);
-        const { row, created } = services.internFeatures.add(intern.id, definition.id);
+        const { row, created } = await services.internFeatures.add(intern.id, definition.id);
         set.status = created ? 201 : 200;
         return { data: featureState(row.featureId, row.createdAt, definition, keys) };
       },
       { body: AddFeatureBody },
     )
-    .delete("/interns/:internId/features/:featureId", ({ principal, params }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-      if (!services.internFeatures.remove(intern.id, params.featureId)) {
+    .delete("/interns/:internId/features/:featureId", async ({ principal, params }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      if (!await services.internFeatures.remove(intern.id, params.featureId)) {
         throw new GatewayError("not_found", `Intern has no feature '${params.featureId}'`);
       }
       return { deleted: true as const };

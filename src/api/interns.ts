@@ -37,12 +37,12 @@ const CreateInternKeyBody = t.Object({
  */
 export function internsApi(services: Services) {
   return new Elysia({ name: "interns-api", prefix: "/interns" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireInternProgramme(principal);
       return { principal };
     })
-    .get("/", ({ principal, query }) => {
+    .get("/", async ({ principal, query }) => {
       requireWorkspaceRoute(principal);
       if (query.workspace_id !== undefined && query.workspace_id !== principal.workspace.id) {
         throw new GatewayError("not_found", "Workspace not found");
@@ -51,7 +51,7 @@ export function internsApi(services: Services) {
       if (statuses && (statuses.length > 8 || statuses.some((status) => !(INTERN_STATUSES as readonly string[]).includes(status)))) {
         throw new GatewayError("bad_request", `Query parameter status must be a comma list of at most 8 of: ${INTERN_STATUSES.join(", ")}`);
       }
-      const { rows, hasMore } = services.interns.list(principal.workspace.id, {
+      const { rows, hasMore } = await services.interns.list(principal.workspace.id, {
         limit: parseIntegerParam(query, "limit", 50, 1, 500),
         startingAfter: query.starting_after,
         statuses,
@@ -61,7 +61,7 @@ export function internsApi(services: Services) {
     })
     .post(
       "/",
-      ({ principal, body, set }) => {
+      async ({ principal, body, set }) => {
         requireWorkspaceRoute(principal);
         if (body.workspace_id !== undefined && body.workspace_id !== principal.workspace.id) {
           throw new GatewayError("not_found", "Workspace not found");
@@ -70,33 +70,33 @@ export function internsApi(services: Services) {
           throw new GatewayError("bad_request", "provision: Roundhouse stores interns but does not run them; create with provision false");
         }
         set.status = 201;
-        return internJson(services.interns.create(principal.workspace.id, body));
+        return internJson(await services.interns.create(principal.workspace.id, body));
       },
       { body: CreateInternBody },
     )
-    .get("/:internId", ({ principal, params }) =>
-      internJson(resolveIntern(services, principal, params.internId, { ownKeyAllowed: false })),
+    .get("/:internId", async ({ principal, params }) =>
+      internJson(await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false })),
     )
     .patch(
       "/:internId",
-      ({ principal, params, body }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-        return internJson(services.interns.update(principal.workspace.id, intern.id, body)!);
+      async ({ principal, params, body }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+        return internJson((await services.interns.update(principal.workspace.id, intern.id, body))!);
       },
       { body: UpdateInternBody },
     )
-    .delete("/:internId", ({ principal, params, set }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-      services.interns.delete(principal.workspace.id, intern.id);
+    .delete("/:internId", async ({ principal, params, set }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      await services.interns.delete(principal.workspace.id, intern.id);
       services.keys.forgetWhere((row) => row.internId === intern.id);
       set.status = 202;
       return { deleting: true as const };
     })
     .post(
       "/:internId/keys",
-      ({ principal, params, body, set }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-        const { row, plaintext } = services.keys.create({
+      async ({ principal, params, body, set }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+        const { row, plaintext } = await services.keys.create({
           kind: "intern",
           name: body?.name ?? `Key of intern ${intern.name}`,
           workspaceId: principal.workspace.id,

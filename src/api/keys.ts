@@ -58,53 +58,53 @@ export function futureTimestamp(value: string | null | undefined): string | null
  * for any other key another workspace is not found.
  */
 export function keysApi(services: Services) {
-  const withUsage = (rows: ApiKeyRow[]) => {
-    const usage = services.generations.usageByKey(rows.map((row) => row.hash));
+  const withUsage = async (rows: ApiKeyRow[]) => {
+    const usage = await services.generations.usageByKey(rows.map((row) => row.hash));
     return rows.map((row) => apiKeyJson(row, usage.get(row.hash)));
   };
-  const one = (row: ApiKeyRow) => withUsage([row])[0]!;
-  const targetWorkspace = (principal: Principal, idOrSlug: string | undefined) => {
+  const one = async (row: ApiKeyRow) => (await withUsage([row]))[0]!;
+  const targetWorkspace = async (principal: Principal, idOrSlug: string | undefined) => {
     if (idOrSlug === undefined) return principal.workspace;
-    const workspace = services.workspaces.find(idOrSlug);
+    const workspace = await services.workspaces.find(idOrSlug);
     if (!workspace || (workspace.id !== principal.workspace.id && !isDeploymentAdmin(principal))) {
       throw new GatewayError("not_found", "Workspace not found");
     }
     return workspace;
   };
   return new Elysia({ name: "keys-api" })
-    .derive(({ request }) => ({ principal: authenticate(services, request) }))
-    .get("/key", ({ principal }) => ({
+    .derive(async ({ request }) => ({ principal: await authenticate(services, request) }))
+    .get("/key", async ({ principal }) => ({
       data: currentKeyJson(principal.key, {
         dataRegion: principal.workspace.dataRegion,
-        usage: services.generations.usageByKey([principal.key.hash]).get(principal.key.hash),
+        usage: (await services.generations.usageByKey([principal.key.hash])).get(principal.key.hash),
         requestsPerMinute: services.config.limits.requests_per_minute,
         tokensPerMinute: services.config.limits.tokens_per_minute,
       }),
     }))
-    .get("/keys", ({ principal, query }) => {
+    .get("/keys", async ({ principal, query }) => {
       requireWorkspaceRoute(principal);
       const workspaceId = query.workspace_id;
       if (workspaceId !== undefined && workspaceId !== principal.workspace.id) {
         throw new GatewayError("not_found", "Workspace not found");
       }
-      const rows = services.keys.list(principal.workspace.id, {
+      const rows = await services.keys.list(principal.workspace.id, {
         offset: parseIntegerParam(query, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
         limit: parseIntegerParam(query, "limit", 1000, 1, 1000),
         includeDisabled: parseBooleanParam(query, "include_disabled") ?? false,
       });
-      return { data: withUsage(rows) };
+      return { data: await withUsage(rows) };
     })
     .post(
       "/keys",
-      ({ principal, body, set }) => {
+      async ({ principal, body, set }) => {
         requireWorkspaceRoute(principal);
-        const workspace = targetWorkspace(principal, body.workspace_id);
+        const workspace = await targetWorkspace(principal, body.workspace_id);
         const kind = body.kind ?? "inference";
         if (body.deployment_admin) {
           requireDeploymentAdmin(principal);
           if (kind !== "management") throw new GatewayError("bad_request", "deployment_admin: only a management key can be a deployment admin");
         }
-        const { row, plaintext } = services.keys.create({
+        const { row, plaintext } = await services.keys.create({
           kind,
           deploymentAdmin: body.deployment_admin ?? false,
           name: body.name,
@@ -123,17 +123,17 @@ export function keysApi(services: Services) {
       },
       { body: CreateKeyBody },
     )
-    .get("/keys/:hash", ({ principal, params }) => {
+    .get("/keys/:hash", async ({ principal, params }) => {
       requireWorkspaceRoute(principal);
-      const row = services.keys.get(principal.workspace.id, params.hash);
+      const row = await services.keys.get(principal.workspace.id, params.hash);
       if (!row) throw new GatewayError("not_found", "API key not found");
-      return { data: one(row) };
+      return { data: await one(row) };
     })
     .patch(
       "/keys/:hash",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
-        const row = services.keys.update(principal.workspace.id, params.hash, {
+        const row = await services.keys.update(principal.workspace.id, params.hash, {
           name: body.name,
           disabled: body.disabled,
           limit: body.limit,
@@ -144,13 +144,13 @@ export function keysApi(services: Services) {
           tokensPerMinute: body.rate_limit?.tokens_per_minute,
         });
         if (!row) throw new GatewayError("not_found", "API key not found");
-        return { data: one(row) };
+        return { data: await one(row) };
       },
       { body: UpdateKeyBody },
     )
-    .delete("/keys/:hash", ({ principal, params }) => {
+    .delete("/keys/:hash", async ({ principal, params }) => {
       requireWorkspaceRoute(principal);
-      if (!services.keys.delete(principal.workspace.id, params.hash)) {
+      if (!await services.keys.delete(principal.workspace.id, params.hash)) {
         throw new GatewayError("not_found", "API key not found");
       }
       return { deleted: true as const };

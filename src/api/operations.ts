@@ -39,8 +39,8 @@ export function operationRunner(services: Services) {
   const run = async <R extends OperationRequest>(call: OperationCall, decoded: R): Promise<{ request: R; outcome: OperationOutcome<R> }> => {
     const { principal, request: http } = call;
     let presetId: string | undefined;
-    const request = applyPresetEnvelope(decoded, (slug) => {
-      const found = presets.get(principal.workspace.id, slug);
+    const request = await applyPresetEnvelope(decoded, async (slug) => {
+      const found = await presets.get(principal.workspace.id, slug);
       if (!found?.version) return undefined;
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
@@ -137,7 +137,7 @@ export function operationsApi(services: Services) {
   };
 
   return new Elysia({ name: "operations-api" })
-    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .derive(async ({ request }) => ({ principal: await authenticate(services, request) }))
     .post("/embeddings", runner.json(embeddingsCodec), { body: embeddingsCodec.schema })
     .post("/rerank", runner.json(rerankCodec), { body: rerankCodec.schema })
     .post("/audio/transcriptions", transcribe)

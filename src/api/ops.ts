@@ -7,10 +7,10 @@ import { authenticate, MANAGEMENT_ONLY } from "./auth.ts";
 type Check = "ok" | "failing";
 
 /** The readiness checks: the database answers, and the gateway is not shutting down. */
-function readiness(services: Services): Record<string, Check> {
+async function readiness(services: Services): Promise<Record<string, Check>> {
   let database: Check = "ok";
   try {
-    services.db.$client.query("SELECT 1").get();
+    await services.backend.ping();
   } catch {
     database = "failing";
   }
@@ -26,8 +26,8 @@ export function opsApi(services: Services) {
   const { config, metrics } = services;
   return new Elysia({ name: "ops-api" })
     .get("/healthz", () => ({ status: "ok" }))
-    .get("/readyz", () => {
-      const checks = readiness(services);
+    .get("/readyz", async () => {
+      const checks = await readiness(services);
       const failing = Object.keys(checks).filter((name) => checks[name] !== "ok");
       if (failing.length > 0) {
         throw new GatewayError("unavailable", `Not ready: the ${failing.join(" and ")} check${failing.length > 1 ? "s" : ""} failed`, {
@@ -36,9 +36,9 @@ export function opsApi(services: Services) {
       }
       return { status: "ok", checks };
     })
-    .get("/metrics", ({ request, set }) => {
+    .get("/metrics", async ({ request, set }) => {
       if (!config.metrics.enabled) throw new GatewayError("not_found", `No route for ${request.method} /metrics`);
-      if (config.metrics.require_key && authenticate(services, request).kind !== "management") {
+      if (config.metrics.require_key && (await authenticate(services, request)).kind !== "management") {
         throw new GatewayError("forbidden", MANAGEMENT_ONLY);
       }
       set.headers["content-type"] = METRICS_CONTENT_TYPE;

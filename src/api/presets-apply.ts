@@ -9,7 +9,8 @@ export interface PresetVersionContent {
   systemPrompt: string | null;
 }
 
-export type PresetLookup = (slug: string) => PresetVersionContent | undefined;
+/** The designated version of a workspace's preset by slug (the preset store, served from memory). */
+export type PresetLookup = (slug: string) => Promise<PresetVersionContent | undefined>;
 
 const PRESET_MODEL = /^@preset\/(.+)$/;
 const MODEL_WITH_PRESET = /^(.+)@preset\/(.+)$/;
@@ -42,10 +43,10 @@ function unionTools(preset: FunctionTool[] = [], request: FunctionTool[] = []): 
  * Applies the designated version of the named preset: a shallow merge where the request's fields win,
  * tools unioned by identity, and the preset's system prompt prepended to the conversation.
  */
-export function applyPreset(request: CanonicalRequest, lookup: PresetLookup): CanonicalRequest {
+export async function applyPreset(request: CanonicalRequest, lookup: PresetLookup): Promise<CanonicalRequest> {
   const reference = presetReference(request);
   if (!reference) return request;
-  const preset = lookup(reference.slug);
+  const preset = await lookup(reference.slug);
   if (!preset) throw new GatewayError("not_found", `Preset '${reference.slug}' not found in this workspace`);
   const fromPreset = decodeChat({ ...preset.config, messages: [] });
   const merged: CanonicalRequest = { ...request, model: reference.model };
@@ -68,10 +69,10 @@ export function applyPreset(request: CanonicalRequest, lookup: PresetLookup): Ca
  * reads of it (model, fallback models, provider preferences, route) fills what the request left out;
  * its conversation settings (system prompt, sampling, tools) do not apply.
  */
-export function applyPresetEnvelope<R extends RoutingEnvelope>(request: R, lookup: PresetLookup): R {
+export async function applyPresetEnvelope<R extends RoutingEnvelope>(request: R, lookup: PresetLookup): Promise<R> {
   const reference = presetReference(request);
   if (!reference) return request;
-  const preset = lookup(reference.slug);
+  const preset = await lookup(reference.slug);
   if (!preset) throw new GatewayError("not_found", `Preset '${reference.slug}' not found in this workspace`);
   const fromPreset = decodeEnvelope(preset.config);
   const merged: R = { ...request, model: reference.model || fromPreset.model };

@@ -35,7 +35,7 @@ function creatorOf(principal: Principal): string {
  * an inference body as a new designated version (creating the preset on first use); it runs nothing.
  */
 export function presetsApi(services: Services) {
-  const create = (style: RequestStyle) => (context: { principal: Principal; params: { slug: string }; body: unknown }) => {
+  const create = (style: RequestStyle) => async (context: { principal: Principal; params: { slug: string }; body: unknown }) => {
     const slug = checkSlug(context.params.slug);
     const body = context.body as Record<string, unknown>;
     const problem = checkPluginLimits(body.plugins) ?? (style === "messages" ? checkMessagesRules(body) : null);
@@ -47,7 +47,7 @@ export function presetsApi(services: Services) {
     );
     services.plugins.resolve(others);
     const content = extractPresetContent(style, body);
-    const { preset, version } = services.presets.createVersion(
+    const { preset, version } = await services.presets.createVersion(
       context.principal.workspace.id,
       slug,
       content,
@@ -56,42 +56,42 @@ export function presetsApi(services: Services) {
     return { data: presetWithVersionJson(preset, version) };
   };
 
-  const find = (principal: Principal, slug: string) => {
-    const found = services.presets.get(principal.workspace.id, checkSlug(slug));
+  const find = async (principal: Principal, slug: string) => {
+    const found = await services.presets.get(principal.workspace.id, checkSlug(slug));
     if (!found) throw new GatewayError("not_found", `Preset '${slug}' not found`);
     return found;
   };
 
   return new Elysia({ name: "presets-api", prefix: "/presets" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireWorkspaceRoute(principal);
       return { principal };
     })
     .post("/:slug/responses", create("responses"), { body: ResponsesRequest })
     .post("/:slug/chat/completions", create("chat"), { body: ChatRequest })
     .post("/:slug/messages", create("messages"), { body: MessagesRequest })
-    .get("/", ({ principal, query }) => {
+    .get("/", async ({ principal, query }) => {
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
-      const { rows, total } = services.presets.list(principal.workspace.id, page.offset, page.limit);
+      const { rows, total } = await services.presets.list(principal.workspace.id, page.offset, page.limit);
       return { data: rows.map(presetJson), total_count: total };
     })
-    .get("/:slug", ({ principal, params }) => {
-      const { preset, version } = find(principal, params.slug);
+    .get("/:slug", async ({ principal, params }) => {
+      const { preset, version } = await find(principal, params.slug);
       return { data: presetWithVersionJson(preset, version) };
     })
-    .get("/:slug/versions", ({ principal, params, query }) => {
-      const { preset } = find(principal, params.slug);
+    .get("/:slug/versions", async ({ principal, params, query }) => {
+      const { preset } = await find(principal, params.slug);
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
-      const { rows, total } = services.presets.versions(preset.id, page.offset, page.limit);
+      const { rows, total } = await services.presets.versions(preset.id, page.offset, page.limit);
       return { data: rows.map(presetVersionJson), total_count: total };
     })
-    .get("/:slug/versions/:version", ({ principal, params }) => {
-      const { preset } = find(principal, params.slug);
+    .get("/:slug/versions/:version", async ({ principal, params }) => {
+      const { preset } = await find(principal, params.slug);
       if (!/^\d{1,9}$/.test(params.version) || Number(params.version) < 1) {
         throw new GatewayError("bad_request", "version: must be a positive integer");
       }
-      const version = services.presets.version(preset.id, Number(params.version));
+      const version = await services.presets.version(preset.id, Number(params.version));
       if (!version) throw new GatewayError("not_found", `Preset '${preset.slug}' has no version ${params.version}`);
       return { data: presetVersionJson(version) };
     });

@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.ts";
 import type { Logger } from "../core/log.ts";
-import type { Db } from "../db/client.ts";
+import type { Backend } from "../db/backend.ts";
 import type { ConnectionStore } from "../db/connections.ts";
 import type { InternFeatureStore } from "../db/intern-features.ts";
 import type { InternStore } from "../db/interns.ts";
@@ -10,6 +10,7 @@ import type { VaultStore } from "../db/vault.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
 import type { FeatureCatalog } from "../core/intern-features.ts";
+import type { CredentialResolver } from "../pipeline/credentials.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
 import type { RateLimiter, SpendLedger } from "../pipeline/limits.ts";
 import type { GenerationStore } from "../db/generations.ts";
@@ -26,8 +27,11 @@ import type { VideoHooks } from "../pipeline/video-wiring.ts";
 export interface Services {
   config: Config;
   logger: Logger;
-  db: Db;
+  /** The storage backend (SQLite, or PostgreSQL in team mode). */
+  backend: Backend;
   box: SecretBox;
+  /** Upstream and plugin-host credentials of a workspace, read once per vault change (`prepare` before the pipeline). */
+  credentials: CredentialResolver;
   keys: KeyStore;
   workspaces: WorkspaceStore;
   interns: InternStore;

@@ -34,28 +34,28 @@ export function vaultConnectionsApi(services: Services) {
     if (problem) throw new GatewayError("bad_request", `key: ${problem}`);
     return key;
   };
-  const find = (workspaceId: string, key: string) => {
-    const row = services.connections.get(workspaceId, key);
+  const find = async (workspaceId: string, key: string) => {
+    const row = await services.connections.get(workspaceId, key);
     if (!row) throw new GatewayError("not_found", `Connection '${key}' not found`);
     return row;
   };
 
   return new Elysia({ name: "vault-connections-api", prefix: "/vault" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireInternProgramme(principal);
       return { principal };
     })
-    .get("/interns/:internId/connections", ({ principal, params }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-      return { data: services.connections.usableBy(principal.workspace.id, intern.id).map((key) => ({ key })) };
+    .get("/interns/:internId/connections", async ({ principal, params }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      return { data: (await services.connections.usableBy(principal.workspace.id, intern.id)).map((key) => ({ key })) };
     })
     .put(
       "/interns/:internId/connections/:key",
-      ({ principal, params, body }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
-        const connection = find(principal.workspace.id, checkKey(params.key));
-        const setting = services.connections.setForIntern(connection.id, intern.id, {
+      async ({ principal, params, body }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+        const connection = await find(principal.workspace.id, checkKey(params.key));
+        const setting = await services.connections.setForIntern(connection.id, intern.id, {
           turnedOff: body.turned_off,
           hidden: body.hidden,
         });
@@ -63,19 +63,19 @@ export function vaultConnectionsApi(services: Services) {
       },
       { body: InternSettingBody },
     )
-    .get("/connections", ({ principal }) => {
+    .get("/connections", async ({ principal }) => {
       requireWorkspaceRoute(principal);
-      return { data: services.connections.list(principal.workspace.id).map(connectionJson) };
+      return { data: (await services.connections.list(principal.workspace.id)).map(connectionJson) };
     })
     .put(
       "/connections/:key",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
         const credentials = typeof body.credentials === "string" ? body.credentials : JSON.stringify(body.credentials);
         if (credentials.length > MAX_CREDENTIALS_LENGTH) {
           throw new GatewayError("payload_too_large", `body.credentials: must be at most ${MAX_CREDENTIALS_LENGTH} characters`);
         }
-        const row = services.connections.put(principal.workspace.id, checkKey(params.key), {
+        const row = await services.connections.put(principal.workspace.id, checkKey(params.key), {
           credentials,
           enabled: body.enabled,
         });
@@ -83,25 +83,25 @@ export function vaultConnectionsApi(services: Services) {
       },
       { body: PutBody },
     )
-    .get("/connections/:key", ({ principal, params }) => {
+    .get("/connections/:key", async ({ principal, params }) => {
       requireWorkspaceRoute(principal);
-      return { data: connectionJson(find(principal.workspace.id, checkKey(params.key))) };
+      return { data: connectionJson(await find(principal.workspace.id, checkKey(params.key))) };
     })
     .patch(
       "/connections/:key",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
-        find(principal.workspace.id, checkKey(params.key));
-        return { data: connectionJson(services.connections.setEnabled(principal.workspace.id, params.key, body.enabled)!) };
+        await find(principal.workspace.id, checkKey(params.key));
+        return { data: connectionJson((await services.connections.setEnabled(principal.workspace.id, params.key, body.enabled))!) };
       },
       { body: PatchBody },
     )
     .post(
       "/connections/:key/test-result",
-      ({ principal, params, body }) => {
+      async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
-        find(principal.workspace.id, checkKey(params.key));
-        const row = services.connections.recordTest(principal.workspace.id, params.key, {
+        await find(principal.workspace.id, checkKey(params.key));
+        const row = await services.connections.recordTest(principal.workspace.id, params.key, {
           ok: body.ok,
           message: body.message ?? null,
         });
@@ -109,9 +109,9 @@ export function vaultConnectionsApi(services: Services) {
       },
       { body: TestResultBody },
     )
-    .delete("/connections/:key", ({ principal, params, set }) => {
+    .delete("/connections/:key", async ({ principal, params, set }) => {
       requireWorkspaceRoute(principal);
-      if (!services.connections.delete(principal.workspace.id, checkKey(params.key))) {
+      if (!await services.connections.delete(principal.workspace.id, checkKey(params.key))) {
         throw new GatewayError("not_found", `Connection '${params.key}' not found`);
       }
       set.status = 204;

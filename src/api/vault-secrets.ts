@@ -51,26 +51,26 @@ const PAGE = { defaultLimit: 100, maxLimit: 100, maxOffset: 10_000 };
  * carries name, hosts, fingerprint and timestamps only.
  */
 export function vaultSecretsApi(services: Services) {
-  const put = (scope: VaultScope, name: string, body: typeof WriteBody.static) => {
+  const put = async (scope: VaultScope, name: string, body: typeof WriteBody.static) => {
     const { hosts, value } = checkWrite(body);
-    return { data: vaultSecretJson(services.vault.put(scope, checkSecretName(name), hosts, value)) };
+    return { data: vaultSecretJson(await services.vault.put(scope, checkSecretName(name), hosts, value)) };
   };
-  const remove = (scope: VaultScope, name: string, set: { status?: number | string }) => {
-    if (!services.vault.delete(scope, checkSecretName(name))) throw new GatewayError("not_found", "Secret not found");
+  const remove = async (scope: VaultScope, name: string, set: { status?: number | string }) => {
+    if (!(await services.vault.delete(scope, checkSecretName(name)))) throw new GatewayError("not_found", "Secret not found");
     set.status = 204;
     return undefined;
   };
 
   return new Elysia({ name: "vault-secrets-api", prefix: "/vault" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireInternProgramme(principal);
       return { principal, workspaceScope: { workspaceId: principal.workspace.id, internId: null } as VaultScope };
     })
-    .get("/secrets", ({ principal, workspaceScope, query }) => {
+    .get("/secrets", async ({ principal, workspaceScope, query }) => {
       requireWorkspaceRoute(principal);
       const page = parsePage(query, PAGE);
-      const { rows, hasMore } = services.vault.list(workspaceScope, page.offset, page.limit);
+      const { rows, hasMore } = await services.vault.list(workspaceScope, page.offset, page.limit);
       return { data: rows.map(vaultSecretJson), has_more: hasMore };
     })
     .put(
@@ -85,39 +85,39 @@ export function vaultSecretsApi(services: Services) {
       requireWorkspaceRoute(principal);
       return remove(workspaceScope, params.name, set);
     })
-    .get("/interns/:internId/secrets", ({ principal, params, query }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
+    .get("/interns/:internId/secrets", async ({ principal, params, query }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
       const page = parsePage(query, PAGE);
-      const { rows, hasMore } = services.vault.list(
+      const { rows, hasMore } = await services.vault.list(
         { workspaceId: principal.workspace.id, internId: intern.id },
         page.offset,
         page.limit,
       );
       return { data: rows.map(vaultSecretJson), has_more: hasMore };
     })
-    .get("/interns/:internId/secrets/effective", ({ principal, params }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
-      const rows = services.vault.effective(principal.workspace.id, intern.id);
+    .get("/interns/:internId/secrets/effective", async ({ principal, params }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: true });
+      const rows = await services.vault.effective(principal.workspace.id, intern.id);
       return { data: rows.map((row) => ({ ...vaultSecretJson(row), source: row.source })), has_more: false };
     })
     .put(
       "/interns/:internId/secrets/:name",
-      ({ principal, params, body }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      async ({ principal, params, body }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
         return put({ workspaceId: principal.workspace.id, internId: intern.id }, params.name, body);
       },
       { body: WriteBody },
     )
-    .delete("/interns/:internId/secrets/:name", ({ principal, params, set }) => {
-      const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+    .delete("/interns/:internId/secrets/:name", async ({ principal, params, set }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
       return remove({ workspaceId: principal.workspace.id, internId: intern.id }, params.name, set);
     })
     .post(
       "/interns/:internId/secrets/copy",
-      ({ principal, params, body }) => {
-        const intern = resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      async ({ principal, params, body }) => {
+        const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
         const names = body.names.map(checkSecretName);
-        const rows = services.vault.copyToIntern(principal.workspace.id, intern.id, names);
+        const rows = await services.vault.copyToIntern(principal.workspace.id, intern.id, names);
         return { data: rows.map(vaultSecretJson) };
       },
       { body: CopyBody },

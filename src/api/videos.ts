@@ -89,7 +89,7 @@ export function videosApi(services: Services) {
   };
 
   return new Elysia({ name: "videos-api" })
-    .derive(({ request }) => ({ principal: authenticate(services, request) }))
+    .derive(async ({ request }) => ({ principal: await authenticate(services, request) }))
     .post("/videos", submit)
     .get("/videos/:id", async ({ principal, params, request }) => {
       await runner.admit(principal);

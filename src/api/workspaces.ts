@@ -70,52 +70,52 @@ function visible(row: WorkspaceRow, principal: Principal) {
  * found (its existence is not told). The deployment admin lists, creates and manages every workspace.
  */
 export function workspacesApi(services: Services) {
-  const find = (principal: Principal, idOrSlug: string) => {
-    const row = services.workspaces.find(idOrSlug);
+  const find = async (principal: Principal, idOrSlug: string) => {
+    const row = await services.workspaces.find(idOrSlug);
     if (!row || (row.id !== principal.workspace.id && !isDeploymentAdmin(principal))) {
       throw new GatewayError("not_found", "Workspace not found");
     }
     return row;
   };
   return new Elysia({ name: "workspaces-api", prefix: "/workspaces" })
-    .derive(({ request }) => {
-      const principal = authenticate(services, request);
+    .derive(async ({ request }) => {
+      const principal = await authenticate(services, request);
       requireWorkspaceRoute(principal);
       return { principal };
     })
-    .get("/", ({ query, principal }) => {
+    .get("/", async ({ query, principal }) => {
       const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
       if (!isDeploymentAdmin(principal)) {
         const own = page.offset === 0 ? [principal.workspace] : [];
         return { data: own.map((row) => visible(row, principal)), total_count: 1 };
       }
-      const { rows, total } = services.workspaces.list(page.offset, page.limit);
+      const { rows, total } = await services.workspaces.list(page.offset, page.limit);
       return { data: rows.map((row) => visible(row, principal)), total_count: total };
     })
     .post(
       "/",
-      ({ body, principal, set }) => {
+      async ({ body, principal, set }) => {
         requireDeploymentAdmin(principal);
         const input = toInput(body);
-        const row = services.workspaces.create({ ...input, name: body.name, slug: body.slug }, principal.key.hash);
+        const row = await services.workspaces.create({ ...input, name: body.name, slug: body.slug }, principal.key.hash);
         set.status = 201;
         return { data: workspaceJson(row) };
       },
       { body: CreateWorkspaceBody },
     )
-    .get("/:id", ({ params, principal }) => ({ data: visible(find(principal, params.id), principal) }))
+    .get("/:id", async ({ params, principal }) => ({ data: visible(await find(principal, params.id), principal) }))
     .patch(
       "/:id",
-      ({ params, body, principal }) => {
-        const row = services.workspaces.update(find(principal, params.id).id, toInput(body));
+      async ({ params, body, principal }) => {
+        const row = await services.workspaces.update((await find(principal, params.id)).id, toInput(body));
         if (!row) throw new GatewayError("not_found", "Workspace not found");
         return { data: visible(row, principal) };
       },
       { body: UpdateWorkspaceBody },
     )
-    .delete("/:id", ({ params, principal }) => {
-      const row = find(principal, params.id);
-      services.workspaces.delete(row.id);
+    .delete("/:id", async ({ params, principal }) => {
+      const row = await find(principal, params.id);
+      await services.workspaces.delete(row.id);
       services.presets.forgetWorkspace(row.id);
       return { deleted: true as const };
     });

@@ -5,10 +5,12 @@ import { UsageError } from "./output.ts";
 export const LOCATION_OPTIONS = {
   config: { type: "string" },
   "data-dir": { type: "string" },
+  "database-url": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
 export const LOCATION_HELP = `  --config PATH     YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
-  --data-dir DIR    state directory (default ./data; env ROUNDHOUSE_DATA_DIR)`;
+  --data-dir DIR    state directory (default ./data; env ROUNDHOUSE_DATA_DIR)
+  --database-url URL  team mode's PostgreSQL database (postgres://...; env ROUNDHOUSE_DATABASE_URL)`;
 
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const satisfies ParseArgsOptionsConfig;
 

@@ -3,13 +3,12 @@ import { dirname, join } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import { DATABASE_FILE, migrationSources } from "../db/client.ts";
-import { sealedSample } from "../db/sealed-sample.ts";
 import { Catalog } from "../config/catalog.ts";
 import { parseMasterKey } from "../security/master-key.ts";
-import { SecretBox } from "../core/secret-box.ts";
+import { type SealedCheck, SecretBox } from "../core/secret-box.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger } from "./args.ts";
 import { dataDirOf, loadCliConfig, masterKeyFileOf } from "./context.ts";
-import { migrationStatus, openExistingDatabase, type SqliteClient } from "../db/migration-status.ts";
+import { fileSealedSample, migrationStatus, openExistingDatabase, type SqliteClient } from "../db/migration-status.ts";
 import { EXIT, printLine } from "./output.ts";
 import { probe } from "./reachability.ts";
 
@@ -73,13 +72,19 @@ export async function doctor(argv: string[]): Promise<number | void> {
 
   const dataDir = dataDirOf(config);
   report(checkDataDir(dataDir));
-  const database = openExisting(join(dataDir, DATABASE_FILE), config.storage.busy_timeout_ms);
-  report(database.finding);
-  try {
-    if (database.client) report(checkMigrations(database.client));
-    report(checkMasterKey(config, database.client));
-  } finally {
-    database.client?.close();
+  if (config.storage.url) {
+    // It changes nothing: opening PostgreSQL through the gateway's backend would migrate it.
+    report(finding("warn", "database", "storage.url names a PostgreSQL database; the database and migrations checks are for the SQLite file only"));
+    report(checkMasterKey(config, null));
+  } else {
+    const database = openExisting(join(dataDir, DATABASE_FILE), config.storage.busy_timeout_ms);
+    report(database.finding);
+    try {
+      if (database.client) report(checkMigrations(database.client));
+      report(checkMasterKey(config, database.client ? await fileSealedSample(database.client) : null));
+    } finally {
+      database.client?.close();
+    }
   }
   const providers = [...catalog.providers.values()];
   const probes = await Promise.all(
@@ -147,8 +152,7 @@ function checkMigrations(client: SqliteClient): Finding {
   return finding("warn", "migrations", `${status.pending.length} pending (${tags}); 'roundhouse migrate' or the next start applies them`);
 }
 
-function checkMasterKey(config: Config, client: SqliteClient | null): Finding {
-  const sample = client ? sealedSample(client) : null;
+function checkMasterKey(config: Config, sample: SealedCheck | null): Finding {
   const envValue = process.env.ROUNDHOUSE_MASTER_KEY;
   let key: Buffer;
   let source: string;

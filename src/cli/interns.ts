@@ -90,13 +90,14 @@ function parse(name: string, argv: string[], positionalNames: string[]) {
 }
 
 /** The intern by id or exact name, in one workspace or in any; a name that several interns share is refused. */
-function findIntern(stores: Stores, reference: string, workspace: string | undefined): { intern: InternRow; workspace: WorkspaceRow } {
-  const workspaces = workspace === undefined ? allWorkspaces(stores) : [resolveWorkspace(stores, workspace, { create: false })!];
+async function findIntern(stores: Stores, reference: string, workspace: string | undefined): Promise<{ intern: InternRow; workspace: WorkspaceRow }> {
+  const workspaces = workspace === undefined ? await allWorkspaces(stores) : [(await resolveWorkspace(stores, workspace, { create: false }))!];
   for (const candidate of workspaces) {
-    const intern = stores.interns.get(candidate.id, reference);
+    const intern = await stores.interns.get(candidate.id, reference);
     if (intern) return { intern, workspace: candidate };
   }
-  const named = workspaces.flatMap((candidate) => stores.interns.named(candidate.id, reference).map((intern) => ({ intern, workspace: candidate })));
+  const named: Array<{ intern: InternRow; workspace: WorkspaceRow }> = [];
+  for (const candidate of workspaces) for (const intern of await stores.interns.named(candidate.id, reference)) named.push({ intern, workspace: candidate });
   if (named.length === 1) return named[0]!;
   if (named.length > 1) {
     throw new CliError(`${named.length} interns are named '${reference}' (${named.map(({ intern, workspace: ws }) => `${intern.id} in ${ws.slug}`).join(", ")}); give the id`);
@@ -122,12 +123,12 @@ function asCliFailure<T>(work: () => T): T {
 async function add(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("add", argv, ["INTERN", "FEATURE"]);
   if (help) return printLine(ADD_HELP);
-  await withStores(values, (stores, config: Config) => {
-    const { intern, workspace } = findIntern(stores, positionals[0]!, values.workspace);
-    const usable = stores.connections.usableBy(workspace.id, intern.id);
+  await withStores(values, async (stores, config: Config) => {
+    const { intern, workspace } = await findIntern(stores, positionals[0]!, values.workspace);
+    const usable = await stores.connections.usableBy(workspace.id, intern.id);
     const definition = asCliFailure(() => declaredFeature(featureCatalog(config.interns.features), positionals[1]!));
     asCliFailure(() => checkRequiredConnections(definition, usable));
-    const { row, created } = stores.internFeatures.add(intern.id, definition.id);
+    const { row, created } = await stores.internFeatures.add(intern.id, definition.id);
     const state = featureState(row.featureId, row.createdAt, definition, usable);
     if (values.json) return printJson({ ...state, created });
     printLine(created ? `Added feature ${definition.id} to intern ${intern.name} (${intern.id}).` : `Intern ${intern.name} (${intern.id}) already has feature ${definition.id}.`);
@@ -137,11 +138,11 @@ async function add(argv: string[]): Promise<void> {
 async function list(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("list", argv, ["INTERN"]);
   if (help) return printLine(LIST_HELP);
-  await withStores(values, (stores, config: Config) => {
-    const { intern, workspace } = findIntern(stores, positionals[0]!, values.workspace);
-    const usable = stores.connections.usableBy(workspace.id, intern.id);
+  await withStores(values, async (stores, config: Config) => {
+    const { intern, workspace } = await findIntern(stores, positionals[0]!, values.workspace);
+    const usable = await stores.connections.usableBy(workspace.id, intern.id);
     const catalog = featureCatalog(config.interns.features);
-    const states = stores.internFeatures.list(intern.id).map((row) => featureState(row.featureId, row.createdAt, catalog.get(row.featureId), usable));
+    const states = (await stores.internFeatures.list(intern.id)).map((row) => featureState(row.featureId, row.createdAt, catalog.get(row.featureId), usable));
     if (values.json) return printJson(states);
     if (states.length === 0) return printLine(`Intern ${intern.name} (${intern.id}) has no features.`);
     printLine(formatTable(["feature", "status", "added"], states.map((state) => [state.id, describeState(state), shortTime(state.added_at)])));
@@ -151,9 +152,9 @@ async function list(argv: string[]): Promise<void> {
 async function remove(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("remove", argv, ["INTERN", "FEATURE"]);
   if (help) return printLine(REMOVE_HELP);
-  await withStores(values, (stores) => {
-    const { intern } = findIntern(stores, positionals[0]!, values.workspace);
-    if (!stores.internFeatures.remove(intern.id, positionals[1]!)) {
+  await withStores(values, async (stores) => {
+    const { intern } = await findIntern(stores, positionals[0]!, values.workspace);
+    if (!(await stores.internFeatures.remove(intern.id, positionals[1]!))) {
       throw new CliError(`intern ${intern.name} (${intern.id}) has no feature '${positionals[1]}'`);
     }
     if (values.json) return printJson({ deleted: true, intern: intern.id, feature: positionals[1] });

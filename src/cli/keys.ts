@@ -122,9 +122,9 @@ async function create(argv: string[]): Promise<void> {
   if (deploymentAdmin && kind !== "management") throw new UsageError("--deployment-admin needs --kind management", "keys create");
   const limit = values.limit === undefined ? null : parseAmount("keys create", "limit", values.limit);
   const expiresAt = values.expires === undefined ? null : parseFutureTime("keys create", "expires", values.expires);
-  await withStores(values, (stores) => {
-    const workspace = resolveWorkspace(stores, values.workspace, { create: true });
-    const { row, plaintext } = stores.keys.create({ kind, name, workspaceId: workspace.id, limit, expiresAt, ...(deploymentAdmin ? { deploymentAdmin } : {}) });
+  await withStores(values, async (stores) => {
+    const workspace = await resolveWorkspace(stores, values.workspace, { create: true });
+    const { row, plaintext } = await stores.keys.create({ kind, name, workspaceId: workspace.id, limit, expiresAt, ...(deploymentAdmin ? { deploymentAdmin } : {}) });
     if (values.json) return printJson({ key: plaintext, ...keyJson(row, workspace) });
     printLine(plaintext);
     printError(
@@ -142,13 +142,12 @@ async function list(argv: string[]): Promise<void> {
   });
   if (values.help) return printLine(LIST_HELP);
   noPositionals("keys list", positionals);
-  await withStores(values, (stores) => {
-    const workspaces = values.workspace === undefined ? allWorkspaces(stores) : [resolveWorkspace(stores, values.workspace, { create: false })!];
-    const rows = workspaces.flatMap((workspace) =>
-      stores.keys
-        .list(workspace.id, { offset: 0, limit: Number.MAX_SAFE_INTEGER, includeDisabled: true })
-        .map((row) => ({ row, workspace })),
-    );
+  await withStores(values, async (stores) => {
+    const workspaces = values.workspace === undefined ? await allWorkspaces(stores) : [(await resolveWorkspace(stores, values.workspace, { create: false }))!];
+    const rows = [];
+    for (const workspace of workspaces) {
+      for (const row of await stores.keys.list(workspace.id, { offset: 0, limit: Number.MAX_SAFE_INTEGER, includeDisabled: true })) rows.push({ row, workspace });
+    }
     if (values.json) return printJson(rows.map(({ row, workspace }) => keyJson(row, workspace)));
     printLine(
       formatTable(
@@ -174,8 +173,8 @@ async function revoke(argv: string[]): Promise<void> {
   if (!/^[0-9a-f]{8,64}$/.test(prefix)) {
     throw new UsageError(`'${positionals[0]}' is not a key hash or a prefix of at least 8 hex characters`, "keys revoke");
   }
-  await withStores(values, (stores) => {
-    const matches = stores.keys.findByHashPrefix(prefix, 6);
+  await withStores(values, async (stores) => {
+    const matches = await stores.keys.findByHashPrefix(prefix, 6);
     if (matches.length === 0) throw new CliError(`no key's hash starts with ${prefix}`);
     if (matches.length > 1) {
       const shown = matches.slice(0, 5).map((row) => `${row.hash.slice(0, 16)} "${row.name}"`);
@@ -185,8 +184,8 @@ async function revoke(argv: string[]): Promise<void> {
       );
     }
     const row = matches[0]!;
-    stores.keys.delete(row.workspaceId, row.hash);
-    const workspace = stores.workspaces.get(row.workspaceId);
+    await stores.keys.delete(row.workspaceId, row.hash);
+    const workspace = await stores.workspaces.get(row.workspaceId);
     printLine(`Revoked ${row.kind} key "${row.name}" (hash ${row.hash.slice(0, 12)}) in workspace ${workspace?.slug ?? row.workspaceId}.`);
   });
 }

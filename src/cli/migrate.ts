@@ -1,15 +1,17 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASE_FILE, migrationSources, openDatabase } from "../db/client.ts";
+import { openPostgresBackend } from "../db/postgres.ts";
 import { type MigrationStatus, migrationStatus, openExistingDatabase } from "../db/migration-status.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand } from "./args.ts";
 import { dataDirOf, loadCliConfig } from "./context.ts";
 import { printError, printLine } from "./output.ts";
 
-export const MIGRATE_HELP = `Usage: roundhouse migrate [--config PATH] [--data-dir DIR]
+export const MIGRATE_HELP = `Usage: roundhouse migrate [--config PATH] [--data-dir DIR] [--database-url URL]
 
 Creates the database if needed and applies the migrations it lacks, printing each one applied, or
-"up to date". ('roundhouse serve' applies them at start too; this does it ahead of time.)
+"up to date". ('roundhouse serve' applies them at start too; this does it ahead of time.) With a
+PostgreSQL database (team mode) it applies what is missing, once, whichever replica asks first.
 
 Options:
 ${LOCATION_HELP}
@@ -22,6 +24,11 @@ export async function migrateCommand(argv: string[]): Promise<void> {
   if (values.help) return printLine(MIGRATE_HELP);
   noPositionals("migrate", positionals);
   const config = await loadCliConfig(values);
+  if (config.storage.url) {
+    const backend = await openPostgresBackend({ url: config.storage.url });
+    await backend.close();
+    return printLine("PostgreSQL database migrated (up to date); the per-migration status is shown for the SQLite file only.");
+  }
   const dataDir = dataDirOf(config);
   const file = join(dataDir, DATABASE_FILE);
   const sources = migrationSources();

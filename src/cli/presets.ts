@@ -73,16 +73,16 @@ async function exportPresets(argv: string[]): Promise<void> {
   });
   if (values.help) return printLine(EXPORT_HELP);
   const out = resolve(values.out ?? ".");
-  const stores = openStores(await loadCliConfig(values));
+  const stores = await openStores(await loadCliConfig(values));
   try {
-    const workspace = resolveWorkspace(stores, values.workspace, { create: false });
+    const workspace = await resolveWorkspace(stores, values.workspace, { create: false });
     if (!workspace) {
       if (positionals.length > 0) throw new CliError(`Preset '${positionals[0]}' not found: the database has no workspace`);
       return printLine("No presets to export: the database has no workspace yet.");
     }
     let snapshots: PresetSnapshot[];
     try {
-      snapshots = stores.presets.snapshots(workspace.id, positionals.length > 0 ? [...new Set(positionals)] : undefined);
+      snapshots = await stores.presets.snapshots(workspace.id, positionals.length > 0 ? [...new Set(positionals)] : undefined);
     } catch (error) {
       if (error instanceof GatewayError && error.code === "not_found") throw new CliError(`${error.message} in workspace ${workspace.slug}`);
       throw error;
@@ -95,7 +95,7 @@ async function exportPresets(argv: string[]): Promise<void> {
     }
     printLine(`Exported ${snapshots.length} preset${snapshots.length === 1 ? "" : "s"} of workspace ${workspace.slug}.`);
   } finally {
-    stores.close();
+    await stores.close();
   }
 }
 
@@ -141,12 +141,12 @@ async function importPresets(argv: string[]): Promise<void> {
     seen.set(snapshot.preset.slug, files[index]!);
   }
   const config = await loadCliConfig(values);
-  const stores = openStores(config);
+  const stores = await openStores(config);
   try {
-    const workspace = resolveWorkspace(stores, values.workspace, { create: true });
+    const workspace = await resolveWorkspace(stores, values.workspace, { create: true });
     let result: { created: string[]; replaced: string[] };
     try {
-      result = stores.presets.restore(workspace.id, snapshots, { replace: values.replace ?? false });
+      result = await stores.presets.restore(workspace.id, snapshots, { replace: values.replace ?? false });
     } catch (error) {
       if (error instanceof GatewayError && error.code === "conflict") {
         const hint = error.metadata?.existing_slugs ? " (pass --replace to replace them)" : "";
@@ -158,6 +158,6 @@ async function importPresets(argv: string[]): Promise<void> {
     for (const slug of result.replaced) printLine(`replaced ${slug}`);
     printLine(`Imported ${snapshots.length} preset${snapshots.length === 1 ? "" : "s"} into workspace ${workspace.slug}.`);
   } finally {
-    stores.close();
+    await stores.close();
   }
 }

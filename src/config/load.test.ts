@@ -58,6 +58,18 @@ describe("configuration", () => {
     expect(error.message).toContain('"eighty"');
   });
 
+  test("storage.url takes a PostgreSQL URL, from the file or ROUNDHOUSE_DATABASE_URL (which wins); anything else names the key, never the URL", async () => {
+    const fromFile = await loadConfig({ env: {}, text: "storage:\n  url: postgresql://u:p@db/roundhouse\n" });
+    expect(fromFile.storage.url).toBe("postgresql://u:p@db/roundhouse");
+    const fromEnv = await loadConfig({ env: { ROUNDHOUSE_DATABASE_URL: "postgres://u:p@other/rh" }, text: "storage:\n  url: postgresql://u:p@db/roundhouse\n" });
+    expect(fromEnv.storage.url).toBe("postgres://u:p@other/rh");
+    expect((await loadConfig({ env: {} })).storage.url).toBeUndefined();
+    const wrong = await loadConfig({ env: { ROUNDHOUSE_DATABASE_URL: "mysql://u:hunter2@db/rh" } }).catch((e) => e);
+    expect(wrong).toBeInstanceOf(ConfigError);
+    expect(wrong.message).toContain("storage.url: expected a postgres:// or postgresql:// URL");
+    expect(wrong.message).not.toContain("hunter2");
+  });
+
   test("an out-of-range value and an unknown key are reported by name", async () => {
     const range = await loadConfig({ env: {}, text: "server:\n  port: 70000\n" }).catch((e) => e);
     expect(range.message).toContain("server.port: expected integer to be less or equal to 65535");

@@ -29,6 +29,7 @@ const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) 
   { name: "ROUNDHOUSE_REGIONAL_HOSTNAMES", path: ["server", "regional_hostnames"], parse: parseList },
   { name: "ROUNDHOUSE_DATA_DIR", path: ["data_dir"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_MASTER_KEY_FILE", path: ["master_key_file"], parse: (raw) => raw },
+  { name: "ROUNDHOUSE_DATABASE_URL", path: ["storage", "url"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_LOG_LEVEL", path: ["log", "level"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_UPSTREAM_HTTP_CLIENT", path: ["upstream", "http_client"], parse: (raw) => raw },
 ];
@@ -102,6 +103,11 @@ export function validateConfig(document: unknown, source: string): Config {
       return `${key}: expected ${problem.message.replace(/^Expected /, "")}, got ${describe(problem.value)}`;
     });
     throw new ConfigError(`invalid configuration (${source}):\n  ${lines.join("\n  ")}`);
+  }
+  const url = (candidate as Config).storage.url;
+  // The URL holds a password: the message never quotes it.
+  if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url)) {
+    throw new ConfigError(`invalid configuration (${source}):\n  storage.url: expected a postgres:// or postgresql:// URL (team mode's PostgreSQL database)`);
   }
   return candidate as Config;
 }

@@ -116,6 +116,11 @@ export const StorageConfig = T.Object(
   {
     /** How long a write waits for the database lock before giving up (409 on preset writes). */
     busy_timeout_ms: T.Integer({ minimum: 0, maximum: 600_000, default: 5000 }),
+    /**
+     * Team mode: the PostgreSQL database N replicas share (`postgres://` or `postgresql://`; also
+     * ROUNDHOUSE_DATABASE_URL). Unset: the embedded SQLite file under data_dir.
+     */
+    url: T.Optional(T.String({ minLength: 1 })),
   },
   { additionalProperties: false, default: {} },
 );

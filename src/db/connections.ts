@@ -1,8 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import { newId, nowIso } from "../core/ids.ts";
 import type { SecretBox } from "../core/secret-box.ts";
-import type { Db } from "./client.ts";
-import { type ConnectionRow, connections, internConnectionSettings } from "./schema.ts";
+import type { Backend } from "./backend.ts";
+import { upsertRetried } from "./errors.ts";
+import type { ConnectionRow } from "./schema.ts";
 
 export interface InternConnectionSetting {
   turnedOff: boolean;
@@ -13,26 +14,53 @@ function associatedData(workspaceId: string, key: string): string {
   return `connection\u0000${workspaceId}\u0000${key}`;
 }
 
+/** The plaintext credentials of a stored connection row, or null when it has none; throws for another key. */
+export function openCredentials(box: SecretBox, row: ConnectionRow): string | null {
+  return row.credentialsEnc ? box.open(row.credentialsEnc, associatedData(row.workspaceId, row.key)) : null;
+}
+
 /** Connections of a workspace (credentials sealed), with per-intern "turned off" and "hidden" settings. */
 export class ConnectionStore {
+  #version = 0;
+
+  /** Bumped on every write (here, or another process's or replica's), so readers of revealed credentials know their copy is stale. */
+  get version(): number {
+    return this.#version;
+  }
+
   constructor(
-    private readonly db: Db,
+    private readonly backend: Backend,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    backend.changes.onChange((table) => {
+      if (table === "*" || table === "connections") this.#version++;
+    });
+  }
+
+  /** Runs a write, marking revealed credentials stale before and after it commits. */
+  async #written<T>(work: () => Promise<T>): Promise<T> {
+    this.#version++;
+    try {
+      return await work();
+    } finally {
+      this.#version++;
+    }
+  }
 
   /** Stores a connection, or replaces the credentials of an existing one. */
-  put(workspaceId: string, key: string, input: { credentials: string; enabled?: boolean | undefined }): ConnectionRow {
+  put(workspaceId: string, key: string, input: { credentials: string; enabled?: boolean | undefined }): Promise<ConnectionRow> {
+    const { connections } = this.backend.tables;
     const now = nowIso();
     const sealed = this.box.seal(input.credentials, associatedData(workspaceId, key));
-    return this.db.transaction(
-      (tx) => {
-        const existing = tx
+    const write = () =>
+      this.backend.transaction(async (tx) => {
+        const [existing] = await tx
           .select({ id: connections.id })
           .from(connections)
           .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-          .get();
+          .limit(1);
         if (existing) {
-          return tx
+          const [updated] = await tx
             .update(connections)
             .set({
               credentialsEnc: sealed,
@@ -40,10 +68,10 @@ export class ConnectionStore {
               updatedAt: now,
             })
             .where(eq(connections.id, existing.id))
-            .returning()
-            .get()!;
+            .returning();
+          return updated!;
         }
-        return tx
+        const [inserted] = await tx
           .insert(connections)
           .values({
             id: newId(),
@@ -57,85 +85,93 @@ export class ConnectionStore {
             createdAt: now,
             updatedAt: now,
           })
-          .returning()
-          .get();
-      },
-      { behavior: "immediate" },
-    );
+          .returning();
+        return inserted!;
+      });
+    return this.#written(() => upsertRetried(write));
   }
 
-  get(workspaceId: string, key: string): ConnectionRow | undefined {
-    return this.db
+  async get(workspaceId: string, key: string): Promise<ConnectionRow | undefined> {
+    const { connections } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(connections)
       .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-      .get();
+      .limit(1);
+    return rows[0];
   }
 
-  list(workspaceId: string): ConnectionRow[] {
-    return this.db
+  async list(workspaceId: string): Promise<ConnectionRow[]> {
+    const { connections } = this.backend.tables;
+    return this.backend.db
       .select()
       .from(connections)
       .where(eq(connections.workspaceId, workspaceId))
-      .orderBy(asc(connections.key))
-      .all();
+      .orderBy(asc(connections.key));
   }
 
-  setEnabled(workspaceId: string, key: string, enabled: boolean): ConnectionRow | undefined {
-    return this.db
-      .update(connections)
-      .set({ enabled, updatedAt: nowIso() })
-      .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-      .returning()
-      .get();
+  setEnabled(workspaceId: string, key: string, enabled: boolean): Promise<ConnectionRow | undefined> {
+    const { connections } = this.backend.tables;
+    return this.#written(async () => {
+      const [row] = await this.backend.db
+        .update(connections)
+        .set({ enabled, updatedAt: nowIso() })
+        .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
+        .returning();
+      return row;
+    });
   }
 
-  recordTest(workspaceId: string, key: string, result: { ok: boolean; message: string | null }): ConnectionRow | undefined {
+  async recordTest(workspaceId: string, key: string, result: { ok: boolean; message: string | null }): Promise<ConnectionRow | undefined> {
+    const { connections } = this.backend.tables;
     const now = nowIso();
-    return this.db
+    const [row] = await this.backend.db
       .update(connections)
       .set({ lastTestOk: result.ok, lastTestAt: now, lastTestMessage: result.message, updatedAt: now })
       .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-      .returning()
-      .get();
+      .returning();
+    return row;
   }
 
-  delete(workspaceId: string, key: string): boolean {
-    return (
-      this.db
+  delete(workspaceId: string, key: string): Promise<boolean> {
+    const { connections } = this.backend.tables;
+    return this.#written(async () => {
+      const removed = await this.backend.db
         .delete(connections)
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-        .returning({ id: connections.id }).all().length > 0
-    );
+        .returning({ id: connections.id });
+      return removed.length > 0;
+    });
   }
 
-  setForIntern(connectionId: string, internId: string, patch: Partial<InternConnectionSetting>): InternConnectionSetting {
+  setForIntern(connectionId: string, internId: string, patch: Partial<InternConnectionSetting>): Promise<InternConnectionSetting> {
+    const { internConnectionSettings } = this.backend.tables;
     const now = nowIso();
-    return this.db.transaction(
-      (tx) => {
+    const write = () =>
+      this.backend.transaction(async (tx) => {
         const where = and(
           eq(internConnectionSettings.internId, internId),
           eq(internConnectionSettings.connectionId, connectionId),
         );
-        const existing = tx.select().from(internConnectionSettings).where(where).get();
+        const [existing] = await tx.select().from(internConnectionSettings).where(where).limit(1);
         const next = {
           turnedOff: patch.turnedOff ?? existing?.turnedOff ?? false,
           hidden: patch.hidden ?? existing?.hidden ?? false,
         };
-        if (existing) tx.update(internConnectionSettings).set({ ...next, updatedAt: now }).where(where).run();
-        else tx.insert(internConnectionSettings).values({ internId, connectionId, ...next, updatedAt: now }).run();
+        if (existing) await tx.update(internConnectionSettings).set({ ...next, updatedAt: now }).where(where);
+        else await tx.insert(internConnectionSettings).values({ internId, connectionId, ...next, updatedAt: now });
         return next;
-      },
-      { behavior: "immediate" },
-    );
+      });
+    return upsertRetried(write);
   }
 
-  settingFor(connectionId: string, internId: string): InternConnectionSetting {
-    const row = this.db
+  async settingFor(connectionId: string, internId: string): Promise<InternConnectionSetting> {
+    const { internConnectionSettings } = this.backend.tables;
+    const [row] = await this.backend.db
       .select()
       .from(internConnectionSettings)
       .where(and(eq(internConnectionSettings.internId, internId), eq(internConnectionSettings.connectionId, connectionId)))
-      .get();
+      .limit(1);
     return { turnedOff: row?.turnedOff ?? false, hidden: row?.hidden ?? false };
   }
 
@@ -143,8 +179,9 @@ export class ConnectionStore {
    * Keys of the connections an intern can use: stored, enabled, and neither turned off nor hidden for
    * it. The last test result plays no part.
    */
-  usableBy(workspaceId: string, internId: string): string[] {
-    const rows = this.db
+  async usableBy(workspaceId: string, internId: string): Promise<string[]> {
+    const { connections, internConnectionSettings } = this.backend.tables;
+    const rows = await this.backend.db
       .select({
         key: connections.key,
         turnedOff: internConnectionSettings.turnedOff,
@@ -156,13 +193,12 @@ export class ConnectionStore {
         and(eq(internConnectionSettings.connectionId, connections.id), eq(internConnectionSettings.internId, internId)),
       )
       .where(and(eq(connections.workspaceId, workspaceId), eq(connections.enabled, true)))
-      .orderBy(asc(connections.key))
-      .all();
+      .orderBy(asc(connections.key));
     return rows.filter((row) => !row.turnedOff && !row.hidden).map((row) => row.key);
   }
 
   /** The stored credentials, for use by the gateway itself. Never rendered in a response. */
   reveal(row: ConnectionRow): string | null {
-    return row.credentialsEnc ? this.box.open(row.credentialsEnc, associatedData(row.workspaceId, row.key)) : null;
+    return openCredentials(this.box, row);
   }
 }

@@ -1,4 +1,5 @@
-import { chmodSync, closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { describeError, type Logger } from "../core/log.ts";
 import { PRIVATE_FILE_MODE } from "./client.ts";
 import type { GenerationRow } from "./schema.ts";
@@ -6,29 +7,40 @@ import type { GenerationRow } from "./schema.ts";
 export const JOURNAL_FILE = "generations.journal";
 
 /**
- * The write-ahead journal of generation records: each record is appended as one JSON line when it is
- * queued (before its answer reaches the client), and the journal is emptied once the batch holding it
- * is committed. One synchronous write(2) per record on a descriptor opened once with O_APPEND and no
- * fsync: the line is in the OS page cache when write returns, so it survives a killed process (though
+ * The write-ahead journal of generation records: each record is appended as one JSON line to the live
+ * file when it is queued (before its answer reaches the client). When a batch is taken for writing,
+ * the live file is sealed (renamed `<file>.<n>`) and a new live file started, so records queued while
+ * the batch is in flight land in the new file; a sealed file is deleted once its batch is committed.
+ * One synchronous write(2) per record on a descriptor opened once with O_APPEND and no fsync: the line
+ * is in the OS page cache when write returns, so it survives a killed process at any moment (though
  * not a power loss, like the database's own WAL with synchronous=NORMAL).
  */
 export class GenerationJournal {
   #fd: number | undefined;
   #failing = false;
+  #appended = 0;
+  #next: number;
 
   constructor(
     readonly path: string,
     private readonly logger: Logger,
   ) {
-    this.#fd = openSync(path, "a", PRIVATE_FILE_MODE);
-    chmodSync(path, PRIVATE_FILE_MODE);
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    this.#next = Math.max(0, ...sealedFiles(path).map((file) => Number(file.slice(path.length + 1)))) + 1;
+    this.#open();
+  }
+
+  #open(): void {
+    this.#fd = openSync(this.path, "a", PRIVATE_FILE_MODE);
+    chmodSync(this.path, PRIVATE_FILE_MODE);
+    this.#appended = statSync(this.path).size;
   }
 
   /** A failed append (a full disk) is logged once until one succeeds: the answer is not refused for it. */
   append(row: GenerationRow): void {
     if (this.#fd === undefined) return;
     try {
-      writeSync(this.#fd, `${JSON.stringify(row)}\n`);
+      this.#appended += writeSync(this.#fd, `${JSON.stringify(row)}\n`);
       this.#failing = false;
     } catch (error) {
       if (!this.#failing) this.logger.error("appending to the generation journal failed; records stay queued in memory only", { file: this.path, error: describeError(error) });
@@ -36,9 +48,29 @@ export class GenerationJournal {
     }
   }
 
-  /** Empties the journal: every line in it is committed. */
-  clear(): void {
-    if (this.#fd !== undefined) ftruncateSync(this.#fd, 0);
+  /**
+   * Seals what the live file holds under a new name and starts an empty live file; the sealed file's
+   * path, or undefined when the live file was empty.
+   */
+  seal(): string | undefined {
+    if (this.#fd === undefined || this.#appended === 0) return undefined;
+    const sealed = `${this.path}.${this.#next++}`;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+    renameSync(this.path, sealed);
+    this.#open();
+    return sealed;
+  }
+
+  /** Deletes sealed files whose every record is committed. */
+  discard(files: string[]): void {
+    for (const file of files) {
+      try {
+        unlinkSync(file);
+      } catch (error) {
+        this.logger.warn("removing a written generation journal file failed; its records are skipped on replay", { file, error: describeError(error) });
+      }
+    }
   }
 
   close(): void {
@@ -47,10 +79,21 @@ export class GenerationJournal {
   }
 }
 
+/** The sealed files beside a journal (batches not known to be committed), oldest first. */
+export function sealedFiles(path: string): string[] {
+  const directory = dirname(path);
+  if (!existsSync(directory)) return [];
+  const prefix = `${basename(path)}.`;
+  return readdirSync(directory)
+    .filter((name) => name.startsWith(prefix) && /^\d+$/.test(name.slice(prefix.length)))
+    .map((name) => join(directory, name))
+    .sort((a, b) => Number(a.slice(path.length + 1)) - Number(b.slice(path.length + 1)));
+}
+
 /**
- * The records a journal left behind (a process killed before its flush). A last line without its line
- * feed was cut by the kill mid-write, and a line that is not a record cannot be used: both are skipped
- * with a warning.
+ * The records a journal file left behind (a process killed before its flush). A last line without its
+ * line feed was cut by the kill mid-write, and a line that is not a record cannot be used: both are
+ * skipped with a warning.
  */
 export function readJournal(path: string, logger: Logger): GenerationRow[] {
   if (!existsSync(path)) return [];

@@ -1,12 +1,14 @@
 import { describe, expect, test } from "bun:test";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../core/log.ts";
-import { openDatabase } from "./client.ts";
+import { openSqliteBackend } from "./backend.ts";
 import { JOURNAL_FILE } from "./generation-journal.ts";
 import { GenerationStore } from "./generations.ts";
 import { type GenerationRow, generations } from "./schema.ts";
+
+const stored = async (backend: ReturnType<typeof openSqliteBackend>) => backend.db.select().from(generations);
 
 function row(id: string): GenerationRow {
   return {
@@ -51,30 +53,30 @@ function row(id: string): GenerationRow {
 
 describe("GenerationStore", () => {
   test("records are readable at once and written behind in one batch", async () => {
-    const db = openDatabase({ dataDir: ":memory:" });
+    const db = openSqliteBackend({ dataDir: ":memory:" });
     const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 10 });
     store.record(row("gen-a"));
     store.record(row("gen-b"));
-    expect(store.get("ws", "gen-a")?.id).toBe("gen-a");
-    expect(store.get("other", "gen-a")).toBeUndefined();
-    expect(db.select().from(generations).all()).toHaveLength(0);
+    expect((await store.get("ws", "gen-a"))?.id).toBe("gen-a");
+    expect(await store.get("other", "gen-a")).toBeUndefined();
+    expect(await stored(db)).toHaveLength(0);
     await Bun.sleep(30);
-    expect(db.select().from(generations).all()).toHaveLength(2);
+    expect(await stored(db)).toHaveLength(2);
     expect(store.pendingCount).toBe(0);
   });
 
-  test("close() writes what is queued before the database goes away; later records are dropped", () => {
-    const db = openDatabase({ dataDir: ":memory:" });
+  test("close() writes what is queued before the database goes away; later records are dropped", async () => {
+    const db = openSqliteBackend({ dataDir: ":memory:" });
     const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
     store.record(row("gen-last"));
-    store.close();
-    expect(db.select().from(generations).all().map((written) => written.id)).toEqual(["gen-last"]);
+    await store.close();
+    expect((await stored(db)).map((written) => written.id)).toEqual(["gen-last"]);
     store.record(row("gen-late"));
     expect(store.pendingCount).toBe(0);
   });
 
   test("a full batch is written at the next turn of the event loop, not inside record(); values round-trip", async () => {
-    const db = openDatabase({ dataDir: ":memory:" });
+    const db = openSqliteBackend({ dataDir: ":memory:" });
     const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000, batchSize: 3 });
     const first = { ...row("gen-1"), streamed: true, cancelled: true, totalCost: 0.25, attempts: [{ provider: "p", endpoint: "p/x", status: 200, latency_ms: 3 }] };
     store.record(first);
@@ -83,13 +85,48 @@ describe("GenerationStore", () => {
     expect(store.pendingCount).toBe(3);
     await Bun.sleep(0);
     expect(store.pendingCount).toBe(0);
-    expect(db.select().from(generations).all()).toHaveLength(3);
-    expect(store.get("ws", "gen-1")).toEqual(first);
+    expect(await stored(db)).toHaveLength(3);
+    expect(await store.get("ws", "gen-1")).toEqual(first);
     // A record with an id already written is ignored, as before.
     store.record({ ...row("gen-1"), status: 500 });
-    store.flush();
-    expect(store.get("ws", "gen-1")?.status).toBe(200);
-    store.close();
+    await store.flush();
+    expect((await store.get("ws", "gen-1"))?.status).toBe(200);
+    await store.close();
+  });
+
+  test("records queued while a batch is in flight wait for the next one; reads count every record once", async () => {
+    const db = openSqliteBackend({ dataDir: ":memory:" });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    store.record({ ...row("gen-x"), totalCost: 1 });
+    const flushing = store.flush();
+    store.record({ ...row("gen-y"), totalCost: 2 });
+    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+    await flushing;
+    expect((await stored(db)).map((written) => written.id)).toEqual(["gen-x"]);
+    expect(store.pendingCount).toBe(1);
+    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+    expect((await store.usageByKey(["hash"])).get("hash")?.total).toBe(3);
+    expect((await store.popularity("ws", new Date(0))).get("m/x")).toBe(2);
+    await store.close();
+    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+  });
+
+  test("a batch the database cannot take is kept, reported failing, and written once it can", async () => {
+    const db = openSqliteBackend({ dataDir: ":memory:" });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    db.sqlite!.exec("ALTER TABLE generations RENAME TO generations_away");
+    const ping = db.ping;
+    Object.assign(db, { ping: async () => Promise.reject(new Error("unreachable")) });
+    store.record(row("gen-kept"));
+    await store.flush();
+    expect(store.failing).toBe(true);
+    expect(store.pendingCount).toBe(1);
+    db.sqlite!.exec("ALTER TABLE generations_away RENAME TO generations");
+    Object.assign(db, { ping });
+    await store.flush();
+    expect(store.failing).toBe(false);
+    expect((await stored(db)).map((written) => written.id)).toEqual(["gen-kept"]);
+    await store.close();
   });
 });
 
@@ -99,34 +136,60 @@ describe("generation journal", () => {
     return { logger: createLogger("debug", (line) => lines.push(line)), lines };
   };
 
-  test("a queued record is journaled at once; the flush empties the journal", () => {
+  test("a queued record is journaled at once; the flush empties the journal", async () => {
     const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
     try {
-      const db = openDatabase({ dataDir: dir });
+      const db = openSqliteBackend({ dataDir: dir });
       const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
       const file = join(dir, JOURNAL_FILE);
       store.record(row("gen-j1"));
       store.record(row("gen-j2"));
       expect(readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id)).toEqual(["gen-j1", "gen-j2"]);
-      store.flush();
+      await store.flush();
       expect(readFileSync(file, "utf8")).toBe("");
-      // Appends after the truncation start at the beginning again (O_APPEND).
+      expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
       store.record(row("gen-j3"));
       expect(readFileSync(file, "utf8").startsWith('{"id":"gen-j3"')).toBe(true);
-      store.close();
-      db.$client.close();
+      await store.close();
+      await db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
-  test("the next start replays what a killed process left: idempotently, skipping a torn last line", () => {
+  test("a batch in flight keeps its journal file until it is committed; records queued meanwhile go to a new one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
     try {
-      const db = openDatabase({ dataDir: dir });
+      const db = openSqliteBackend({ dataDir: dir });
+      const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+      db.sqlite!.exec("ALTER TABLE generations RENAME TO generations_away");
+      Object.assign(db, { ping: async () => Promise.reject(new Error("unreachable")) });
+      store.record(row("gen-b1"));
+      await store.flush();
+      store.record(row("gen-b2"));
+      const lines = (name: string) => readFileSync(join(dir, name), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id);
+      expect(lines(`${JOURNAL_FILE}.1`)).toEqual(["gen-b1"]);
+      expect(lines(JOURNAL_FILE)).toEqual(["gen-b2"]);
+      // The kill: the next start takes both files' records.
+      db.sqlite!.exec("ALTER TABLE generations_away RENAME TO generations");
+      const second = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+      await second.flush();
+      expect((await stored(db)).map((written) => written.id).sort()).toEqual(["gen-b1", "gen-b2"]);
+      expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
+      await second.close();
+      await db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the next start replays what a killed process left: idempotently, skipping a torn last line", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
+    try {
+      const db = openSqliteBackend({ dataDir: dir });
       const first = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
       first.record(row("gen-written"));
-      first.flush();
+      await first.flush();
       first.record({ ...row("gen-lost"), totalCost: 0.5 });
       // A record already written is journaled again (as a retried batch would leave it).
       first.record({ ...row("gen-written"), status: 500 });
@@ -134,13 +197,14 @@ describe("generation journal", () => {
       appendFileSync(join(dir, JOURNAL_FILE), JSON.stringify(row("gen-torn")).slice(0, 40));
       const { logger, lines } = logged();
       const second = new GenerationStore(db, logger, { flushDelayMs: 60_000 });
-      const written = db.select().from(generations).all().map((stored) => `${stored.id} ${stored.status}`);
+      await second.flush();
+      const written = (await stored(db)).map((row) => `${row.id} ${row.status}`);
       expect(written.sort()).toEqual(["gen-lost 200", "gen-written 200"]);
-      expect(second.spentSince("hash", new Date(0))).toBe(0.5);
+      expect(await second.spentSince("hash", new Date(0))).toBe(0.5);
       expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe("");
       expect(lines.some((line) => line.includes("incomplete last line of the generation journal"))).toBe(true);
-      second.close();
-      db.$client.close();
+      await second.close();
+      await db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

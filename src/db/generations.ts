@@ -1,12 +1,12 @@
-import type { Statement } from "bun:sqlite";
 import { dirname, join } from "node:path";
-import { and, Column, eq, getTableColumns, gte, inArray, lt, sql, sum } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, notInArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/periods.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
-import type { Db } from "./client.ts";
-import { GenerationJournal, JOURNAL_FILE, readJournal } from "./generation-journal.ts";
-import { type GenerationRow, generations } from "./schema.ts";
+import type { Backend } from "./backend.ts";
+import { GenerationJournal, JOURNAL_FILE, readJournal, sealedFiles } from "./generation-journal.ts";
+import { type BatchWriter, batchWriter } from "./generation-writer.ts";
+import type { GenerationRow } from "./schema.ts";
 
 export interface KeyUsage {
   total: number;
@@ -21,95 +21,73 @@ export interface GenerationStoreOptions {
   /** A batch this large is written at once. */
   batchSize?: number;
   /**
-   * The write-ahead journal file; default `generations.journal` beside an on-disk database, none for an
-   * in-memory one (null: none).
+   * The write-ahead journal file; default `generations.journal` beside an on-disk SQLite database, none
+   * for an in-memory one or PostgreSQL (null: none).
    */
   journalFile?: string | null;
 }
 
-/** The journal's default place: beside the database file. */
-function journalBeside(db: Db): string | null {
-  const file = db.$client.filename;
-  return file === "" || file === ":memory:" ? null : join(dirname(file), JOURNAL_FILE);
+/** The journal's default place: beside the SQLite database file. */
+function journalBeside(backend: Backend): string | null {
+  const file = backend.sqlite?.filename;
+  return file === undefined || file === "" || file === ":memory:" ? null : join(dirname(file), JOURNAL_FILE);
 }
 
-/** One column of the INSERT: the row's field, the SQL name and the value as the driver stores it. */
-interface InsertColumn {
-  field: keyof GenerationRow;
-  name: string;
-  encode: (value: unknown) => unknown;
-}
+/** Longest wait between two attempts of a batch the database refused. */
+const MAX_RETRY_MS = 30_000;
 
 /**
- * The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and defaults.
- * A column whose mapping is drizzle's identity (plain text, integer, real) stores its value as is.
- */
-const INSERT_COLUMNS: InsertColumn[] = Object.entries(getTableColumns(generations)).map(([field, column]) => {
-  const mapped = column as Column;
-  const fallback = mapped.default === undefined ? null : mapped.mapToDriverValue(mapped.default);
-  const identity = mapped.mapToDriverValue === Column.prototype.mapToDriverValue;
-  return {
-    field: field as keyof GenerationRow,
-    name: mapped.name,
-    encode: identity
-      ? (value) => (value === undefined ? fallback : value)
-      : (value) => (value === undefined ? fallback : value === null ? null : mapped.mapToDriverValue(value)),
-  };
-});
-
-const INSERT_SQL = `INSERT INTO generations (${INSERT_COLUMNS.map((column) => `"${column.name}"`).join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`;
-
-/**
- * Generation records, written behind the response: records queue in memory and are inserted in one
- * transaction per batch, through one prepared statement, on a timer (or at the next turn of the event
- * loop once a batch is full), never inside the request that queued them. Reads see queued records
- * too, so a client can fetch its generation at once. A queued record is appended to the journal at
- * once, so the record of an answer already sent survives a killed process: the next start replays it.
+ * Generation records, written behind the response: records queue in memory and are written in
+ * batches (generation-writer.ts) on a timer (or at the next turn of the event loop once a batch is
+ * full), never inside the request that queued them. While a batch is in flight, new records queue for
+ * the next one. Reads see queued records too, so a client can fetch its generation at once. A queued
+ * record is appended to the journal at once, and its journal file is deleted only once its batch is
+ * committed, so the record of an answer already sent survives a killed process: the next start
+ * replays it. A batch the database cannot take (unreachable) is kept and retried with backoff.
  */
 export class GenerationStore {
-  readonly #pending = new Map<string, GenerationRow>();
+  /** Records not yet taken into a batch (journaled in the live journal file). */
+  readonly #queued = new Map<string, GenerationRow>();
+  /** The batch in flight, or refused and waiting for its retry (journaled in `#sealed`). */
+  readonly #batch = new Map<string, GenerationRow>();
+  #sealed: string[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #immediate: ReturnType<typeof setImmediate> | undefined;
+  #flushing: Promise<void> | undefined;
+  #failing = false;
+  #retries = 0;
   readonly #delay: number;
   readonly #batchSize: number;
   #closed = false;
-  #insert: Statement | undefined;
-  #write: ((batch: GenerationRow[]) => void) | undefined;
+  readonly #writer: BatchWriter;
   readonly #journal: GenerationJournal | undefined;
 
   constructor(
-    private readonly db: Db,
+    private readonly backend: Backend,
     private readonly logger: Logger,
     options: GenerationStoreOptions = {},
   ) {
     this.#delay = options.flushDelayMs ?? 50;
     this.#batchSize = options.batchSize ?? 256;
-    const journalFile = options.journalFile === undefined ? journalBeside(db) : options.journalFile;
+    this.#writer = batchWriter(backend);
+    const journalFile = options.journalFile === undefined ? journalBeside(backend) : options.journalFile;
     if (journalFile !== null) {
-      this.#replay(readJournal(journalFile, logger));
       this.#journal = new GenerationJournal(journalFile, logger);
-      this.#journal.clear();
+      this.#replay(journalFile);
     }
   }
 
   /**
-   * Inserts the records a killed process left in the journal; those already written are skipped (by
-   * id). A record the database refuses is logged and dropped rather than blocking every start.
+   * Takes the records a killed process left in the journal as the first batch, written at once; those
+   * already written are skipped (by id).
    */
-  #replay(rows: GenerationRow[]): void {
-    if (rows.length === 0) return;
-    try {
-      this.#writeBatch(rows);
-    } catch {
-      for (const row of rows) {
-        try {
-          this.#writeBatch([row]);
-        } catch (error) {
-          this.logger.error("a journaled generation record cannot be written; dropped", { id: row.id, error: describeError(error) });
-        }
-      }
-    }
-    this.logger.info("replayed generation records from the journal", { count: rows.length });
+  #replay(journalFile: string): void {
+    this.#journal!.seal();
+    this.#sealed = sealedFiles(journalFile);
+    for (const file of this.#sealed) for (const row of readJournal(file, this.logger)) this.#batch.set(row.id, row);
+    if (this.#batch.size === 0) return this.#journal!.discard(this.#sealed.splice(0));
+    this.logger.info("replaying generation records from the journal", { count: this.#batch.size });
+    this.#immediate = setImmediate(() => void this.flush());
   }
 
   record(row: GenerationRow): void {
@@ -118,83 +96,145 @@ export class GenerationStore {
       return;
     }
     this.#journal?.append(row);
-    this.#pending.set(row.id, row);
-    if (this.#pending.size >= this.#batchSize) this.#immediate ??= setImmediate(() => this.flush());
-    else this.#timer ??= setTimeout(() => this.flush(), this.#delay);
+    this.#queued.set(row.id, row);
+    // While the database refuses batches, only the retry timer writes.
+    if (this.#failing) return;
+    if (this.#queued.size >= this.#batchSize) this.#immediate ??= setImmediate(() => void this.flush());
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#delay);
   }
 
-  /** Inserts a batch in one transaction (prepared once, on the first write). */
-  #writeBatch(batch: GenerationRow[]): void {
-    if (!this.#write) {
-      const client = this.db.$client;
-      const insert = (this.#insert = client.prepare(INSERT_SQL));
-      const values = new Array<unknown>(INSERT_COLUMNS.length);
-      this.#write = client.transaction((rows: GenerationRow[]) => {
-        for (const row of rows) {
-          for (let index = 0; index < INSERT_COLUMNS.length; index++) {
-            const column = INSERT_COLUMNS[index]!;
-            values[index] = column.encode(row[column.field]);
-          }
-          insert.run(values as never);
-        }
-      });
+  /**
+   * Writes every record queued now (after the batch in flight, if any). Never rejects: a batch the
+   * database refuses stays queued (and journaled) and is retried with backoff.
+   */
+  async flush(): Promise<void> {
+    while (this.#flushing) await this.#flushing;
+    this.#flushing = this.#round();
+    try {
+      await this.#flushing;
+    } finally {
+      this.#flushing = undefined;
     }
-    this.#write(batch);
   }
 
-  /** Writes every queued record now. A failed batch stays queued and is retried on the next flush. */
-  flush(): void {
+  async #round(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     clearImmediate(this.#immediate);
     this.#immediate = undefined;
-    if (this.#pending.size === 0) return;
-    const batch = [...this.#pending.values()];
+    if (this.#queued.size > 0) {
+      const sealed = this.#journal?.seal();
+      if (sealed) this.#sealed.push(sealed);
+      for (const [id, row] of this.#queued) this.#batch.set(id, row);
+      this.#queued.clear();
+    }
+    if (this.#batch.size === 0) return;
+    const batch = [...this.#batch.values()];
     try {
-      // Nothing can queue while the (synchronous) batch is written and the journal emptied: what is
-      // pending (and journaled) is the batch.
-      this.#writeBatch(batch);
-      this.#pending.clear();
-      this.#journal?.clear();
+      await this.#writer.write(batch);
     } catch (error) {
-      this.logger.error("writing generation records failed; will retry", { count: batch.length, error: describeError(error) });
-      this.#timer = setTimeout(() => this.flush(), Math.max(this.#delay, 1000));
+      if (!(await this.#writeEach(batch, error))) return this.#retryLater(batch.length, error);
+    }
+    this.#batch.clear();
+    this.#journal?.discard(this.#sealed.splice(0));
+    this.#failing = false;
+    this.#retries = 0;
+    if (this.#queued.size > 0 && !this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#delay);
+  }
+
+  /**
+   * After a refused batch: when the database answers, one record it refuses (not a lost connection)
+   * must not block the others forever, so the records are written one by one and a refused one is
+   * logged and dropped. False when the database cannot be reached: the batch is kept.
+   */
+  async #writeEach(batch: GenerationRow[], batchError: unknown): Promise<boolean> {
+    if (!(await this.#reachable())) return false;
+    this.logger.warn("a batch of generation records was refused; writing them one by one", { count: batch.length, error: describeError(batchError) });
+    for (const row of batch) {
+      try {
+        await this.#writer.write([row]);
+      } catch (error) {
+        if (!(await this.#reachable())) return false;
+        this.logger.error("a generation record cannot be written; dropped", { id: row.id, error: describeError(error) });
+      }
+    }
+    return true;
+  }
+
+  async #reachable(): Promise<boolean> {
+    try {
+      await this.backend.ping();
+      return true;
+    } catch {
+      return false;
     }
   }
 
-  /** Writes what is queued and stops: call before the database closes, or the last records are lost. */
-  close(): void {
-    this.flush();
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#closed = true;
-    this.#journal?.close();
-    this.#insert?.finalize();
-    this.#insert = undefined;
-    this.#write = undefined;
+  #retryLater(count: number, error: unknown): void {
+    this.#failing = true;
+    const wait = Math.min(MAX_RETRY_MS, Math.max(this.#delay, 1000) * 2 ** this.#retries++);
+    this.logger.error("writing generation records failed; will retry", { count, retry_in_ms: wait, error: describeError(error) });
+    if (!this.#closed) this.#timer = setTimeout(() => void this.flush(), wait);
   }
 
-  get(workspaceId: string, id: string): GenerationRow | undefined {
-    const pending = this.#pending.get(id);
+  /**
+   * Writes what is queued and stops: call before the database closes. What the database refuses even
+   * now stays in the journal for the next start.
+   */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.#queued.size > 0 && !this.#failing) await this.flush();
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    clearImmediate(this.#immediate);
+    this.#immediate = undefined;
+    if (this.pendingCount > 0) this.logger.warn("generation records not written at shutdown; the journal keeps them for the next start", { count: this.pendingCount });
+    this.#journal?.close();
+    this.#writer.close();
+  }
+
+  /** Records not yet committed (queued, in flight, or waiting for a retry). */
+  get pendingCount(): number {
+    return this.#queued.size + this.#batch.size;
+  }
+
+  /** The database refused the last batch (unreachable): records are kept and retried. */
+  get failing(): boolean {
+    return this.#failing;
+  }
+
+  /** Records not yet known to be committed. */
+  #pending(): GenerationRow[] {
+    return [...this.#queued.values(), ...this.#batch.values()];
+  }
+
+  async get(workspaceId: string, id: string): Promise<GenerationRow | undefined> {
+    const pending = this.#queued.get(id) ?? this.#batch.get(id);
     if (pending) return pending.workspaceId === workspaceId ? pending : undefined;
-    return this.db
+    const { generations } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(generations)
       .where(and(eq(generations.id, id), eq(generations.workspaceId, workspaceId)))
-      .get();
+      .limit(1);
+    return rows[0];
   }
 
   /**
    * What keys spent (USD): in total, today, this week (from Monday) and this month, UTC, queued records
-   * included. One grouped query for any number of keys.
+   * included. One grouped query for any number of keys. Records still in memory are counted from
+   * memory and left out of the query, so one committed while the query runs is counted once.
    */
-  usageByKey(keyHashes: string[], now = new Date()): Map<string, KeyUsage> {
+  async usageByKey(keyHashes: string[], now = new Date()): Promise<Map<string, KeyUsage>> {
     const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { total: 0, daily: 0, weekly: 0, monthly: 0 }]));
     if (keyHashes.length === 0) return result;
+    const { generations } = this.backend.tables;
     const day = periodStart("daily", now).toISOString();
     const week = periodStart("weekly", now).toISOString();
     const month = periodStart("monthly", now).toISOString();
-    const rows = this.db
+    const pending = this.#pending().filter((row) => result.has(row.keyHash));
+    const rows = await this.backend.db
       .select({
         keyHash: generations.keyHash,
         total: sql<number>`coalesce(sum(${generations.totalCost}), 0)`,
@@ -203,13 +243,13 @@ export class GenerationStore {
         monthly: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${month} then ${generations.totalCost} end), 0)`,
       })
       .from(generations)
-      .where(inArray(generations.keyHash, keyHashes))
-      .groupBy(generations.keyHash)
-      .all();
-    for (const row of rows) result.set(row.keyHash, { total: row.total, daily: row.daily, weekly: row.weekly, monthly: row.monthly });
-    for (const row of this.#pending.values()) {
-      const usage = result.get(row.keyHash);
-      if (!usage) continue;
+      .where(and(inArray(generations.keyHash, keyHashes), notPending(generations.id, pending)))
+      .groupBy(generations.keyHash);
+    for (const row of rows) {
+      result.set(row.keyHash, { total: Number(row.total), daily: Number(row.daily), weekly: Number(row.weekly), monthly: Number(row.monthly) });
+    }
+    for (const row of pending) {
+      const usage = result.get(row.keyHash)!;
       usage.total += row.totalCost;
       if (row.createdAt >= day) usage.daily += row.totalCost;
       if (row.createdAt >= week) usage.weekly += row.totalCost;
@@ -218,33 +258,54 @@ export class GenerationStore {
     return result;
   }
 
-  /** USD a key spent since a moment, queued records included. */
   /** Successful requests per model in a workspace since `since` (the records still queued included). */
-  popularity(workspaceId: string, since: Date): Map<string, number> {
-    this.flush();
-    const rows = this.db
+  async popularity(workspaceId: string, since: Date): Promise<Map<string, number>> {
+    const { generations } = this.backend.tables;
+    const iso = since.toISOString();
+    const pending = this.#pending().filter((row) => row.workspaceId === workspaceId && row.createdAt >= iso && row.status < 400);
+    const rows = await this.backend.db
       .select({ model: generations.model, count: sql<number>`count(*)` })
       .from(generations)
-      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, since.toISOString()), lt(generations.status, 400)))
-      .groupBy(generations.model)
-      .all();
-    return new Map(rows.map((row) => [row.model, Number(row.count)]));
+      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, iso), lt(generations.status, 400), notPending(generations.id, pending)))
+      .groupBy(generations.model);
+    const counts = new Map(rows.map((row) => [row.model, Number(row.count)]));
+    for (const row of pending) counts.set(row.model, (counts.get(row.model) ?? 0) + 1);
+    return counts;
   }
 
-  spentSince(keyHash: string, since: Date): number {
+  /** USD of the records in memory of a key created at or after `iso`. */
+  pendingSpend(keyHash: string, iso: string): number {
+    return this.#pending().reduce((total, row) => (row.keyHash === keyHash && row.createdAt >= iso ? total + row.totalCost : total), 0);
+  }
+
+  /** USD a key spent since a moment, queued records included. */
+  async spentSince(keyHash: string, since: Date): Promise<number> {
+    const { generations } = this.backend.tables;
     const iso = since.toISOString();
-    const stored =
-      this.db
-        .select({ total: sum(generations.totalCost) })
-        .from(generations)
-        .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso)))
-        .get()?.total ?? 0;
-    let pending = 0;
-    for (const row of this.#pending.values()) if (row.keyHash === keyHash && row.createdAt >= iso) pending += row.totalCost;
-    return Number(stored) + pending;
+    const pending = this.#pending().filter((row) => row.keyHash === keyHash && row.createdAt >= iso);
+    const [stored] = await this.backend.db
+      .select({ total: sum(generations.totalCost) })
+      .from(generations)
+      .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso), notPending(generations.id, pending)));
+    return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + row.totalCost, 0);
   }
+}
 
-  get pendingCount(): number {
-    return this.#pending.size;
-  }
+/**
+ * USD a key spent since a moment, read synchronously: the one-host (SQLite) SpendLedger's read, whose
+ * reservations are synchronous. Not available on PostgreSQL, where spend is kept by the database.
+ */
+export function spentSinceNow(store: GenerationStore, backend: Backend, keyHash: string, since: Date): number {
+  const client = backend.sqlite;
+  if (!client) throw new Error("a synchronous spend read needs the SQLite backend");
+  const iso = since.toISOString();
+  const row = client
+    .query<{ total: number | null }, [string, string]>("SELECT sum(total_cost) AS total FROM generations WHERE key_hash = ? AND created_at >= ?")
+    .get(keyHash, iso);
+  return Number(row?.total ?? 0) + store.pendingSpend(keyHash, iso);
+}
+
+/** Leaves out the records counted from memory. */
+function notPending(id: Parameters<typeof notInArray>[0], pending: GenerationRow[]) {
+  return pending.length === 0 ? undefined : notInArray(id, pending.map((row) => row.id));
 }

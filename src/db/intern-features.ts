@@ -1,43 +1,44 @@
 import { and, asc, eq } from "drizzle-orm";
 import { nowIso } from "../core/ids.ts";
-import type { Db } from "./client.ts";
-import { type InternFeatureRow, internFeatures } from "./schema.ts";
+import type { Backend } from "./backend.ts";
+import type { InternFeatureRow } from "./schema.ts";
 
 /** Which features each intern has been given. Callers resolve the intern in its workspace first. */
 export class InternFeatureStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly backend: Backend) {}
 
   /** Records the feature; `created` is false when the intern had it already (the row is unchanged). */
-  add(internId: string, featureId: string): { row: InternFeatureRow; created: boolean } {
-    const inserted = this.db
-      .insert(internFeatures)
+  async add(internId: string, featureId: string): Promise<{ row: InternFeatureRow; created: boolean }> {
+    const [inserted] = await this.backend.db
+      .insert(this.backend.tables.internFeatures)
       .values({ internId, featureId, createdAt: nowIso() })
       .onConflictDoNothing()
-      .returning()
-      .get();
+      .returning();
     if (inserted) return { row: inserted, created: true };
-    return { row: this.get(internId, featureId)!, created: false };
+    return { row: (await this.get(internId, featureId))!, created: false };
   }
 
-  get(internId: string, featureId: string): InternFeatureRow | undefined {
-    return this.db
+  async get(internId: string, featureId: string): Promise<InternFeatureRow | undefined> {
+    const { internFeatures } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(internFeatures)
       .where(and(eq(internFeatures.internId, internId), eq(internFeatures.featureId, featureId)))
-      .get();
+      .limit(1);
+    return rows[0];
   }
 
-  list(internId: string): InternFeatureRow[] {
-    return this.db.select().from(internFeatures).where(eq(internFeatures.internId, internId)).orderBy(asc(internFeatures.featureId)).all();
+  async list(internId: string): Promise<InternFeatureRow[]> {
+    const { internFeatures } = this.backend.tables;
+    return this.backend.db.select().from(internFeatures).where(eq(internFeatures.internId, internId)).orderBy(asc(internFeatures.featureId));
   }
 
-  remove(internId: string, featureId: string): boolean {
-    return (
-      this.db
-        .delete(internFeatures)
-        .where(and(eq(internFeatures.internId, internId), eq(internFeatures.featureId, featureId)))
-        .returning({ featureId: internFeatures.featureId })
-        .all().length > 0
-    );
+  async remove(internId: string, featureId: string): Promise<boolean> {
+    const { internFeatures } = this.backend.tables;
+    const removed = await this.backend.db
+      .delete(internFeatures)
+      .where(and(eq(internFeatures.internId, internId), eq(internFeatures.featureId, featureId)))
+      .returning({ featureId: internFeatures.featureId });
+    return removed.length > 0;
   }
 }

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, inArray } from "drizzle-orm";
 import { newId, nowIso } from "../core/ids.ts";
-import type { Db } from "./client.ts";
-import { type InternRow, interns } from "./schema.ts";
+import type { Backend } from "./backend.ts";
+import type { InternRow } from "./schema.ts";
 
 export const INTERN_STATUSES = [
   "awaiting_slack_install",
@@ -23,12 +23,12 @@ export interface InternInput {
 
 /** Interns of a workspace; every read is scoped by workspace so a foreign id is simply not found. */
 export class InternStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly backend: Backend) {}
 
-  create(workspaceId: string, input: InternInput & { name: string }): InternRow {
+  async create(workspaceId: string, input: InternInput & { name: string }): Promise<InternRow> {
     const now = nowIso();
-    return this.db
-      .insert(interns)
+    const [row] = await this.backend.db
+      .insert(this.backend.tables.interns)
       .values({
         id: newId(),
         workspaceId,
@@ -42,62 +42,65 @@ export class InternStore {
         createdAt: now,
         updatedAt: now,
       })
-      .returning()
-      .get();
+      .returning();
+    return row!;
   }
 
-  get(workspaceId: string, id: string): InternRow | undefined {
-    return this.db
+  async get(workspaceId: string, id: string): Promise<InternRow | undefined> {
+    const { interns } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(interns)
       .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
-      .get();
+      .limit(1);
+    return rows[0];
   }
 
   /** Interns of a workspace with exactly this name (names need not be unique). */
-  named(workspaceId: string, name: string): InternRow[] {
-    return this.db
+  async named(workspaceId: string, name: string): Promise<InternRow[]> {
+    const { interns } = this.backend.tables;
+    return this.backend.db
       .select()
       .from(interns)
       .where(and(eq(interns.workspaceId, workspaceId), eq(interns.name, name)))
-      .orderBy(asc(interns.id))
-      .all();
+      .orderBy(asc(interns.id));
   }
 
   /** Ordered by id (time-ordered UUIDs), paged with a cursor: the id of the last item seen. */
-  list(
+  async list(
     workspaceId: string,
     options: { limit: number; startingAfter?: string | undefined; statuses?: string[] | undefined },
-  ): { rows: InternRow[]; hasMore: boolean } {
+  ): Promise<{ rows: InternRow[]; hasMore: boolean }> {
+    const { interns } = this.backend.tables;
     const conditions = [eq(interns.workspaceId, workspaceId)];
     if (options.startingAfter) conditions.push(gt(interns.id, options.startingAfter));
     if (options.statuses && options.statuses.length > 0) conditions.push(inArray(interns.status, options.statuses));
-    const rows = this.db
+    const rows = await this.backend.db
       .select()
       .from(interns)
       .where(and(...conditions))
       .orderBy(asc(interns.id))
-      .limit(options.limit + 1)
-      .all();
+      .limit(options.limit + 1);
     return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
   }
 
-  update(workspaceId: string, id: string, patch: InternInput): InternRow | undefined {
+  async update(workspaceId: string, id: string, patch: InternInput): Promise<InternRow | undefined> {
+    const { interns } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    return this.db
+    const [row] = await this.backend.db
       .update(interns)
       .set({ ...values, updatedAt: nowIso() })
       .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
-      .returning()
-      .get();
+      .returning();
+    return row;
   }
 
-  delete(workspaceId: string, id: string): boolean {
-    return (
-      this.db
-        .delete(interns)
-        .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
-        .returning({ id: interns.id }).all().length > 0
-    );
+  async delete(workspaceId: string, id: string): Promise<boolean> {
+    const { interns } = this.backend.tables;
+    const removed = await this.backend.db
+      .delete(interns)
+      .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
+      .returning({ id: interns.id });
+    return removed.length > 0;
   }
 }

@@ -2,10 +2,9 @@ import { and, asc, count, eq, like, ne } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { nowIso } from "../core/ids.ts";
 import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../core/api-key.ts";
-import type { ChangeWatch } from "./change-watch.ts";
-import type { Db } from "./client.ts";
-import { isUniqueViolation } from "./sqlite-errors.ts";
-import { type ApiKeyRow, apiKeys } from "./schema.ts";
+import type { Backend, Conn } from "./backend.ts";
+import { isUniqueViolation } from "./errors.ts";
+import type { ApiKeyRow } from "./schema.ts";
 
 export interface NewKey {
   kind: KeyKind;
@@ -42,26 +41,24 @@ export interface KeyPatch {
 
 /**
  * API keys, stored as SHA-256 hashes only. Lookups by hash are served from memory after the first read,
- * so authentication reads no table on the hot path; every write drops the cached entry.
+ * so authentication reads no table on the hot path; every write drops the cached entry, and so does a
+ * write another process or replica made (the backend's change feed).
  */
 export class KeyStore {
   readonly #cache = new Map<string, ApiKeyRow>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly changes?: ChangeWatch,
-  ) {
-    // Another process (the CLI) wrote to the database: what is cached may be stale.
-    changes?.onChange(() => this.#cache.clear());
+  constructor(private readonly backend: Backend) {
+    backend.changes.onChange(() => this.#cache.clear());
   }
 
-  create(input: NewKey): { row: ApiKeyRow; plaintext: string } {
+  /** Creates a key; `tx` runs it inside the caller's transaction (bootstrap). */
+  async create(input: NewKey, tx: Conn = this.backend.db): Promise<{ row: ApiKeyRow; plaintext: string }> {
     if (input.deploymentAdmin && input.kind !== "management") throw new GatewayError("bad_request", "Only a management key can be a deployment admin");
     const plaintext = input.plaintext ?? generateApiKey(input.kind);
     const row: ApiKeyRow = {
       hash: hashApiKey(plaintext),
       kind: input.kind,
-      deploymentAdmin: input.deploymentAdmin ?? (input.kind === "management" && this.countManagementKeys() === 0),
+      deploymentAdmin: input.deploymentAdmin ?? (input.kind === "management" && (await this.countManagementKeys(tx)) === 0),
       name: input.name,
       label: keyLabel(plaintext),
       workspaceId: input.workspaceId,
@@ -79,7 +76,7 @@ export class KeyStore {
       updatedAt: null,
     };
     try {
-      this.db.insert(apiKeys).values(row).run();
+      await tx.insert(this.backend.tables.apiKeys).values(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw new GatewayError("conflict", "A key with this value already exists");
       throw error;
@@ -88,66 +85,77 @@ export class KeyStore {
   }
 
   /** The key with this hash, from memory when seen before. */
-  findByHash(hash: string): ApiKeyRow | undefined {
-    this.changes?.check();
+  async findByHash(hash: string): Promise<ApiKeyRow | undefined> {
+    this.backend.changes.check();
     const cached = this.#cache.get(hash);
     if (cached) return cached;
-    const row = this.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).get();
+    const { apiKeys } = this.backend.tables;
+    const row = (await this.backend.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).limit(1))[0];
     if (row) this.#cache.set(hash, row);
     return row;
   }
 
   /** Keys of any workspace whose hash starts with `prefix` (lowercase hex), at most `limit`. */
-  findByHashPrefix(prefix: string, limit: number): ApiKeyRow[] {
-    return this.db.select().from(apiKeys).where(like(apiKeys.hash, `${prefix}%`)).limit(limit).all();
+  async findByHashPrefix(prefix: string, limit: number): Promise<ApiKeyRow[]> {
+    const { apiKeys } = this.backend.tables;
+    return this.backend.db.select().from(apiKeys).where(like(apiKeys.hash, `${prefix}%`)).orderBy(asc(apiKeys.hash)).limit(limit);
   }
 
-  get(workspaceId: string, hash: string): ApiKeyRow | undefined {
-    const row = this.findByHash(hash);
+  async get(workspaceId: string, hash: string): Promise<ApiKeyRow | undefined> {
+    const row = await this.findByHash(hash);
     return row && row.workspaceId === workspaceId ? row : undefined;
   }
 
-  list(workspaceId: string, options: { offset: number; limit: number; includeDisabled: boolean }): ApiKeyRow[] {
+  async list(workspaceId: string, options: { offset: number; limit: number; includeDisabled: boolean }): Promise<ApiKeyRow[]> {
+    const { apiKeys } = this.backend.tables;
     const where = options.includeDisabled
       ? eq(apiKeys.workspaceId, workspaceId)
       : and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.disabled, false));
-    return this.db
+    return this.backend.db
       .select()
       .from(apiKeys)
       .where(where)
       .orderBy(asc(apiKeys.createdAt), asc(apiKeys.hash))
       .limit(options.limit)
-      .offset(options.offset)
-      .all();
+      .offset(options.offset);
   }
 
-  update(workspaceId: string, hash: string, patch: KeyPatch): ApiKeyRow | undefined {
+  async update(workspaceId: string, hash: string, patch: KeyPatch): Promise<ApiKeyRow | undefined> {
+    const { apiKeys } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    const row = this.db
+    const [row] = await this.backend.db
       .update(apiKeys)
       .set({ ...values, updatedAt: nowIso() })
       .where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId)))
-      .returning()
-      .get();
+      .returning();
     this.#cache.delete(hash);
     return row;
   }
 
-  delete(workspaceId: string, hash: string): boolean {
-    const removed = this.db.delete(apiKeys).where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId))).returning({ id: apiKeys.hash }).all();
+  async delete(workspaceId: string, hash: string): Promise<boolean> {
+    const { apiKeys } = this.backend.tables;
+    const removed = await this.backend.db
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId)))
+      .returning({ id: apiKeys.hash });
     this.#cache.delete(hash);
     return removed.length > 0;
   }
 
-  countManagementKeys(): number {
-    return this.db.select({ n: count() }).from(apiKeys).where(eq(apiKeys.kind, "management")).get()?.n ?? 0;
+  /** Management keys of the deployment; `tx` reads inside the caller's transaction (bootstrap). */
+  async countManagementKeys(tx: Conn = this.backend.db): Promise<number> {
+    const { apiKeys } = this.backend.tables;
+    const [row] = await tx.select({ n: count() }).from(apiKeys).where(eq(apiKeys.kind, "management"));
+    return Number(row?.n ?? 0);
   }
 
-  countInWorkspace(workspaceId: string, exceptHash?: string): number {
+  async countInWorkspace(workspaceId: string, exceptHash?: string): Promise<number> {
+    const { apiKeys } = this.backend.tables;
     const where = exceptHash
       ? and(eq(apiKeys.workspaceId, workspaceId), ne(apiKeys.hash, exceptHash))
       : eq(apiKeys.workspaceId, workspaceId);
-    return this.db.select({ n: count() }).from(apiKeys).where(where).get()?.n ?? 0;
+    const [row] = await this.backend.db.select({ n: count() }).from(apiKeys).where(where);
+    return Number(row?.n ?? 0);
   }
 
   /** Drops cached entries of keys removed by a cascade (an intern or workspace deleted). */

@@ -3,7 +3,13 @@
  * gateway: whether it opens, its integrity, and which migrations it lacks.
  */
 import { Database } from "bun:sqlite";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import type { SealedCheck } from "../core/secret-box.ts";
+import { sqliteBackend } from "./backend.ts";
+import type { Db } from "./client.ts";
 import type { MigrationSource } from "./migrations.ts";
+import * as schema from "./schema.ts";
+import { sealedSample } from "./sealed-sample.ts";
 
 /** An open SQLite database file (the CLI's checks hold it only briefly). */
 export type SqliteClient = Database;
@@ -34,4 +40,14 @@ export function migrationStatus(client: SqliteClient, sources: MigrationSource[]
   const last = row?.last ?? Number.NEGATIVE_INFINITY;
   const newest = Math.max(Number.NEGATIVE_INFINITY, ...sources.map((source) => source.when));
   return { applied: row?.applied ?? 0, pending: sources.filter((source) => source.when > last), newer: last > newest };
+}
+
+/** A sealed value the file holds to test a master key against (null: none, or not migrated yet); the file stays unchanged. */
+export async function fileSealedSample(client: SqliteClient): Promise<SealedCheck | null> {
+  try {
+    return await sealedSample(sqliteBackend(drizzle({ client, schema }) as Db));
+  } catch {
+    // Tables missing before the migrations run: nothing is stored yet.
+    return null;
+  }
 }

@@ -2,8 +2,9 @@ import { and, asc, eq, inArray, isNull, or } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { newId, nowIso } from "../core/ids.ts";
 import type { SecretBox } from "../core/secret-box.ts";
-import type { Db } from "./client.ts";
-import { type VaultSecretRow, vaultSecrets } from "./schema.ts";
+import type { Backend, Conn, Tables } from "./backend.ts";
+import { upsertRetried } from "./errors.ts";
+import type { VaultSecretRow } from "./schema.ts";
 
 /** A vault is a workspace's own secrets (internId null) or one intern's. */
 export interface VaultScope {
@@ -15,7 +16,7 @@ export interface EffectiveSecret extends VaultSecretRow {
   source: "workspace" | "intern";
 }
 
-function scopeCondition(scope: VaultScope) {
+function scopeCondition(vaultSecrets: Tables["vaultSecrets"], scope: VaultScope) {
   return and(
     eq(vaultSecrets.workspaceId, scope.workspaceId),
     scope.internId === null ? isNull(vaultSecrets.internId) : eq(vaultSecrets.internId, scope.internId),
@@ -30,43 +31,57 @@ function fingerprintScope(scope: VaultScope): string {
   return `${scope.workspaceId}/${scope.internId ?? "workspace"}`;
 }
 
+/** The plaintext of a stored secret row (its scope and name are bound into the seal); throws for another key. */
+export function openSecret(box: SecretBox, row: VaultSecretRow): string {
+  return box.open(row.valueEnc, associatedData({ workspaceId: row.workspaceId, internId: row.internId }, row.name));
+}
+
 /** Vault secrets: values sealed with AES-256-GCM, bound to their scope and name; reads return metadata only. */
 export class VaultStore {
   #version = 0;
 
-  /** Bumped on every write, so readers of decrypted secrets know their copy is stale. */
+  /** Bumped on every write (here, or another process's or replica's), so readers of decrypted secrets know their copy is stale. */
   get version(): number {
     return this.#version;
   }
 
   constructor(
-    private readonly db: Db,
+    private readonly backend: Backend,
     private readonly box: SecretBox,
-  ) {}
-
-  put(scope: VaultScope, name: string, hosts: string[], value: string): VaultSecretRow {
-    return this.db.transaction((tx) => this.#upsert(tx as unknown as Db, scope, name, hosts, value), { behavior: "immediate" });
+  ) {
+    backend.changes.onChange((table) => {
+      if (table === "*" || table === "vault_secrets") this.#version++;
+    });
   }
 
-  #upsert(db: Db, scope: VaultScope, name: string, hosts: string[] | null, value: string): VaultSecretRow {
+  async put(scope: VaultScope, name: string, hosts: string[], value: string): Promise<VaultSecretRow> {
+    try {
+      return await upsertRetried(() => this.backend.transaction((tx) => this.#upsert(tx, scope, name, hosts, value)));
+    } finally {
+      this.#version++;
+    }
+  }
+
+  async #upsert(db: Conn, scope: VaultScope, name: string, hosts: string[] | null, value: string): Promise<VaultSecretRow> {
+    const { vaultSecrets } = this.backend.tables;
     this.#version++;
     const now = nowIso();
     const sealed = this.box.seal(value, associatedData(scope, name));
     const fingerprint = this.box.fingerprint(value, fingerprintScope(scope));
-    const existing = db
+    const [existing] = await db
       .select({ id: vaultSecrets.id })
       .from(vaultSecrets)
-      .where(and(scopeCondition(scope), eq(vaultSecrets.name, name)))
-      .get();
+      .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
+      .limit(1);
     if (existing) {
-      return db
+      const [updated] = await db
         .update(vaultSecrets)
         .set({ hosts, valueEnc: sealed, fingerprint, updatedAt: now })
         .where(eq(vaultSecrets.id, existing.id))
-        .returning()
-        .get()!;
+        .returning();
+      return updated!;
     }
-    return db
+    const [inserted] = await db
       .insert(vaultSecrets)
       .values({
         id: newId(),
@@ -79,39 +94,44 @@ export class VaultStore {
         createdAt: now,
         updatedAt: now,
       })
-      .returning()
-      .get();
+      .returning();
+    return inserted!;
   }
 
   /** Ordered by name. */
-  list(scope: VaultScope, offset: number, limit: number): { rows: VaultSecretRow[]; hasMore: boolean } {
-    const rows = this.db
+  async list(scope: VaultScope, offset: number, limit: number): Promise<{ rows: VaultSecretRow[]; hasMore: boolean }> {
+    const { vaultSecrets } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(vaultSecrets)
-      .where(scopeCondition(scope))
+      .where(scopeCondition(vaultSecrets, scope))
       .orderBy(asc(vaultSecrets.name))
       .limit(limit + 1)
-      .offset(offset)
-      .all();
+      .offset(offset);
     return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
-  delete(scope: VaultScope, name: string): boolean {
+  async delete(scope: VaultScope, name: string): Promise<boolean> {
+    const { vaultSecrets } = this.backend.tables;
     this.#version++;
-    return this.db.delete(vaultSecrets).where(and(scopeCondition(scope), eq(vaultSecrets.name, name))).returning({ id: vaultSecrets.id }).all().length > 0;
+    const removed = await this.backend.db
+      .delete(vaultSecrets)
+      .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
+      .returning({ id: vaultSecrets.id });
+    this.#version++;
+    return removed.length > 0;
   }
 
   /** Copies workspace secrets into an intern's vault, all or nothing. */
-  copyToIntern(workspaceId: string, internId: string, names: string[]): VaultSecretRow[] {
-    return this.db.transaction(
-      (tx) => {
-        const db = tx as unknown as Db;
+  async copyToIntern(workspaceId: string, internId: string, names: string[]): Promise<VaultSecretRow[]> {
+    const { vaultSecrets } = this.backend.tables;
+    try {
+      return await this.backend.transaction(async (db) => {
         const source = { workspaceId, internId: null };
-        const found = db
+        const found = await db
           .select()
           .from(vaultSecrets)
-          .where(and(scopeCondition(source), inArray(vaultSecrets.name, names)))
-          .all();
+          .where(and(scopeCondition(vaultSecrets, source), inArray(vaultSecrets.name, names)));
         const byName = new Map(found.map((row) => [row.name, row]));
         const missing = names.filter((name) => !byName.has(name));
         if (missing.length > 0) {
@@ -125,19 +145,23 @@ export class VaultStore {
           );
         }
         const target = { workspaceId, internId };
-        return names.map((name) => {
+        const copied: VaultSecretRow[] = [];
+        for (const name of names) {
           const row = byName.get(name)!;
           const value = this.box.open(row.valueEnc, associatedData(source, name));
-          return this.#upsert(db, target, name, row.hosts, value);
-        });
-      },
-      { behavior: "immediate" },
-    );
+          copied.push(await this.#upsert(db, target, name, row.hosts, value));
+        }
+        return copied;
+      });
+    } finally {
+      this.#version++;
+    }
   }
 
   /** What an intern can use: the workspace's secrets, overridden by the intern's own of the same name. */
-  effective(workspaceId: string, internId: string): EffectiveSecret[] {
-    const rows = this.db
+  async effective(workspaceId: string, internId: string): Promise<EffectiveSecret[]> {
+    const { vaultSecrets } = this.backend.tables;
+    const rows = await this.backend.db
       .select()
       .from(vaultSecrets)
       .where(
@@ -146,8 +170,7 @@ export class VaultStore {
           or(isNull(vaultSecrets.internId), eq(vaultSecrets.internId, internId)),
         ),
       )
-      .orderBy(asc(vaultSecrets.name))
-      .all();
+      .orderBy(asc(vaultSecrets.name));
     const merged = new Map<string, EffectiveSecret>();
     for (const row of rows) {
       const source = row.internId === null ? "workspace" : "intern";
@@ -158,12 +181,13 @@ export class VaultStore {
   }
 
   /** The plaintext of a secret, for sending to one of its hosts. Never rendered in a response. */
-  reveal(scope: VaultScope, name: string): { value: string; hosts: string[] | null } | undefined {
-    const row = this.db
+  async reveal(scope: VaultScope, name: string): Promise<{ value: string; hosts: string[] | null } | undefined> {
+    const { vaultSecrets } = this.backend.tables;
+    const [row] = await this.backend.db
       .select()
       .from(vaultSecrets)
-      .where(and(scopeCondition(scope), eq(vaultSecrets.name, name)))
-      .get();
+      .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
+      .limit(1);
     if (!row) return undefined;
     return { value: this.box.open(row.valueEnc, associatedData(scope, name)), hosts: row.hosts };
   }

@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { sampleVideoJob } from "../core/test-support.ts";
 import type { VideoJob } from "../core/video-job.ts";
-import { openDatabase } from "./client.ts";
+import { openSqliteBackend } from "./backend.ts";
 import { VideoJobStore } from "./video-jobs.ts";
 
 function job(id: string, fields: Partial<VideoJob> = {}): VideoJob {
@@ -16,7 +16,7 @@ function job(id: string, fields: Partial<VideoJob> = {}): VideoJob {
 }
 
 test("a job comes back as it was kept, its request and usage as JSON", async () => {
-  const store = new VideoJobStore(openDatabase({ dataDir: ":memory:" }));
+  const store = new VideoJobStore(openSqliteBackend({ dataDir: ":memory:" }));
   const kept = job("vid-a", { status: "completed", outputs: 1, usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0, videoSeconds: 4 }, cost: 0.2 });
   await store.insert(kept);
   expect(await store.get("vid-a")).toEqual(kept);
@@ -24,7 +24,7 @@ test("a job comes back as it was kept, its request and usage as JSON", async () 
 });
 
 test("only running jobs are listed (oldest first) and changed; settled and expired ones stay as they are", async () => {
-  const store = new VideoJobStore(openDatabase({ dataDir: ":memory:" }));
+  const store = new VideoJobStore(openSqliteBackend({ dataDir: ":memory:" }));
   await store.insert(job("vid-new", { createdAt: "2026-11-01T12:00:02.000Z", status: "in_progress" }));
   await store.insert(job("vid-old", { createdAt: "2026-11-01T12:00:01.000Z" }));
   await store.insert(job("vid-done", { status: "completed" }));
@@ -36,7 +36,7 @@ test("only running jobs are listed (oldest first) and changed; settled and expir
 });
 
 test("expire marks every job due at that time, once", async () => {
-  const store = new VideoJobStore(openDatabase({ dataDir: ":memory:" }));
+  const store = new VideoJobStore(openSqliteBackend({ dataDir: ":memory:" }));
   await store.insert(job("vid-due", { status: "completed" }));
   await store.insert(job("vid-later", { expiresAt: "2026-11-03T12:00:00.000Z" }));
   expect(await store.expire("2026-11-02T12:00:00.000Z")).toEqual(["vid-due"]);

@@ -1,26 +1,25 @@
 import { asc, count, eq } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { newId, nowIso } from "../core/ids.ts";
-import type { ChangeWatch } from "./change-watch.ts";
-import type { Db } from "./client.ts";
-import { isUniqueViolation } from "./sqlite-errors.ts";
-import { apiKeys, type WorkspaceRow, workspaces } from "./schema.ts";
+import type { Backend, Conn } from "./backend.ts";
+import { isUniqueViolation } from "./errors.ts";
+import type { WorkspaceRow } from "./schema.ts";
 
 export type WorkspaceInput = Partial<Omit<WorkspaceRow, "id" | "createdAt" | "updatedAt" | "createdBy">>;
 
-/** Workspaces, cached in memory by id: every authenticated request needs its key's workspace. */
+/**
+ * Workspaces, cached in memory by id: every authenticated request needs its key's workspace. A write
+ * another process or replica made (the backend's change feed) drops the cache.
+ */
 export class WorkspaceStore {
   readonly #cache = new Map<string, WorkspaceRow>();
 
-  constructor(
-    private readonly db: Db,
-    private readonly changes?: ChangeWatch,
-  ) {
-    // Another process (the CLI) wrote to the database: what is cached may be stale.
-    changes?.onChange(() => this.#cache.clear());
+  constructor(private readonly backend: Backend) {
+    backend.changes.onChange(() => this.#cache.clear());
   }
 
-  create(input: WorkspaceInput & { name: string; slug: string }, createdBy: string | null): WorkspaceRow {
+  /** Creates a workspace; `tx` runs it inside the caller's transaction (bootstrap). */
+  async create(input: WorkspaceInput & { name: string; slug: string }, createdBy: string | null, tx: Conn = this.backend.db): Promise<WorkspaceRow> {
     const row = {
       ...input,
       id: newId(),
@@ -29,47 +28,51 @@ export class WorkspaceStore {
       updatedAt: null,
     };
     try {
-      return this.db.insert(workspaces).values(row).returning().get();
+      const [created] = await tx.insert(this.backend.tables.workspaces).values(row).returning();
+      return created!;
     } catch (error) {
       throw uniqueSlugError(error) ?? error;
     }
   }
 
-  get(id: string): WorkspaceRow | undefined {
-    this.changes?.check();
+  async get(id: string): Promise<WorkspaceRow | undefined> {
+    this.backend.changes.check();
     const cached = this.#cache.get(id);
     if (cached) return cached;
-    const row = this.db.select().from(workspaces).where(eq(workspaces.id, id)).get();
+    const { workspaces } = this.backend.tables;
+    const row = (await this.backend.db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1))[0];
     if (row) this.#cache.set(id, row);
     return row;
   }
 
   /** By id, or by slug for the convenience of people typing URLs. */
-  find(idOrSlug: string): WorkspaceRow | undefined {
-    return this.get(idOrSlug) ?? this.db.select().from(workspaces).where(eq(workspaces.slug, idOrSlug)).get();
+  async find(idOrSlug: string): Promise<WorkspaceRow | undefined> {
+    const { workspaces } = this.backend.tables;
+    return (await this.get(idOrSlug)) ?? (await this.backend.db.select().from(workspaces).where(eq(workspaces.slug, idOrSlug)).limit(1))[0];
   }
 
-  list(offset: number, limit: number): { rows: WorkspaceRow[]; total: number } {
-    const rows = this.db
+  /** Oldest first; `tx` reads inside the caller's transaction (bootstrap). */
+  async list(offset: number, limit: number, tx: Conn = this.backend.db): Promise<{ rows: WorkspaceRow[]; total: number }> {
+    const { workspaces } = this.backend.tables;
+    const rows = await tx
       .select()
       .from(workspaces)
       .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
       .limit(limit)
-      .offset(offset)
-      .all();
-    const total = this.db.select({ n: count() }).from(workspaces).get()?.n ?? 0;
-    return { rows, total };
+      .offset(offset);
+    const [counted] = await tx.select({ n: count() }).from(workspaces);
+    return { rows, total: Number(counted?.n ?? 0) };
   }
 
-  update(id: string, patch: WorkspaceInput): WorkspaceRow | undefined {
+  async update(id: string, patch: WorkspaceInput): Promise<WorkspaceRow | undefined> {
+    const { workspaces } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
     try {
-      const row = this.db
+      const [row] = await this.backend.db
         .update(workspaces)
         .set({ ...values, updatedAt: nowIso() })
         .where(eq(workspaces.id, id))
-        .returning()
-        .get();
+        .returning();
       this.#cache.delete(id);
       return row;
     } catch (error) {
@@ -78,22 +81,21 @@ export class WorkspaceStore {
   }
 
   /** Deletes a workspace and, by cascade, its presets, interns and vault. Refused while keys remain. */
-  delete(id: string): boolean {
-    return this.db.transaction(
-      (tx) => {
-        const keys = tx.select({ n: count() }).from(apiKeys).where(eq(apiKeys.workspaceId, id)).get()?.n ?? 0;
-        if (keys > 0) {
-          throw new GatewayError(
-            "bad_request",
-            `Workspace still has ${keys} API key(s); delete them before deleting the workspace`,
-          );
-        }
-        const removed = tx.delete(workspaces).where(eq(workspaces.id, id)).returning({ id: workspaces.id }).all();
-        this.#cache.delete(id);
-        return removed.length > 0;
-      },
-      { behavior: "immediate" },
-    );
+  async delete(id: string): Promise<boolean> {
+    const { workspaces, apiKeys } = this.backend.tables;
+    const removed = await this.backend.transaction(async (tx) => {
+      const [counted] = await tx.select({ n: count() }).from(apiKeys).where(eq(apiKeys.workspaceId, id));
+      const keys = Number(counted?.n ?? 0);
+      if (keys > 0) {
+        throw new GatewayError(
+          "bad_request",
+          `Workspace still has ${keys} API key(s); delete them before deleting the workspace`,
+        );
+      }
+      return tx.delete(workspaces).where(eq(workspaces.id, id)).returning({ id: workspaces.id });
+    });
+    this.#cache.delete(id);
+    return removed.length > 0;
   }
 }
 

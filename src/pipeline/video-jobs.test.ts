@@ -7,7 +7,7 @@ import { serverForTests } from "../../test/helpers/recording-server.ts";
 import type { VideoRequest } from "../core/operations.ts";
 import { rejectedGatewayError } from "../core/test-support.ts";
 import type { VideoJob } from "../core/video-job.ts";
-import { type Db, openDatabase } from "../db/client.ts";
+import { type Backend, openSqliteBackend } from "../db/backend.ts";
 import { VideoJobStore } from "../db/video-jobs.ts";
 import { openAiCompatibleAdapter as adapter } from "../providers/openai-compatible/adapter.ts";
 import { makeEndpoint } from "../providers/openai-compatible/test-support.ts";
@@ -28,7 +28,7 @@ function clock(start = Date.parse("2026-11-01T12:00:00Z")) {
 }
 
 /** VideoJobs on a store, polling and downloading through the real adapter and engine; settled jobs are collected. */
-function videoJobs(db: Db, options: Partial<VideoJobsOptions> = {}) {
+function videoJobs(db: Backend, options: Partial<VideoJobsOptions> = {}) {
   const settled: VideoJob[] = [];
   const jobs = new VideoJobs({
     repository: new VideoJobStore(db),
@@ -55,7 +55,7 @@ async function submit(jobs: VideoJobs, workspaceId = "ws-1"): Promise<VideoJob> 
 describe("video jobs: polling", () => {
   test("a submitted job is kept pending, then polled to in_progress and to completed, metered, charged and settled once", async () => {
     const time = clock();
-    const { jobs, settled } = videoJobs(openDatabase({ dataDir: ":memory:" }), { now: time.now, retentionMs: 24 * HOUR });
+    const { jobs, settled } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }), { now: time.now, retentionMs: 24 * HOUR });
     const job = await submit(jobs);
     expect(job).toMatchObject({ status: "pending", workspaceId: "ws-1", upstreamId: expect.stringMatching(/^video_/), cost: 0, usage: null, outputs: null });
     expect(job.id).toMatch(/^vid-[0-9a-f]{32}$/);
@@ -79,7 +79,7 @@ describe("video jobs: polling", () => {
   });
 
   test("an upstream that reports no seconds: the job is metered by the duration requested", async () => {
-    const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
+    const { jobs } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }));
     upstream.behave({ withoutSeconds: true, pollStatuses: ["completed"] });
     const job = await submit(jobs);
     await jobs.pollOnce();
@@ -87,7 +87,7 @@ describe("video jobs: polling", () => {
   });
 
   test("a failed job keeps the upstream's reason; an upstream that lost the job fails it; a passing failure does not", async () => {
-    const { jobs, settled } = videoJobs(openDatabase({ dataDir: ":memory:" }));
+    const { jobs, settled } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }));
     upstream.behave({ pollStatuses: ["failed"], jobError: { message: "out of memory" } });
     const failed = await submit(jobs);
     await jobs.pollOnce();
@@ -108,7 +108,7 @@ describe("video jobs: polling", () => {
   });
 
   test("started, the rounds poll every running job until it settles; stopped, they end", async () => {
-    const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }), { intervalMs: 20 });
+    const { jobs } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }), { intervalMs: 20 });
     const submitted = await Promise.all([submit(jobs), submit(jobs), submit(jobs)]);
     jobs.start();
     for (let waited = 0; waited < 2_000; waited += 20) {
@@ -126,20 +126,20 @@ describe("video jobs: polling", () => {
   test("jobs survive a restart: a new VideoJobs on the same database resumes polling them", async () => {
     const directory = mkdtempSync(join(tmpdir(), "video-jobs-"));
     try {
-      const before = openDatabase({ dataDir: directory });
+      const before = openSqliteBackend({ dataDir: directory });
       const first = videoJobs(before);
       const job = await submit(first.jobs);
       await first.jobs.pollOnce();
       await first.jobs.stop();
-      before.$client.close();
+      await before.close();
 
-      const after = openDatabase({ dataDir: directory });
+      const after = openSqliteBackend({ dataDir: directory });
       const second = videoJobs(after, { intervalMs: 10 });
       second.jobs.start();
       for (let waited = 0; waited < 2_000 && second.settled.length === 0; waited += 10) await Bun.sleep(10);
       await second.jobs.stop();
       expect(second.settled.map((settled) => [settled.id, settled.status])).toEqual([[job.id, "completed"]]);
-      after.$client.close();
+      await after.close();
     } finally {
       rmSync(directory, { recursive: true, force: true });
     }
@@ -148,14 +148,14 @@ describe("video jobs: polling", () => {
 
 describe("video jobs: reading and content", () => {
   test("a job of another workspace is not found", async () => {
-    const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
+    const { jobs } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }));
     const job = await submit(jobs);
     expect((await rejectedGatewayError(jobs.get(job.id, "ws-2"))).code).toBe("not_found");
     expect((await rejectedGatewayError(jobs.get("vid-missing", "ws-1"))).code).toBe("not_found");
   });
 
   test("content streams the upstream's bytes once completed; before that, or out of range, it is a 400", async () => {
-    const { jobs } = videoJobs(openDatabase({ dataDir: ":memory:" }));
+    const { jobs } = videoJobs(openSqliteBackend({ dataDir: ":memory:" }));
     const job = await submit(jobs);
     const early = await rejectedGatewayError(jobs.content(job.id, "ws-1", 0, new AbortController().signal));
     expect(early.message).toBe(`Video job ${job.id} is pending; content exists only once it completed`);
@@ -169,7 +169,7 @@ describe("video jobs: reading and content", () => {
 
   test("after the retention a job is expired (at once when read, and by the next round), and its content is gone", async () => {
     const time = clock();
-    const db = openDatabase({ dataDir: ":memory:" });
+    const db = openSqliteBackend({ dataDir: ":memory:" });
     const { jobs } = videoJobs(db, { now: time.now, retentionMs: HOUR });
     const job = await submit(jobs);
     await jobs.pollOnce();

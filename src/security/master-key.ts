@@ -23,6 +23,26 @@ export interface MasterKeyResult {
   source: "environment" | "file" | "created";
 }
 
+/**
+ * The key that exists, checked (ROUNDHOUSE_MASTER_KEY, else the key file: not readable by others, 32
+ * bytes): undefined when neither is there. Reads nothing else, so a start can refuse a bad key before
+ * it opens (or creates) the database.
+ */
+export function existingMasterKey(options: { envValue: string | undefined; file: string }): { result: MasterKeyResult; source: string } | undefined {
+  const { file } = options;
+  if (options.envValue !== undefined && options.envValue !== "") {
+    const source = "ROUNDHOUSE_MASTER_KEY";
+    return { result: { key: parseMasterKey(options.envValue, source), source: "environment" }, source };
+  }
+  if (!existsSync(file)) return undefined;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    throw new MasterKeyError(`master key file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
+  }
+  const source = `master key file ${file}`;
+  return { result: { key: parseMasterKey(readFileSync(file, "utf8"), source), source: "file" }, source };
+}
+
 /** Decrypts one stored sealed value with a box; throws when the box holds another key (see src/db/sealed-sample.ts). */
 export type { SealedCheck } from "../core/secret-box.ts";
 import type { SealedCheck } from "../core/secret-box.ts";
@@ -36,19 +56,8 @@ import type { SealedCheck } from "../core/secret-box.ts";
  */
 export function loadMasterKey(options: { envValue: string | undefined; file: string; sealed?: () => SealedCheck | null }): MasterKeyResult {
   const { file } = options;
-  let result: MasterKeyResult;
-  let source: string;
-  if (options.envValue !== undefined && options.envValue !== "") {
-    source = "ROUNDHOUSE_MASTER_KEY";
-    result = { key: parseMasterKey(options.envValue, source), source: "environment" };
-  } else if (existsSync(file)) {
-    const mode = statSync(file).mode & 0o777;
-    if ((mode & 0o077) !== 0) {
-      throw new MasterKeyError(`master key file ${file} is readable by others (mode ${mode.toString(8)}); run chmod 600 on it`);
-    }
-    source = `master key file ${file}`;
-    result = { key: parseMasterKey(readFileSync(file, "utf8"), source), source: "file" };
-  } else {
+  const existing = existingMasterKey(options);
+  if (!existing) {
     if (options.sealed?.()) {
       throw new MasterKeyError(
         `master key file ${file} does not exist, but the database holds secrets sealed with a master key; restore ${file} from your backup (or set ROUNDHOUSE_MASTER_KEY to that key). A new key would not decrypt them, so none is created`,
@@ -60,6 +69,7 @@ export function loadMasterKey(options: { envValue: string | undefined; file: str
     chmodSync(file, 0o600);
     return { key, source: "created" };
   }
+  const { result, source } = existing;
   const sealed = options.sealed?.();
   if (sealed) {
     try {

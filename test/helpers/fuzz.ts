@@ -41,7 +41,7 @@ export interface Fixture {
 }
 
 export async function fuzzFixture(): Promise<Fixture> {
-  const gateway = inProcess(FUZZ_CONFIG);
+  const gateway = await inProcess(FUZZ_CONFIG);
   const json = async (response: Promise<Response>, status: number) => {
     const answer = await response;
     if (answer.status !== status) throw new Error(`fixture: ${answer.status} ${await answer.text()}`);

@@ -6,7 +6,7 @@ import { bootstrapAdminKey } from "../../src/bootstrap.ts";
 import { validateConfig } from "../../src/config/load.ts";
 import type { Config } from "../../src/config/schema.ts";
 import { createLogger, type Logger } from "../../src/core/log.ts";
-import { openDatabase } from "../../src/db/client.ts";
+import { openSqliteBackend } from "../../src/db/backend.ts";
 import { type Gateway, startGateway } from "../../src/server.ts";
 import { createServices, type Services } from "../../src/services.ts";
 
@@ -33,12 +33,12 @@ export interface InProcess {
 }
 
 /** An in-memory gateway driven with app.handle: no socket, a fresh database, ADMIN_KEY as its first key. */
-export function inProcess(configOverrides: Record<string, unknown> = {}): InProcess {
+export async function inProcess(configOverrides: Record<string, unknown> = {}): Promise<InProcess> {
   const config: Config = validateConfig({ ...configOverrides }, "test");
   const { logger, lines } = captureLogger();
-  const db = openDatabase({ dataDir: ":memory:" });
-  const services = createServices({ config, logger, db, masterKey: Buffer.from(MASTER_KEY, "hex") });
-  bootstrapAdminKey(services, ADMIN_KEY);
+  const backend = openSqliteBackend({ dataDir: ":memory:" });
+  const services = createServices({ config, logger, backend, masterKey: Buffer.from(MASTER_KEY, "hex") });
+  await bootstrapAdminKey(services, ADMIN_KEY);
   const app = createApp(services);
   return {
     services,
@@ -58,9 +58,12 @@ export function inProcess(configOverrides: Record<string, unknown> = {}): InProc
   };
 }
 
-/** A listening gateway on a random port with its own data directory, removed by stop(). */
+/**
+ * A listening gateway on a random port with its own data directory, removed by stop(); on the
+ * PostgreSQL database `databaseUrl` when given (team mode), else on its own SQLite file.
+ */
 export async function listening(
-  options: { env?: Record<string, string>; configText?: string; dataDir?: string } = {},
+  options: { env?: Record<string, string>; configText?: string; dataDir?: string; databaseUrl?: string } = {},
 ): Promise<Gateway & { dataDir: string; lines: string[] }> {
   const dir = tempDir();
   const dataDir = options.dataDir ?? join(dir.path, "data");
@@ -77,6 +80,7 @@ export async function listening(
       ROUNDHOUSE_MASTER_KEY: MASTER_KEY,
       ROUNDHOUSE_DATA_DIR: dataDir,
       ROUNDHOUSE_PORT: "0",
+      ...(options.databaseUrl ? { ROUNDHOUSE_DATABASE_URL: options.databaseUrl } : {}),
       ...options.env,
     },
     logger,

@@ -79,7 +79,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   await call("PATCH", `/keys/${disabled.data.hash}`, { disabled: true });
   const expired = await key("expired", { kind: "management", expires_at: new Date(Date.now() + 60_000).toISOString() });
   // The API refuses a past expiry: age the key in the store.
-  gateway.services.keys.update(workspaceId, expired.data.hash, { expiresAt: new Date(Date.now() - 60_000).toISOString() });
+  await gateway.services.keys.update(workspaceId, expired.data.hash, { expiresAt: new Date(Date.now() - 60_000).toISOString() });
   const intern = await call("POST", "/interns", { name: `intern-${token}-one`, description: `intern of ${token}` });
   const sibling = await call("POST", "/interns", { name: `intern-${token}-two` });
   const internKey = await call("POST", `/interns/${intern.id}/keys`, { name: `key-${token}-intern` });
@@ -100,7 +100,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   // The simulated job completes on its second poll.
   await gateway.services.videos.pollOnce();
   await gateway.services.videos.pollOnce();
-  gateway.services.generations.flush();
+  await gateway.services.generations.flush();
   return {
     token,
     workspaceId,
@@ -119,7 +119,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
 }
 
 export async function seedWorld(): Promise<World> {
-  const gateway = inProcess(FUZZ_CONFIG);
+  const gateway = await inProcess(FUZZ_CONFIG);
   const admin = await seedSide(gateway, ADMIN_KEY, "adminmark");
   const firstKey = async (token: string) => {
     const workspace = (await must(gateway, ADMIN_KEY, "POST", "/workspaces", { name: `new ${token}`, slug: `new-${token}` })).data;
