@@ -82,6 +82,19 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
     expect(Object.fromEntries(counts)).toEqual({ "acme/writer": 2, "acme/coder": 1 });
     await store.close();
   });
+
+  test("a record the database refuses does not keep the records queued with it from being written", async () => {
+    const { backend, another } = await open();
+    const writer = new GenerationStore(backend, quiet, options);
+    // PostgreSQL's text refuses the NUL character (see known-gaps): that one record is dropped there.
+    await writer.record(generation("gen-odd", { externalUser: "user\u0000" }));
+    await writer.record(generation("gen-plain"));
+    await writer.flush();
+    const reader = new GenerationStore(await another(), quiet, options);
+    expect((await reader.get("ws-1", "gen-plain"))?.id).toBe("gen-plain");
+    await writer.close();
+    await reader.close();
+  });
 });
 
 describe.each(DIALECTS)("VideoJobStore on %s", (dialect) => {
