@@ -60,7 +60,7 @@ export async function prepare(options: StartOptions = {}) {
   if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
   let services: Services;
   try {
-    services = createServices({ config, logger, backend, masterKey: masterKey.key });
+    services = await createServices({ config, logger, backend, masterKey: masterKey.key });
   } catch (error) {
     await backend.close();
     throw error;
@@ -152,9 +152,13 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
   logger.info("stopped");
 }
 
-/** Writes the queued generation records, then closes the database. */
+/**
+ * Writes the queued generation records, then what team mode writes behind (settled reservations wait
+ * for their records), then closes the database.
+ */
 async function closeStorage(services: Services): Promise<void> {
   await services.generations.close();
+  await services.team?.close();
   await services.backend.close();
 }
 

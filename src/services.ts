@@ -16,9 +16,10 @@ import { Pipeline, type PipelineDeps } from "./pipeline/pipeline.ts";
 import { VideoJobs } from "./pipeline/video-jobs.ts";
 import { videoHooks } from "./pipeline/video-wiring.ts";
 import { VideoJobStore } from "./db/video-jobs.ts";
-import { RateLimiter, SpendLedger } from "./pipeline/limits.ts";
+import { type Budget, type RateLimits, RateLimiter, SpendLedger } from "./pipeline/limits.ts";
 import { join, resolve } from "node:path";
-import { GenerationStore, spentSinceNow } from "./db/generations.ts";
+import { GenerationStore } from "./db/generations.ts";
+import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
 import { GatewayMetrics } from "./ops/metrics.ts";
@@ -36,7 +37,7 @@ import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/regi
 
 export type { Services } from "./api/services.ts";
 
-export function createServices(input: {
+export async function createServices(input: {
   config: Config;
   logger: Logger;
   backend: Backend;
@@ -47,7 +48,7 @@ export function createServices(input: {
   plugins?: Map<string, PluginDefinition<any>>;
   /** Uniform random numbers for load balancing (seeded in tests). */
   random?: () => number;
-}): Services {
+}): Promise<Services> {
   const box = new SecretBox(input.masterKey);
   const { backend } = input;
   const vault = new VaultStore(backend, box);
@@ -56,7 +57,7 @@ export function createServices(input: {
   if (unserved.length > 0) throw new ConfigError(`invalid configuration:\n  ${unserved.join("\n  ")}`);
   // Beside the SQLite file by default; on PostgreSQL in the data directory (one per replica).
   const journalFile = backend.dialect === "postgres" ? { journalFile: join(resolve(input.config.data_dir), JOURNAL_FILE) } : {};
-  const generations = new GenerationStore(backend, input.logger, journalFile);
+  const generations = new GenerationStore(backend, input.logger, { ...journalFile, maxPending: input.config.storage.max_pending_records });
   const connections = new ConnectionStore(backend, box);
   const credentials = new CredentialResolver(vault, connections, catalog.providers.values());
   const health = new HealthStats();
@@ -67,6 +68,7 @@ export function createServices(input: {
   const metrics = new GatewayMetrics({
     activeStreams: () => lifecycle.activeStreams,
     pendingGenerations: () => generations.pendingCount,
+    droppedGenerations: () => generations.dropped,
     stickySessions: () => sticky.stats,
     routerMemory: () => memory.stats,
   });
@@ -79,9 +81,13 @@ export function createServices(input: {
         logger: input.logger,
       }),
   );
-  const rateLimits = new RateLimiter();
-  // One host's spend limits, read synchronously (see spentSinceNow).
-  const spend = new SpendLedger((keyHash, since) => spentSinceNow(generations, backend, keyHash, since));
+  // Team mode (PostgreSQL): limits, sticky sessions and upstream health shared with the other replicas.
+  const team: TeamState | undefined =
+    backend.dialect === "postgres"
+      ? await teamState({ backend, health, sticky, logger: input.logger, reservationTtlMs: longestRequestMs(input.config) })
+      : undefined;
+  const rateLimits: RateLimits = team?.rateLimits ?? new RateLimiter();
+  const spend: Budget = team?.budget ?? new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
@@ -129,6 +135,7 @@ export function createServices(input: {
     config: input.config,
     logger: input.logger,
     backend,
+    team,
     box,
     credentials,
     keys: new KeyStore(backend),
@@ -149,4 +156,13 @@ export function createServices(input: {
     metrics,
     lifecycle,
   };
+}
+
+/**
+ * The longest a request may hold a spend reservation: a reservation a killed replica leaves stops
+ * counting against its key after this. Streams and tool loops may run long; a quarter of an hour
+ * bounds what an unfinished request on a dead replica can hold back.
+ */
+function longestRequestMs(config: Config): number {
+  return Math.max(15 * 60_000, config.upstream.first_byte_timeout_ms * 4);
 }

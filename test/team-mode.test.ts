@@ -98,10 +98,10 @@ describe("three replicas on one PostgreSQL", () => {
   });
 
   test("a preset version written on one replica is used by the others within a second", async () => {
-    expect((await call(urls[0]!, "POST", "/presets/team-preset/chat/completions", { model: "acme/chat" })).status).toBe(201);
+    expect((await call(urls[0]!, "POST", "/presets/team-preset/responses", { model: "acme/chat" })).status).toBe(200);
     const viaPreset = async (url: string) => ((await (await chat(url, INFERENCE_KEY, { model: "@preset/team-preset" })).json()) as { model: string }).model;
     expect(await viaPreset(urls[1]!)).toBe("acme/chat");
-    expect((await call(urls[0]!, "POST", "/presets/team-preset/chat/completions", { model: "acme/other" })).status).toBe(201);
+    expect((await call(urls[0]!, "POST", "/presets/team-preset/responses", { model: "acme/other" })).status).toBe(200);
     for (const url of urls.slice(1)) await within(1000, `replica ${url} uses version 2`, async () => (await viaPreset(url)) === "acme/other");
   });
 
@@ -125,10 +125,10 @@ describe("three replicas on one PostgreSQL", () => {
 
   test("concurrent preset writes on one slug from three replicas give versions 1..N, no gap, no duplicate", async () => {
     const writes = Array.from({ length: 30 }, (_, index) =>
-      call(urls[index % 3]!, "POST", "/presets/contended/chat/completions", { model: "acme/chat", temperature: index / 30 }),
+      call(urls[index % 3]!, "POST", "/presets/contended/responses", { model: "acme/chat", temperature: index / 30 }),
     );
     const statuses = await Promise.all(writes.map(async (write) => (await write).status));
-    expect(statuses.every((status) => status === 201)).toBe(true);
+    expect(statuses).toEqual(Array.from({ length: 30 }, () => 200));
     const versions = (await (await call(urls[1]!, "GET", "/presets/contended/versions?offset=0&limit=50")).json()) as { data: Array<{ version: number }> };
     expect(versions.data.map((row) => row.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, index) => index + 1));
   });
@@ -142,7 +142,7 @@ describe("three replicas on one PostgreSQL", () => {
   });
 
   test("a key's requests-per-minute limit holds in total over the replicas", async () => {
-    const { key } = await newKey(urls[0]!, { name: "rpm", requests_per_minute: 10 });
+    const { key } = await newKey(urls[0]!, { name: "rpm", rate_limit: { requests_per_minute: 10 } });
     const statuses = await Promise.all(Array.from({ length: 30 }, (_, index) => chat(urls[index % 3]!, key).then((response) => response.status)));
     expect(statuses.filter((status) => status === 200).length).toBe(10);
     expect(statuses.filter((status) => status === 429).length).toBe(20);

@@ -12,7 +12,8 @@ import type { SecretBox } from "../core/secret-box.ts";
 import type { FeatureCatalog } from "../core/intern-features.ts";
 import type { CredentialResolver } from "../pipeline/credentials.ts";
 import type { Pipeline } from "../pipeline/pipeline.ts";
-import type { RateLimiter, SpendLedger } from "../pipeline/limits.ts";
+import type { Budget, RateLimits } from "../pipeline/limits.ts";
+import type { TeamState } from "../db/team.ts";
 import type { GenerationStore } from "../db/generations.ts";
 import type { Lifecycle } from "../ops/lifecycle.ts";
 import type { GatewayMetrics } from "../ops/metrics.ts";
@@ -47,8 +48,10 @@ export interface Services {
   generations: GenerationStore;
   pipeline: Pipeline;
   metrics: GatewayMetrics;
-  rateLimits: RateLimiter;
-  spend: SpendLedger;
+  rateLimits: RateLimits;
+  spend: Budget;
+  /** Team mode's shared state (PostgreSQL), written behind until close; absent on one host. */
+  team: TeamState | undefined;
   /** Shutdown state and the streams in flight. */
   lifecycle: Lifecycle;
   /** Settles once every plugin's settings were checked and its setup ran; rejects with the first failure. */

@@ -121,6 +121,12 @@ export const StorageConfig = T.Object(
      * ROUNDHOUSE_DATABASE_URL). Unset: the embedded SQLite file under data_dir.
      */
     url: T.Optional(T.String({ minLength: 1 })),
+    /**
+     * Most generation records held in memory (and in the journal) while the database cannot take them
+     * (PostgreSQL unreachable or restarting); past it new records are dropped and counted in
+     * `roundhouse_generations_dropped_total`.
+     */
+    max_pending_records: T.Integer({ minimum: 1000, maximum: 10_000_000, default: 50_000 }),
   },
   { additionalProperties: false, default: {} },
 );

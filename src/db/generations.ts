@@ -25,6 +25,11 @@ export interface GenerationStoreOptions {
    * for an in-memory one or PostgreSQL (null: none).
    */
   journalFile?: string | null;
+  /**
+   * Most records held in memory while the database cannot take them; past it a new record is dropped
+   * (counted in `dropped`, logged) rather than growing without bound. Default 50,000.
+   */
+  maxPending?: number;
 }
 
 /** The journal's default place: beside the SQLite database file. */
@@ -34,7 +39,7 @@ function journalBeside(backend: Backend): string | null {
 }
 
 /** Longest wait between two attempts of a batch the database refused. */
-const MAX_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 5_000;
 
 /**
  * Generation records, written behind the response: records queue in memory and are written in
@@ -58,6 +63,8 @@ export class GenerationStore {
   #retries = 0;
   readonly #delay: number;
   readonly #batchSize: number;
+  readonly #maxPending: number;
+  #dropped = 0;
   #closed = false;
   readonly #writer: BatchWriter;
   readonly #journal: GenerationJournal | undefined;
@@ -69,6 +76,7 @@ export class GenerationStore {
   ) {
     this.#delay = options.flushDelayMs ?? 50;
     this.#batchSize = options.batchSize ?? 256;
+    this.#maxPending = options.maxPending ?? 50_000;
     this.#writer = batchWriter(backend);
     const journalFile = options.journalFile === undefined ? journalBeside(backend) : options.journalFile;
     if (journalFile !== null) {
@@ -93,6 +101,12 @@ export class GenerationStore {
   record(row: GenerationRow): void {
     if (this.#closed) {
       this.logger.warn("generation record after close; not written", { id: row.id });
+      return;
+    }
+    if (this.pendingCount >= this.#maxPending) {
+      if (this.#dropped++ % 1000 === 0) {
+        this.logger.error("generation records dropped: the database has not taken the records held in memory", { held: this.pendingCount, dropped: this.#dropped });
+      }
       return;
     }
     this.#journal?.append(row);
@@ -194,6 +208,11 @@ export class GenerationStore {
     this.#writer.close();
   }
 
+  /** Records dropped because too many were held while the database could not take them. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   /** Records not yet committed (queued, in flight, or waiting for a retry). */
   get pendingCount(): number {
     return this.#queued.size + this.#batch.size;
@@ -273,11 +292,6 @@ export class GenerationStore {
     return counts;
   }
 
-  /** USD of the records in memory of a key created at or after `iso`. */
-  pendingSpend(keyHash: string, iso: string): number {
-    return this.#pending().reduce((total, row) => (row.keyHash === keyHash && row.createdAt >= iso ? total + row.totalCost : total), 0);
-  }
-
   /** USD a key spent since a moment, queued records included. */
   async spentSince(keyHash: string, since: Date): Promise<number> {
     const { generations } = this.backend.tables;
@@ -289,20 +303,6 @@ export class GenerationStore {
       .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso), notPending(generations.id, pending)));
     return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + row.totalCost, 0);
   }
-}
-
-/**
- * USD a key spent since a moment, read synchronously: the one-host (SQLite) SpendLedger's read, whose
- * reservations are synchronous. Not available on PostgreSQL, where spend is kept by the database.
- */
-export function spentSinceNow(store: GenerationStore, backend: Backend, keyHash: string, since: Date): number {
-  const client = backend.sqlite;
-  if (!client) throw new Error("a synchronous spend read needs the SQLite backend");
-  const iso = since.toISOString();
-  const row = client
-    .query<{ total: number | null }, [string, string]>("SELECT sum(total_cost) AS total FROM generations WHERE key_hash = ? AND created_at >= ?")
-    .get(keyHash, iso);
-  return Number(row?.total ?? 0) + store.pendingSpend(keyHash, iso);
 }
 
 /** Leaves out the records counted from memory. */

@@ -12,6 +12,8 @@ import * as pgSchema from "./schema-pg.ts";
 
 export const CHANGES_CHANNEL = "roundhouse_changes";
 
+const PING_TIMEOUT_MS = 2_000;
+
 export interface PostgresBackendOptions {
   url: string;
   /** Pool size; default 10. */
@@ -63,8 +65,15 @@ export async function openPostgresBackend(options: PostgresBackendOptions): Prom
         connection.release();
       }
     },
+    // Readiness asks often and must answer quickly when the database is gone (connects time out later).
     async ping() {
-      await client`select 1`;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("PostgreSQL did not answer within 2 s")), PING_TIMEOUT_MS)));
+      try {
+        await Promise.race([client`select 1`, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await changes.close();

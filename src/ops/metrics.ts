@@ -234,6 +234,7 @@ export class GatewayMetrics {
   constructor(sources: {
     activeStreams: () => number;
     pendingGenerations: () => number;
+    droppedGenerations?: () => number;
     stickySessions?: () => BoundedMapStats;
     routerMemory?: () => BoundedMapStats;
   }) {
@@ -242,6 +243,12 @@ export class GatewayMetrics {
     registry.register(
       new Gauge("roundhouse_generations_pending", "Generation records queued and not yet written.", [], sources.pendingGenerations),
     );
+    const dropped = sources.droppedGenerations;
+    if (dropped) {
+      registry.register(
+        new CollectedCounter("roundhouse_generations_dropped_total", "Generation records dropped because too many were held while the database could not take them.", [], () => [[{}, dropped()]]),
+      );
+    }
     registry.register(
       new Gauge("process_resident_memory_bytes", "Resident memory size in bytes.", [], () => process.memoryUsage.rss()),
     );

@@ -37,7 +37,7 @@ export async function inProcess(configOverrides: Record<string, unknown> = {}): 
   const config: Config = validateConfig({ ...configOverrides }, "test");
   const { logger, lines } = captureLogger();
   const backend = openSqliteBackend({ dataDir: ":memory:" });
-  const services = createServices({ config, logger, backend, masterKey: Buffer.from(MASTER_KEY, "hex") });
+  const services = await createServices({ config, logger, backend, masterKey: Buffer.from(MASTER_KEY, "hex") });
   await bootstrapAdminKey(services, ADMIN_KEY);
   const app = createApp(services);
   return {
