@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { SQL } from "bun";
 import { ChangeWatch } from "./change-watch.ts";
 import { type Db, openDatabase } from "./client.ts";
@@ -56,6 +57,13 @@ export interface Backend {
    */
   transaction<T>(work: (tx: Conn) => Promise<T>): Promise<T>;
   /**
+   * Runs one write outside a transaction. Every write goes through here or `transaction`: on SQLite
+   * one connection serves every request, so a write issued while another request's transaction is
+   * open would land inside it (and be lost with its rollback); here it waits for that transaction to
+   * end. Within a transaction's own work it runs at once. PostgreSQL runs it at once.
+   */
+  write<T>(work: (db: Conn) => Promise<T>): Promise<T>;
+  /**
    * Runs `work` while holding a lock named `name` across every process on this database (PostgreSQL:
    * an advisory lock; SQLite: this process only, where one file has one gateway). For start-up work
    * that concurrent replicas must do once (bootstrap keys).
@@ -104,6 +112,9 @@ export function sqliteBackend(db: Db): Backend {
   const changes = new ChangeWatch(client);
   const writes = new Mutex();
   const locks = new Map<string, Mutex>();
+  // Marks the work of this process's open transaction (its async continuations), so that its own
+  // writes run inside it while anyone else's wait.
+  const inside = new AsyncLocalStorage<true>();
   return {
     dialect: "sqlite",
     db,
@@ -111,19 +122,25 @@ export function sqliteBackend(db: Db): Backend {
     sqlite: client,
     changes: { onChange: (listener) => changes.onChange(() => listener("*")), check: () => changes.check(), close() {} },
     // Queries on bun:sqlite run synchronously when awaited, so the work runs on this one connection
-    // between BEGIN and COMMIT; the mutex keeps two of this process's transactions from interleaving.
+    // between BEGIN and COMMIT; the mutex keeps two of this process's transactions, and any write from
+    // elsewhere (`write`), from interleaving with it. A nested transaction joins the open one.
     transaction: (work) =>
-      writes.run(async () => {
-        client.exec("BEGIN IMMEDIATE");
-        try {
-          const result = await work(db);
-          client.exec("COMMIT");
-          return result;
-        } catch (error) {
-          if (client.inTransaction) client.exec("ROLLBACK");
-          throw error;
-        }
-      }),
+      inside.getStore()
+        ? work(db)
+        : writes.run(() =>
+            inside.run(true, async () => {
+              client.exec("BEGIN IMMEDIATE");
+              try {
+                const result = await work(db);
+                client.exec("COMMIT");
+                return result;
+              } catch (error) {
+                if (client.inTransaction) client.exec("ROLLBACK");
+                throw error;
+              }
+            }),
+          ),
+    write: (work) => (inside.getStore() ? work(db) : writes.run(() => work(db))),
     exclusive: (name, work) => {
       let lock = locks.get(name);
       if (!lock) locks.set(name, (lock = new Mutex()));

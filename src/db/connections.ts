@@ -113,11 +113,11 @@ export class ConnectionStore {
   setEnabled(workspaceId: string, key: string, enabled: boolean): Promise<ConnectionRow | undefined> {
     const { connections } = this.backend.tables;
     return this.#written(async () => {
-      const [row] = await this.backend.db
+      const [row] = await this.backend.write((db) => db
         .update(connections)
         .set({ enabled, updatedAt: nowIso() })
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-        .returning();
+        .returning());
       return row;
     });
   }
@@ -125,21 +125,21 @@ export class ConnectionStore {
   async recordTest(workspaceId: string, key: string, result: { ok: boolean; message: string | null }): Promise<ConnectionRow | undefined> {
     const { connections } = this.backend.tables;
     const now = nowIso();
-    const [row] = await this.backend.db
+    const [row] = await this.backend.write((db) => db
       .update(connections)
       .set({ lastTestOk: result.ok, lastTestAt: now, lastTestMessage: result.message, updatedAt: now })
       .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-      .returning();
+      .returning());
     return row;
   }
 
   delete(workspaceId: string, key: string): Promise<boolean> {
     const { connections } = this.backend.tables;
     return this.#written(async () => {
-      const removed = await this.backend.db
+      const removed = await this.backend.write((db) => db
         .delete(connections)
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))
-        .returning({ id: connections.id });
+        .returning({ id: connections.id }));
       return removed.length > 0;
     });
   }

@@ -9,11 +9,11 @@ export class InternFeatureStore {
 
   /** Records the feature; `created` is false when the intern had it already (the row is unchanged). */
   async add(internId: string, featureId: string): Promise<{ row: InternFeatureRow; created: boolean }> {
-    const [inserted] = await this.backend.db
+    const [inserted] = await this.backend.write((db) => db
       .insert(this.backend.tables.internFeatures)
       .values({ internId, featureId, createdAt: nowIso() })
       .onConflictDoNothing()
-      .returning();
+      .returning());
     if (inserted) return { row: inserted, created: true };
     return { row: (await this.get(internId, featureId))!, created: false };
   }
@@ -35,10 +35,10 @@ export class InternFeatureStore {
 
   async remove(internId: string, featureId: string): Promise<boolean> {
     const { internFeatures } = this.backend.tables;
-    const removed = await this.backend.db
+    const removed = await this.backend.write((db) => db
       .delete(internFeatures)
       .where(and(eq(internFeatures.internId, internId), eq(internFeatures.featureId, featureId)))
-      .returning({ featureId: internFeatures.featureId });
+      .returning({ featureId: internFeatures.featureId }));
     return removed.length > 0;
   }
 }

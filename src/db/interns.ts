@@ -27,7 +27,7 @@ export class InternStore {
 
   async create(workspaceId: string, input: InternInput & { name: string }): Promise<InternRow> {
     const now = nowIso();
-    const [row] = await this.backend.db
+    const [row] = await this.backend.write((db) => db
       .insert(this.backend.tables.interns)
       .values({
         id: newId(),
@@ -42,7 +42,7 @@ export class InternStore {
         createdAt: now,
         updatedAt: now,
       })
-      .returning();
+      .returning());
     return row!;
   }
 
@@ -87,20 +87,20 @@ export class InternStore {
   async update(workspaceId: string, id: string, patch: InternInput): Promise<InternRow | undefined> {
     const { interns } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    const [row] = await this.backend.db
+    const [row] = await this.backend.write((db) => db
       .update(interns)
       .set({ ...values, updatedAt: nowIso() })
       .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
-      .returning();
+      .returning());
     return row;
   }
 
   async delete(workspaceId: string, id: string): Promise<boolean> {
     const { interns } = this.backend.tables;
-    const removed = await this.backend.db
+    const removed = await this.backend.write((db) => db
       .delete(interns)
       .where(and(eq(interns.id, id), eq(interns.workspaceId, workspaceId)))
-      .returning({ id: interns.id });
+      .returning({ id: interns.id }));
     return removed.length > 0;
   }
 }

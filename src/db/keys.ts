@@ -76,7 +76,7 @@ export class KeyStore {
       updatedAt: null,
     };
     try {
-      await tx.insert(this.backend.tables.apiKeys).values(row);
+      await this.backend.write(() => tx.insert(this.backend.tables.apiKeys).values(row));
     } catch (error) {
       if (isUniqueViolation(error)) throw new GatewayError("conflict", "A key with this value already exists");
       throw error;
@@ -123,21 +123,21 @@ export class KeyStore {
   async update(workspaceId: string, hash: string, patch: KeyPatch): Promise<ApiKeyRow | undefined> {
     const { apiKeys } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    const [row] = await this.backend.db
+    const [row] = await this.backend.write((db) => db
       .update(apiKeys)
       .set({ ...values, updatedAt: nowIso() })
       .where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId)))
-      .returning();
+      .returning());
     this.#cache.delete(hash);
     return row;
   }
 
   async delete(workspaceId: string, hash: string): Promise<boolean> {
     const { apiKeys } = this.backend.tables;
-    const removed = await this.backend.db
+    const removed = await this.backend.write((db) => db
       .delete(apiKeys)
       .where(and(eq(apiKeys.hash, hash), eq(apiKeys.workspaceId, workspaceId)))
-      .returning({ id: apiKeys.hash });
+      .returning({ id: apiKeys.hash }));
     this.#cache.delete(hash);
     return removed.length > 0;
   }

@@ -52,6 +52,7 @@ export async function openPostgresBackend(options: PostgresBackendOptions): Prom
     changes,
     pg: client,
     transaction: (work) => db.transaction((tx) => work(tx as unknown as Conn) as never) as Promise<never>,
+    write: (work) => work(db),
     async exclusive(name, work) {
       const connection = await client.reserve();
       try {

@@ -114,10 +114,10 @@ export class VaultStore {
   async delete(scope: VaultScope, name: string): Promise<boolean> {
     const { vaultSecrets } = this.backend.tables;
     this.#version++;
-    const removed = await this.backend.db
+    const removed = await this.backend.write((db) => db
       .delete(vaultSecrets)
       .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
-      .returning({ id: vaultSecrets.id });
+      .returning({ id: vaultSecrets.id }));
     this.#version++;
     return removed.length > 0;
   }

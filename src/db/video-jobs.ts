@@ -10,7 +10,7 @@ export class VideoJobStore implements VideoJobRepository {
   constructor(private readonly backend: Backend) {}
 
   async insert(job: VideoJob): Promise<void> {
-    await this.backend.db.insert(this.backend.tables.videoJobs).values(job);
+    await this.backend.write((db) => db.insert(this.backend.tables.videoJobs).values(job));
   }
 
   async get(id: string): Promise<VideoJob | undefined> {
@@ -30,21 +30,21 @@ export class VideoJobStore implements VideoJobRepository {
 
   async updateActive(id: string, changes: VideoJobChanges): Promise<VideoJob | undefined> {
     const { videoJobs } = this.backend.tables;
-    const [row] = await this.backend.db
+    const [row] = await this.backend.write((db) => db
       .update(videoJobs)
       .set(changes)
       .where(and(eq(videoJobs.id, id), inArray(videoJobs.status, [...ACTIVE])))
-      .returning();
+      .returning());
     return row;
   }
 
   async expire(now: string): Promise<string[]> {
     const { videoJobs } = this.backend.tables;
-    const rows = await this.backend.db
+    const rows = await this.backend.write((db) => db
       .update(videoJobs)
       .set({ status: "expired", updatedAt: now })
       .where(and(lte(videoJobs.expiresAt, now), ne(videoJobs.status, "expired")))
-      .returning({ id: videoJobs.id });
+      .returning({ id: videoJobs.id }));
     return rows.map((row) => row.id);
   }
 }

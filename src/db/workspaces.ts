@@ -28,7 +28,7 @@ export class WorkspaceStore {
       updatedAt: null,
     };
     try {
-      const [created] = await tx.insert(this.backend.tables.workspaces).values(row).returning();
+      const [created] = await this.backend.write(() => tx.insert(this.backend.tables.workspaces).values(row).returning());
       return created!;
     } catch (error) {
       throw uniqueSlugError(error) ?? error;
@@ -68,11 +68,11 @@ export class WorkspaceStore {
     const { workspaces } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
     try {
-      const [row] = await this.backend.db
+      const [row] = await this.backend.write((db) => db
         .update(workspaces)
         .set({ ...values, updatedAt: nowIso() })
         .where(eq(workspaces.id, id))
-        .returning();
+        .returning());
       this.#cache.delete(id);
       return row;
     } catch (error) {
