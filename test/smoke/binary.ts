@@ -4,11 +4,14 @@
  * data directory, serves health checks, answers a chat completion from the real openai SDK through the
  * simulated provider and through a configured local upstream, and exits 0 on SIGTERM. Under strace it
  * also proves zero egress: the only connections the gateway opens go to the upstream the config names.
+ * Then team mode: two copies of the binary on one real PostgreSQL (its migrations are inlined in the
+ * binary) share the keys the first one created.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
+import { TestPostgres } from "../helpers/postgres.ts";
 
 const root = join(import.meta.dir, "..", "..");
 const binary = join(root, "dist", "roundhouse");
@@ -158,7 +161,43 @@ try {
 } catch (error) {
   check("smoke run", false, error instanceof Error ? error.message : String(error));
   child.kill("SIGKILL");
+}
+
+// Team mode: two replicas of the binary on one PostgreSQL, started together on an empty database.
+let postgres: TestPostgres | undefined;
+const replicas: Array<ReturnType<typeof Bun.spawn>> = [];
+try {
+  postgres = await TestPostgres.start();
+  const databaseUrl = await postgres.createDatabase();
+  const ports = [port + 1, port + 2];
+  const started = ports.map((replicaPort, index) => {
+    const replica = Bun.spawn([join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", String(replicaPort), "--data-dir", join(work, `replica-${index}`)], {
+      cwd: work,
+      env: { PATH: emptyPath, HOME: work, ROUNDHOUSE_DATABASE_URL: databaseUrl, ROUNDHOUSE_MASTER_KEY: "b".repeat(64) },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    replicas.push(replica);
+    return readUntil(replica.stdout as ReadableStream<Uint8Array>, "listening on", 20_000);
+  });
+  const outputs = await Promise.all(started);
+  check("two replicas start together on an empty PostgreSQL", outputs.every((text) => text.includes("listening on")), outputs.map((text) => text.trim().split("\n").at(-1)).join(" | "));
+  const printed = outputs.map((text) => /inference key:\s+(\S+)/.exec(text)?.[1]).filter(Boolean);
+  check("the bootstrap keys are created once", printed.length === 1, `${printed.length} replica(s) printed keys`);
+  const answers = await Promise.all(
+    ports.map(async (replicaPort) => {
+      const client = new OpenAI({ baseURL: `http://127.0.0.1:${replicaPort}/api/v1`, apiKey: printed[0] ?? "missing" });
+      const answer = await client.chat.completions.create({ model: "roundhouse/simulated", messages: [{ role: "user", content: "say hello" }] });
+      return answer.choices[0]?.message.content ?? "";
+    }),
+  );
+  check("the key one replica created answers on both", answers.every((text) => text.includes("hello")), answers.join(" | "));
+} catch (error) {
+  check("team mode smoke run", false, error instanceof Error ? error.message : String(error));
 } finally {
+  for (const replica of replicas) replica.kill("SIGTERM");
+  await Promise.all(replicas.map((replica) => replica.exited));
+  await postgres?.stop();
   upstream.stop(true);
   rmSync(work, { recursive: true, force: true });
 }
