@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { INFERENCE_KEY } from "./helpers/child-gateway.ts";
 import { TestPostgres } from "./helpers/postgres.ts";
-import { call, type Replicas, startReplicas, within } from "./helpers/replicas.ts";
+import { call, chatConfig, type Replicas, startReplicas, within } from "./helpers/replicas.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /**
@@ -13,25 +13,13 @@ let postgres: TestPostgres;
 let team: Replicas;
 let urls: string[];
 
-function config(): string {
-  return `log:
-  level: warn
-providers:
-  local: { type: openai-compatible, base_url: ${upstream.url}/v1 }
-models:
-  - id: acme/chat
-    endpoints:
-      - { provider: local, model: chat-a, pricing: { prompt: 1, completion: 1 }, max_output: 64 }
-`;
-}
-
 const chat = (url: string, key: string) =>
   call(url, "POST", "/chat/completions", { model: "acme/chat", messages: [{ role: "user", content: "hi" }], max_tokens: 16 }, key);
 
 beforeAll(async () => {
   upstream = startOpenAiUpstream();
   postgres = await TestPostgres.start();
-  team = await startReplicas({ count: 3, databaseUrl: await postgres.createDatabase(), configText: config() });
+  team = await startReplicas({ count: 3, databaseUrl: await postgres.createDatabase(), configText: chatConfig({ local: upstream.url }) });
   urls = team.gateways.map((gateway) => gateway.url);
 });
 

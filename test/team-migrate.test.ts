@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { INFERENCE_KEY, spawnGateway } from "./helpers/child-gateway.ts";
 import { MASTER_KEY, tempDir } from "./helpers/gateway.ts";
 import { freshDatabaseUrl } from "./helpers/postgres.ts";
-import { call, within } from "./helpers/replicas.ts";
+import { call, chatConfig, within } from "./helpers/replicas.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /**
@@ -20,18 +20,7 @@ const dataDir = join(dir.path, "single-host");
 
 beforeAll(() => {
   upstream = startOpenAiUpstream();
-  writeFileSync(
-    configPath,
-    `log:
-  level: warn
-providers:
-  local: { type: openai-compatible, base_url: ${upstream.url}/v1 }
-models:
-  - id: acme/chat
-    endpoints:
-      - { provider: local, model: chat-a, pricing: { prompt: 1, completion: 1 }, max_output: 64 }
-`,
-  );
+  writeFileSync(configPath, chatConfig({ local: upstream.url }));
 });
 
 afterAll(async () => {

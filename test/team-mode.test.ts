@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INFERENCE_KEY } from "./helpers/child-gateway.ts";
 import { freshDatabaseUrl } from "./helpers/postgres.ts";
-import { call, type Replicas, startReplicas, within } from "./helpers/replicas.ts";
+import { call, chatConfig, type Replicas, startReplicas, within } from "./helpers/replicas.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /**
@@ -20,24 +20,11 @@ let gamma: Upstream;
 let team: Replicas;
 let urls: string[];
 
-function config(): string {
-  return `log:
-  level: warn
-providers:
-  alpha: { type: openai-compatible, base_url: ${alpha.url}/v1 }
-  beta: { type: openai-compatible, base_url: ${beta.url}/v1 }
-  gamma: { type: openai-compatible, base_url: ${gamma.url}/v1 }
-models:
-  - id: acme/chat
-    endpoints:
-      - { provider: alpha, model: chat-a, pricing: { prompt: 1, completion: 1 }, max_output: 64 }
-      - { provider: beta, model: chat-b, pricing: { prompt: 1, completion: 1 }, max_output: 64 }
-      - { provider: gamma, model: chat-g, pricing: { prompt: 1, completion: 1 }, max_output: 64 }
-  - id: acme/other
+/** A second model, on gamma only: a preset switching to it is seen in the answer's model. */
+const OTHER_MODEL = `  - id: acme/other
     endpoints:
       - { provider: gamma, model: other-g, pricing: { prompt: 1, completion: 1 } }
 `;
-}
 
 async function chat(url: string, key: string, body: Record<string, unknown> = {}): Promise<Response> {
   return call(url, "POST", "/chat/completions", { model: "acme/chat", messages: [{ role: "user", content: "hi" }], max_tokens: 16, ...body }, key);
@@ -56,7 +43,7 @@ beforeAll(async () => {
   alpha = startOpenAiUpstream();
   beta = startOpenAiUpstream();
   gamma = startOpenAiUpstream();
-  team = await startReplicas({ count: 3, databaseUrl: await freshDatabaseUrl(), configText: config() });
+  team = await startReplicas({ count: 3, databaseUrl: await freshDatabaseUrl(), configText: chatConfig({ alpha: alpha.url, beta: beta.url, gamma: gamma.url }, OTHER_MODEL) });
   urls = team.gateways.map((gateway) => gateway.url);
 });
 

@@ -1,3 +1,4 @@
+import { FlushTimer } from "./flush-timer.ts";
 import type { SQL } from "bun";
 import { describeError, type Logger } from "../core/log.ts";
 
@@ -68,15 +69,13 @@ export class RoutingBus {
   readonly replicaId = crypto.randomUUID();
   readonly #sticky = new Map<string, string>();
   readonly #health = new Map<string, PendingHealth>();
-  readonly #intervalMs: number;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #timer: FlushTimer;
   #unlisten: (() => Promise<void>) | undefined;
   #sending: Promise<void> = Promise.resolve();
   #failing = false;
-  #closed = false;
 
   private constructor(private readonly options: RoutingBusOptions) {
-    this.#intervalMs = options.intervalMs ?? 250;
+    this.#timer = new FlushTimer(options.intervalMs ?? 250, () => this.flush());
   }
 
   static async open(options: RoutingBusOptions): Promise<RoutingBus> {
@@ -90,7 +89,7 @@ export class RoutingBus {
 
   #queueSticky(scope: string, endpoint: string): void {
     this.#sticky.set(scope, endpoint);
-    this.#schedule();
+    this.#timer.schedule();
   }
 
   #queueHealth(key: string, observation: HealthObservation): void {
@@ -99,16 +98,7 @@ export class RoutingBus {
     pending.successes += observation.successes;
     pending.failures += observation.failures;
     if (observation.coolForMs) pending.coolUntil = Math.max(pending.coolUntil, this.options.health.now() + observation.coolForMs);
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#timer || this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.flush();
-    }, this.#intervalMs);
-    this.#timer.unref?.();
+    this.#timer.schedule();
   }
 
   /** Sends what was gathered now (one flush at a time). */
@@ -183,9 +173,7 @@ export class RoutingBus {
 
   /** Sends what is still gathered and stops listening. */
   async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.stop();
     await this.flush();
     await this.#unlisten?.().catch(() => {});
   }

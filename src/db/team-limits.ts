@@ -1,3 +1,4 @@
+import { FlushTimer } from "./flush-timer.ts";
 import type { SQL } from "bun";
 import { GatewayError } from "../core/errors.ts";
 import { describeError, type Logger } from "../core/log.ts";
@@ -75,33 +76,25 @@ async function checked<T>(work: Promise<T>, what: string, logger: Logger): Promi
 class WriteBehind {
   readonly #tokens = new Map<string, { key: string; second: number; tokens: number }>();
   #settled: Settled[] = [];
-  #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> = Promise.resolve();
   #failing = false;
-  #closed = false;
+  readonly #timer: FlushTimer;
 
-  constructor(private readonly options: Required<TeamLimitsOptions>) {}
+  constructor(private readonly options: Required<TeamLimitsOptions>) {
+    this.#timer = new FlushTimer(options.flushMs, () => this.flush());
+  }
 
   addTokens(key: string, second: number, tokens: number): void {
     const name = `${key}\u0000${second}`;
     const entry = this.#tokens.get(name);
     if (entry) entry.tokens += tokens;
     else this.#tokens.set(name, { key, second, tokens });
-    this.#schedule();
+    this.#timer.schedule();
   }
 
   settle(settled: Settled): void {
     this.#settled.push(settled);
-    this.#schedule();
-  }
-
-  #schedule(): void {
-    if (this.#timer || this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.flush();
-    }, this.options.flushMs);
-    this.#timer.unref?.();
+    this.#timer.schedule();
   }
 
   /** Sends what is gathered now (one statement at a time). */
@@ -142,14 +135,12 @@ class WriteBehind {
       for (const entry of tokens) this.addTokens(entry.key, entry.second, entry.tokens);
       this.#settled.push(...settled);
     }
-    if (this.#settled.length > 0) this.#schedule();
+    if (this.#settled.length > 0) this.#timer.schedule();
   }
 
   /** Sends what is gathered and stops. */
   async close(): Promise<void> {
-    this.#closed = true;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#timer.stop();
     await this.flush();
   }
 }

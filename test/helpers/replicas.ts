@@ -62,3 +62,17 @@ export async function within(ms: number, what: string, check: () => Promise<bool
     await Bun.sleep(20);
   }
 }
+
+/** A config with one priced chat model, `acme/chat`, served by each of `providers` (name → base URL). */
+export function chatConfig(providers: Record<string, string>, extraModels = ""): string {
+  const names = Object.keys(providers);
+  return `log:
+  level: warn
+providers:
+${names.map((name) => `  ${name}: { type: openai-compatible, base_url: ${providers[name]}/v1 }`).join("\n")}
+models:
+  - id: acme/chat
+    endpoints:
+${names.map((name) => `      - { provider: ${name}, model: chat-${name}, pricing: { prompt: 1, completion: 1 }, max_output: 64 }`).join("\n")}
+${extraModels}`;
+}
