@@ -57,9 +57,26 @@ export class GenerationJournal {
     const sealed = `${this.path}.${this.#next++}`;
     closeSync(this.#fd);
     this.#fd = undefined;
-    renameSync(this.path, sealed);
+    try {
+      renameSync(this.path, sealed);
+    } catch (error) {
+      // The lines stay where they are (a later start replays them; records already written are
+      // skipped by id): the batch is still written, only its journal file is not rotated.
+      this.logger.error("sealing the generation journal failed; its lines stay in the live file", { file: this.path, error: describeError(error) });
+      this.#reopen();
+      return undefined;
+    }
     this.#open();
     return sealed;
+  }
+
+  /** Opens the live file again after a failed seal; appends fail (and are logged) while it cannot be. */
+  #reopen(): void {
+    try {
+      this.#open();
+    } catch (error) {
+      this.logger.error("reopening the generation journal failed; records stay queued in memory only", { file: this.path, error: describeError(error) });
+    }
   }
 
   /** Deletes sealed files whose every record is committed. */

@@ -177,6 +177,8 @@ describe("generation journal", () => {
       expect((await stored(db)).map((written) => written.id).sort()).toEqual(["gen-b1", "gen-b2"]);
       expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
       await second.close();
+      // The "killed" store's retry timer must not outlive the test.
+      await store.close();
       await db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -204,6 +206,8 @@ describe("generation journal", () => {
       expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe("");
       expect(lines.some((line) => line.includes("incomplete last line of the generation journal"))).toBe(true);
       await second.close();
+      // The "killed" store's timer must not outlive the test.
+      await first.close();
       await db.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
