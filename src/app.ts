@@ -130,9 +130,10 @@ export function createApp(services: Services) {
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
       requestState(request).requestId = id;
       set.headers["x-request-id"] = id;
-      const host = request.headers.get("host") ?? new URL(request.url).host;
-      checkHostValue(host);
-      if (regional.size > 0) {
+      // HTTP/1.0 may send no Host (a load balancer's health check does): nothing to check then.
+      const host = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";
+      if (host !== "") checkHostValue(host);
+      if (regional.size > 0 && host !== "") {
         const name = hostOf(request, server, host);
         if (regional.has(name)) {
           throw new GatewayError("misdirected_request", `Requests on the regional hostname ${name} are refused; use the deployment's main hostname`);

@@ -224,6 +224,10 @@ describe("regional hostnames", () => {
       }
       expect(problems).toEqual([]);
       expect((await exchange(gateway.port, ["Host: [::1]:8080"])).status).toBe(200);
+      // HTTP/1.0 without Host, as a load balancer's health check sends it: answered, not a 500.
+      const check = await rawExchange(gateway.port, "GET /readyz HTTP/1.0\r\n\r\n", 5_000);
+      expect(check).toMatch(/^HTTP\/1\.[01] 200/);
+      expect(check).toContain('"status":"ok"');
     } finally {
       await gateway.stop();
     }

@@ -210,20 +210,27 @@ describe("the README's team-mode example", () => {
     const haproxy = Bun.which("haproxy") ?? (existsSync("/usr/sbin/haproxy") ? "/usr/sbin/haproxy" : null);
     expect(haproxy, "HAProxy is not installed (apt-get install -y haproxy; .ci/run does it)").not.toBeNull();
     const port = await freePort();
+    const statsPort = await freePort();
     const hosts = urls.map((url) => new URL(url).host);
-    const text = block("haproxy")
+    // The README's configuration with this test's ports, faster checks, and a stats page to see them.
+    const text = `${block("haproxy")
       .replace("bind :8080", `bind 127.0.0.1:${port}`)
       .replace("127.0.0.1:8081", hosts[0]!)
       .replace("127.0.0.1:8082", hosts[1]!)
       .replace("127.0.0.1:8083", hosts[2]!)
-      .replace(/inter 2s/g, "inter 200ms");
+      .replace(/inter 2s/g, "inter 200ms")}listen stats\n  bind 127.0.0.1:${statsPort}\n  stats enable\n  stats uri /stats\n`;
     const dir = mkdtempSync(join(tmpdir(), "roundhouse-haproxy-"));
     writeFileSync(join(dir, "haproxy.cfg"), text);
     const balancer = Bun.spawn([haproxy!, "-db", "-f", join(dir, "haproxy.cfg")], { stdout: "ignore", stderr: "pipe" });
     try {
       const front = `http://127.0.0.1:${port}`;
       const served = async () => Promise.all(urls.map((url) => metric(url, "roundhouse_http_requests_total")));
-      await within(10_000, "HAProxy answers", async () => (await fetch(`${front}/readyz`).catch(() => null))?.status === 200);
+      // Every replica passed HAProxy's readiness check (its health check is HTTP/1.0 without a Host).
+      await within(10_000, "HAProxy sees the three replicas up", async () => {
+        const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`).catch(() => null))?.text();
+        const rows = (csv ?? "").split("\n").filter((line) => line.startsWith("replicas,replica"));
+        return rows.length === 3 && rows.every((line) => line.split(",")[17]?.startsWith("UP") && line.includes("L7OK"));
+      });
       const before = await served();
       const { key } = await newKey(front, { name: "through the balancer" });
       const statuses = await Promise.all(Array.from({ length: 12 }, () => chat(front, key).then((response) => response.status)));
