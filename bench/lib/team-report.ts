@@ -2,12 +2,16 @@
  * The team-mode bench's results: each target's rounds combined (medians), the ratios of 3 replicas on
  * PostgreSQL over 1 gateway on SQLite, the markdown (bench/results/team/latest.md) and the README block
  * between `<!-- bench-team:start -->` and `<!-- bench-team:end -->` in the Performance section.
+ * `bun bench/lib/team-report.ts [results.json]` re-renders the newest results file (or the one given).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { round } from "./proc.ts";
 import { ROOT } from "./targets.ts";
 import { type KeyKind, type Load, SPREAD_KEYS, type Stack, type TableStats, type TeamSample } from "./team.ts";
+
+/** A load as the results keep it (without its body). */
+export type LoadShape = Omit<Load, "body">;
 
 /** One target (a stack driven with one key) under one load, over every round. */
 export interface TeamRow {
@@ -43,7 +47,7 @@ export interface TeamResults {
   mode: "quick" | "full";
   machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverageStart: number[]; loadAverageEnd: number[]; bun: string; haproxy: string; postgres: string };
   git: { commit: string; dirty: boolean };
-  settings: { seconds: number; warmupSeconds: number; rounds: number; loads: Array<Omit<Load, "body">>; limitedKey: Record<string, unknown>; spreadKeys: number };
+  settings: { seconds: number; warmupSeconds: number; rounds: number; loads: LoadShape[]; limitedKey: Record<string, unknown>; spreadKeys: number };
   stacks: Array<{ name: Stack["name"]; label: string; replicas: number }>;
   checks: {
     /** PostgreSQL transactions committed per request (from pg_stat_database), per key, 3-replica stack. */
@@ -89,9 +93,9 @@ export function totalCpu(row: TeamRow): number {
 }
 
 /** The ratios per key, from the rows (json@1, json@top, stream@top by load name). */
-export function ratios(rows: TeamRow[], loads: Load[]): TeamRatios[] {
+export function ratios(rows: TeamRow[], loads: LoadShape[]): TeamRatios[] {
   const [one, top, stream] = [loads.find((load) => !load.stream && load.connections === 1), loads.find((load) => !load.stream && load.connections > 1), loads.find((load) => load.stream)];
-  const row = (stack: Stack["name"], key: KeyKind, load: Load | undefined) => rows.find((item) => item.stack === stack && item.key === key && item.load === load?.name);
+  const row = (stack: Stack["name"], key: KeyKind, load: LoadShape | undefined) => rows.find((item) => item.stack === stack && item.key === key && item.load === load?.name);
   const ratio = (over: number, under: number) => round(over / under, 2);
   return (["unlimited", "limited", "limited-spread"] as const).map((key) => {
     const [pgOne, sqOne, pgTop, sqTop] = [row("postgres", key, one)!, row("sqlite", key, one)!, row("postgres", key, top)!, row("sqlite", key, top)!];
@@ -118,7 +122,7 @@ const KEY_LABEL: Record<KeyKind, string> = {
 };
 
 /** The main table: one line per stack and key. */
-function mainTable(results: TeamResults, loads: Load[]): string[] {
+function mainTable(results: TeamResults, loads: LoadShape[]): string[] {
   const [one, top, stream] = [loads.find((load) => !load.stream && load.connections === 1), loads.find((load) => !load.stream && load.connections > 1), loads.find((load) => load.stream)];
   const c = top?.connections ?? 64;
   const lines = [
@@ -127,7 +131,7 @@ function mainTable(results: TeamResults, loads: Load[]): string[] {
   ];
   for (const key of ["unlimited", "limited", "limited-spread"] as const) {
     for (const stack of results.stacks) {
-      const find = (load: Load | undefined) => results.rows.find((row) => row.stack === stack.name && row.key === key && row.load === load?.name);
+      const find = (load: LoadShape | undefined) => results.rows.find((row) => row.stack === stack.name && row.key === key && row.load === load?.name);
       const [atOne, atTop, streamed] = [find(one), find(top), find(stream)];
       if (!atOne || !atTop) continue;
       const pg = stack.name === "postgres";
@@ -142,7 +146,7 @@ function mainTable(results: TeamResults, loads: Load[]): string[] {
   return lines;
 }
 
-function ratioLines(results: TeamResults, loads: Load[]): string[] {
+function ratioLines(results: TeamResults, loads: LoadShape[]): string[] {
   const c = loads.find((load) => !load.stream && load.connections > 1)?.connections ?? 64;
   return results.ratios.map(
     (item) =>
@@ -166,12 +170,13 @@ function header(results: TeamResults): string {
 }
 
 /** The README block: what the run measures, the main table and the ratios. */
-export function readmeBlock(results: TeamResults, loads: Load[]): string {
+export function readmeBlock(results: TeamResults, loads: LoadShape[]): string {
   const tx = results.checks.postgresTransactionsPerRequest;
   return [
     "`npm run bench:team` (`-- --quick` shortens it) measures team mode beside a single host, side by side in one run: the same bench",
     "upstream, config and wrk load (a small non-streaming chat, plus the same streamed) through HAProxy with the README's",
-    "team-mode configuration in front of (a) 1 gateway on its SQLite file and (b) 3 replicas on one PostgreSQL, each driven",
+    "team-mode configuration (its health check sent as HTTP/1.1 with a Host header: the gateway answers the example's",
+    "Host-less HTTP/1.0 check with 500) in front of (a) 1 gateway on its SQLite file and (b) 3 replicas on one PostgreSQL, each driven",
     "with a key without limits, with one key that has a spend limit and a requests-per-minute limit too high to refuse, and",
     `with ${SPREAD_KEYS} such keys in turn (the same work per request without one hot key; measured: ${tx.unlimited} PostgreSQL`,
     `transactions per request without limits, ${tx.limited} and ${tx["limited-spread"]} with them). CPU is utime + stime`,
@@ -190,7 +195,7 @@ export function readmeBlock(results: TeamResults, loads: Load[]): string {
 }
 
 /** The full markdown: the README block plus the per-round figures and the checks. */
-export function teamMarkdown(results: TeamResults, loads: Load[]): string {
+export function teamMarkdown(results: TeamResults, loads: LoadShape[]): string {
   const lines = ["# Team mode: 3 replicas on PostgreSQL vs 1 gateway on SQLite", "", readmeBlock(results, loads), "By round (gateway CPU µs/req; PostgreSQL CPU µs/req; core 0 busy outside the gateways %; core 1 busy %):", ""];
   const rounds = results.settings.rounds;
   lines.push(`| target | load | ${Array.from({ length: rounds }, (_, index) => `round ${index + 1}`).join(" | ")} |`, `|---|---|${"---:|".repeat(rounds)}`);
@@ -223,4 +228,14 @@ export function updateTeamReadme(block: string): boolean {
   if (start < 0 || end < start) return false;
   writeFileSync(file, `${text.slice(0, start + START.length)}\n${block}${text.slice(end)}`);
   return true;
+}
+
+if (import.meta.main) {
+  // Re-renders a results file (default: the newest) into latest.md and the README block.
+  const dir = join(ROOT, "bench", "results", "team");
+  const file = process.argv[2] ?? join(dir, readdirSync(dir).filter((name) => name.endsWith(".json")).sort().at(-1) ?? "");
+  const results = JSON.parse(readFileSync(file, "utf8")) as TeamResults;
+  writeFileSync(join(dir, "latest.md"), teamMarkdown(results, results.settings.loads));
+  if (results.mode === "full" && !updateTeamReadme(readmeBlock(results, results.settings.loads))) console.warn("README.md has no bench-team markers");
+  console.log(`rendered ${file}`);
 }
