@@ -91,6 +91,8 @@ export interface GatewayOptions {
   operations?: boolean;
   /** Providers and models added to the bench's own, and `plugins.directories` (bench/loop.ts's server tool). */
   extra?: { providers?: Record<string, Record<string, unknown>>; models?: Array<Record<string, unknown>>; pluginDirectories?: string[] };
+  /** Environment added to the gateway's (bench/team.ts: the PostgreSQL URL and the replicas' shared master key). */
+  env?: Record<string, string>;
 }
 
 export interface GatewayProcess extends Started {
@@ -198,6 +200,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
       ROUNDHOUSE_LOG_LEVEL: "warn",
       // Profiling: one process (serve re-runs itself unless this is set), the one the profiler watches.
       ...(profiling ? { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336" } : {}),
+      ...options.env,
     },
     ready: /listening on (http:\/\/[^\s/]+)/,
     timeoutMs: 120_000,
