@@ -175,8 +175,7 @@ export function readmeBlock(results: TeamResults, loads: LoadShape[]): string {
   return [
     "`npm run bench:team` (`-- --quick` shortens it) measures team mode beside a single host, side by side in one run: the same bench",
     "upstream, config and wrk load (a small non-streaming chat, plus the same streamed) through HAProxy with the README's",
-    "team-mode configuration (its health check sent as HTTP/1.1 with a Host header: the gateway answers the example's",
-    "Host-less HTTP/1.0 check with 500) in front of (a) 1 gateway on its SQLite file and (b) 3 replicas on one PostgreSQL, each driven",
+    "team-mode configuration in front of (a) 1 gateway on its SQLite file and (b) 3 replicas on one PostgreSQL, each driven",
     "with a key without limits, with one key that has a spend limit and a requests-per-minute limit too high to refuse, and",
     `with ${SPREAD_KEYS} such keys in turn (the same work per request without one hot key; measured: ${tx.unlimited} PostgreSQL`,
     `transactions per request without limits, ${tx.limited} and ${tx["limited-spread"]} with them). CPU is utime + stime`,

@@ -123,10 +123,6 @@ export function haproxyConfig(readme: string, port: number, hosts: string[]): st
   const template = lines[servers[0]!]!;
   const ours = hosts.map((host, index) => template.replace(/replica\d+/, `replica${index + 1}`).replace(/127\.0\.0\.1:\d+/, host));
   lines.splice(servers[0]!, servers.at(-1)! - servers[0]! + 1, ...ours);
-  // The example's check is `GET /readyz HTTP/1.0` without a Host header, which the gateway answers with
-  // 500 (every replica then stays DOWN); the check is sent as HTTP/1.1 with a Host instead.
-  const check = lines.findIndex((line) => /^\s*option httpchk\s/.test(line));
-  if (check >= 0) lines.splice(check + 1, 0, "  http-check send ver HTTP/1.1 hdr Host localhost");
   return lines.join("\n").replace(/bind :\d+/, `bind 127.0.0.1:${port}`);
 }
 
