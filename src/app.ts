@@ -13,6 +13,7 @@ import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { benchmarksApi } from "./api/benchmarks.ts";
+import { classificationsApi } from "./api/classifications.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
@@ -118,6 +119,7 @@ export function createApp(services: Services) {
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))
     .use(benchmarksApi(services))
+    .use(classificationsApi(services))
     .use(inferenceApi(services))
     .use(operationsApi(services))
     .use(videosApi(services));
