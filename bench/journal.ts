@@ -56,6 +56,7 @@ function row(): GenerationRow {
     userAgent: "OpenAI/JS 4.77.0",
     httpReferer: null,
     serviceTier: null,
+    task: null,
     attempts: [{ provider: "openai", endpoint: "openai/gpt-4o-mini", status: 200, latency_ms: 231 }],
     warnings: null,
     meters: { inputTokens: 1200, outputTokens: 300 },

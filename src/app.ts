@@ -12,6 +12,8 @@ import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
 import { catalogApi } from "./api/catalog.ts";
+import { benchmarksApi } from "./api/benchmarks.ts";
+import { classificationsApi } from "./api/classifications.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
@@ -116,6 +118,8 @@ export function createApp(services: Services) {
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))
+    .use(benchmarksApi(services))
+    .use(classificationsApi(services))
     .use(inferenceApi(services))
     .use(operationsApi(services))
     .use(videosApi(services));

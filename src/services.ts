@@ -27,6 +27,7 @@ import { Transports, unservedOperations } from "./providers/registry.ts";
 import { ConfigError } from "./config/load.ts";
 import type { FetchLike } from "./transport/engine.ts";
 import { Catalog } from "./config/catalog.ts";
+import { loadBenchmarks } from "./config/benchmarks.ts";
 import { HealthStats } from "./routing/health.ts";
 import { Router } from "./routing/router.ts";
 import { StickySessions } from "./routing/sticky.ts";
@@ -53,6 +54,7 @@ export async function createServices(input: {
   const { backend } = input;
   const vault = new VaultStore(backend, box);
   const catalog = new Catalog(input.config);
+  const benchmarks = input.config.benchmarks_file === undefined ? null : loadBenchmarks(input.config.benchmarks_file);
   const unserved = unservedOperations(catalog.models.values());
   if (unserved.length > 0) throw new ConfigError(`invalid configuration:\n  ${unserved.join("\n  ")}`);
   // Beside the SQLite file by default; on PostgreSQL in the data directory (one per replica).
@@ -148,6 +150,7 @@ export async function createServices(input: {
     connections,
     catalog,
     health,
+    benchmarks,
     plugins,
     generations,
     pipeline,

@@ -235,6 +235,11 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/models/count": catalog("/models/count"),
   "GET /api/v1/providers": catalog("/providers"),
   "GET /api/v1/models/*": catalog(`/models/${MODEL}/endpoints`),
+  "GET /api/v1/models/user": catalog("/models/user"),
+  "GET /api/v1/endpoints/zdr": catalog("/endpoints/zdr"),
+  "GET /api/v1/model/*": catalog(`/model/${MODEL}`),
+  "GET /api/v1/benchmarks": catalog("/benchmarks"),
+  "GET /api/v1/classifications/task": catalog("/classifications/task"),
 
   // Inference through a preset: the caller's preset applies, a foreign one is not found.
   "POST /api/v1/chat/completions": inference("/chat/completions", chat),

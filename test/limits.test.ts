@@ -115,7 +115,8 @@ models:
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await refused.json()).error.message).toContain("2 requests per minute");
     const me = (await (await fetch(`${gateway.url}/api/v1/key`, { headers: { authorization: `Bearer ${key}` } })).json()).data;
-    expect(me.rate_limit).toMatchObject({ interval: "1m", requests: 2 });
+    expect(me.rate_limit).toMatchObject({ requests: -1 });
+    expect(me.rate_limits).toMatchObject({ requests_per_minute: 2 });
   });
 
   test("a burst of concurrent requests never overshoots the spend limit by more than one reservation", async () => {

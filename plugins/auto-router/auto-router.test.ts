@@ -79,7 +79,7 @@ describe("cost bands", () => {
     expect(route({ cost_tier: "medium" }).models).toEqual(["p/m3", "p/m2"]);
     expect(route({ cost_tier: "high" }).models).toEqual(["p/m4", "p/m5"]);
     expect(route({ cost_tier: "xhigh" }).models).toEqual(["p/m6", "p/m7"]);
-    expect(route({ cost_tier: "max" })).toEqual({ model: "p/m8", models: ["p/m8", "p/m9"] });
+    expect(route({ cost_tier: "max" })).toEqual({ model: "p/m8", models: ["p/m8", "p/m9"], task: "chat:general" });
     expect(route({ cost_tier: "low" }, ask("Write a function in Python")).models).toEqual(["p/m0", "p/m1"]);
   });
   test("cost_quality_tradeoff maps to a band (default 9 ≈ low); cost_tier wins over it", () => {

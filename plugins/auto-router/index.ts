@@ -39,6 +39,6 @@ export default definePlugin<AutoRouterConfig>({
       aliases: ALIASES,
     });
     context.memory.set(memoryKey, routed.model, STICKY_MS);
-    return { model: routed.model, models: routed.models };
+    return { model: routed.model, models: routed.models, task: routed.task };
   },
 });

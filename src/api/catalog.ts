@@ -3,6 +3,8 @@ import { GatewayError } from "../core/errors.ts";
 import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
 import type { Services } from "./services.ts";
 import { authenticate } from "./auth.ts";
+import { namedIn } from "../routing/preferences.ts";
+import type { WorkspaceRow } from "../db/schema.ts";
 import { endpointParameters, type ModelSummary, parseModelQuery, POPULARITY_DAYS, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
 
 /**
@@ -77,7 +79,8 @@ function endpointStatus(services: Services, endpoint: Endpoint): number {
   return services.health.isStable(endpoint.key) ? 0 : -1;
 }
 
-function endpointJson(services: Services, model: CatalogModel, endpoint: Endpoint, modelContext: number | null) {
+/** One endpoint of a model in the reference's `PublicEndpoint` shape, with live numbers from the health window. */
+export function endpointJson(services: Services, model: CatalogModel, endpoint: Endpoint, modelContext: number | null) {
   const parameters = endpointParameters(endpoint);
   const toolChoice = parameters.includes("tool_choice");
   const { health } = services;
@@ -123,6 +126,38 @@ function endpointsModelId(request: Request): string | null {
   return id.includes("/") ? id : null;
 }
 
+/**
+ * The model with only the endpoints the workspace's provider rules let it route to: its data region,
+ * its allowed providers (when it lists any) and its ignored providers.
+ */
+function allowedFor(workspace: WorkspaceRow, model: CatalogModel): CatalogModel {
+  const allowed = workspace.allowedProviders?.length ? workspace.allowedProviders : null;
+  const ignored = workspace.ignoredProviders ?? [];
+  const region = workspace.dataRegion?.toLowerCase();
+  const endpoints = model.endpoints.filter(
+    (endpoint) =>
+      (!region || (endpoint.region ?? "").toLowerCase().startsWith(region)) &&
+      (!allowed || namedIn(allowed, endpoint.provider)) &&
+      !namedIn(ignored, endpoint.provider),
+  );
+  return endpoints.length === model.endpoints.length ? model : { ...model, endpoints };
+}
+
+/** `/model/{author}/{slug}`: a catalog id, or one with a variant suffix (`:free`, `:nitro`) the catalog lacks. */
+function modelOf(services: Services, request: Request): CatalogModel {
+  const path = new URL(request.url).pathname.replace(/^.*?\/model\//, "").replace(/\/$/, "");
+  let id: string;
+  try {
+    id = path.split("/").map((segment) => decodeURIComponent(segment)).join("/");
+  } catch {
+    throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
+  }
+  if (!id.includes("/")) throw new GatewayError("not_found", `No route for GET ${new URL(request.url).pathname}`);
+  const model = services.catalog.model(id) ?? (id.includes(":") ? services.catalog.model(id.slice(0, id.lastIndexOf(":"))) : undefined);
+  if (!model || !summarize(model)) throw new GatewayError("not_found", `Model '${id}' not found`);
+  return model;
+}
+
 function queryOf(request: Request): Record<string, string> {
   return Object.fromEntries(new URL(request.url).searchParams);
 }
@@ -134,13 +169,30 @@ export function catalogApi(services: Services) {
   const popularity = async (workspaceId: string, days: number | undefined) =>
     days === undefined ? new Map<string, number>() : services.generations.popularity(workspaceId, new Date(Date.now() - days * 86_400_000));
 
-  const select = async (request: Request, workspaceId: string) => {
+  const select = async (request: Request, workspace: WorkspaceRow, own = false) => {
     const query = queryOf(request);
     const parsed = parseModelQuery(query);
     const now = Math.floor(Date.now() / 1000);
-    const counts = await popularity(workspaceId, parsed.sort && POPULARITY_DAYS[parsed.sort]);
-    const models = selectModels(services.catalog.models.values(), parsed, { health: services.health, popularity: () => counts }, now);
+    const counts = await popularity(workspace.id, parsed.sort && POPULARITY_DAYS[parsed.sort]);
+    const catalog = [...services.catalog.models.values()];
+    const models = selectModels(own ? catalog.map((model) => allowedFor(workspace, model)) : catalog, parsed, { health: services.health, popularity: () => counts }, now);
     return { query, parsed, models };
+  };
+
+  /** A model list in `{data, total_count, links}`, one page when `offset` or `limit` is given. */
+  const listing = async (request: Request, workspace: WorkspaceRow, path: string, own = false) => {
+    const { query, parsed, models } = await select(request, workspace, own);
+    if (!parsed.page) return { data: models.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next: null } };
+    const { offset, limit } = parsed.page;
+    const page = models.slice(offset, offset + limit);
+    let next: string | null = null;
+    if (offset + page.length < models.length) {
+      const params = new URLSearchParams(query);
+      params.set("offset", String(offset + page.length));
+      params.set("limit", String(limit));
+      next = `/api/v1/${path}?${params.toString()}`;
+    }
+    return { data: page.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next } };
   };
 
   return new Elysia({ name: "catalog-api" })
@@ -149,21 +201,23 @@ export function catalogApi(services: Services) {
       if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
       return { principal };
     })
-    .get("/models", async ({ request, principal }) => {
-      const { query, parsed, models } = await select(request, principal.workspace.id);
-      if (!parsed.page) return { data: models.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next: null } };
-      const { offset, limit } = parsed.page;
-      const page = models.slice(offset, offset + limit);
-      let next: string | null = null;
-      if (offset + page.length < models.length) {
-        const params = new URLSearchParams(query);
-        params.set("offset", String(offset + page.length));
-        params.set("limit", String(limit));
-        next = `/api/v1/models?${params.toString()}`;
-      }
-      return { data: page.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next } };
+    .get("/models", ({ request, principal }) => listing(request, principal.workspace, "models"))
+    // The models this workspace can route to: /models after its data region and provider lists.
+    .get("/models/user", ({ request, principal }) => listing(request, principal.workspace, "models/user", true))
+    .get("/models/count", async ({ request, principal }) => ({ data: { count: (await select(request, principal.workspace)).models.length } }))
+    // Endpoints that keep no prompts (every self-hosted one, and remote ones the operator marked so).
+    .get("/endpoints/zdr", () => ({
+      data: [...services.catalog.models.values()].flatMap((model) => {
+        const contextLength = summarize(model)?.contextLength ?? null;
+        return model.endpoints
+          .filter((endpoint) => !endpoint.disabled && !endpoint.retainsPrompts)
+          .map((endpoint) => endpointJson(services, model, endpoint, contextLength));
+      }),
+    }))
+    .get("/model/*", ({ request }) => {
+      const model = modelOf(services, request);
+      return { data: modelJson(summarize(model)!, startedAt) };
     })
-    .get("/models/count", async ({ request, principal }) => ({ data: { count: (await select(request, principal.workspace.id)).models.length } }))
     .get("/providers", () => ({
       data: [...services.catalog.providers.values()].map((provider) => ({
         name: provider.name,

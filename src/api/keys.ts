@@ -44,10 +44,12 @@ const UpdateKeyBody = t.Object({
   rate_limit: t.Optional(RateLimit),
 });
 
+/** A key's `expires_at`: a UTC ISO 8601 timestamp in the future (other time zones are refused, as by the reference). */
 export function futureTimestamp(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw new GatewayError("bad_request", "body.expires_at: expected an ISO 8601 timestamp");
+  if (!/(Z|[+-]00:?00)$/i.test(value)) throw new GatewayError("bad_request", "body.expires_at: must be in UTC (end in Z or +00:00)");
   if (time <= Date.now()) throw new GatewayError("bad_request", "body.expires_at: must be in the future");
   return new Date(time).toISOString();
 }

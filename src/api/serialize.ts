@@ -62,14 +62,15 @@ export function apiKeyJson(row: ApiKeyRow, usage: KeyUsage = NO_USAGE) {
   };
 }
 
-/** `GET /key`: the calling key. */
+/**
+ * `GET /key`: the calling key. `rate_limit` is the reference's deprecated field, always -1; the key's
+ * effective per-minute limits (its own, else the configured default; null: none) are in `rate_limits`.
+ */
 export function currentKeyJson(
   row: ApiKeyRow,
   options: { dataRegion?: string | null; usage?: KeyUsage; requestsPerMinute?: number | null; tokensPerMinute?: number | null } = {},
 ) {
   const { dataRegion = null, usage = NO_USAGE } = options;
-  const requests = row.requestsPerMinute ?? options.requestsPerMinute ?? null;
-  const tokens = row.tokensPerMinute ?? options.tokensPerMinute ?? null;
   return {
     hash: row.hash,
     name: row.name,
@@ -87,11 +88,10 @@ export function currentKeyJson(
     intern_id: row.internId,
     allowed_data_regions: dataRegion === "eu" ? ["europe"] : dataRegion === "us" ? ["us"] : ["global"],
     free_model_daily_requests: { limit: 0, remaining: 0, used: 0 },
-    rate_limit: {
-      interval: "1m",
-      requests: requests ?? -1,
-      note: requests === null && tokens === null ? "no rate limit applies to this key" : `${requests ?? "unlimited"} requests and ${tokens ?? "unlimited"} tokens per minute`,
-      tokens: tokens ?? -1,
+    rate_limit: { requests: -1, interval: "10s", note: "This field is deprecated and safe to ignore; see rate_limits." },
+    rate_limits: {
+      requests_per_minute: row.requestsPerMinute ?? options.requestsPerMinute ?? null,
+      tokens_per_minute: row.tokensPerMinute ?? options.tokensPerMinute ?? null,
     },
   };
 }

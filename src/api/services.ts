@@ -20,6 +20,7 @@ import type { GatewayMetrics } from "../ops/metrics.ts";
 import type { Transports } from "../providers/registry.ts";
 import type { Catalog } from "../config/catalog.ts";
 import type { HealthStats } from "../routing/health.ts";
+import type { BenchmarkSnapshot } from "../config/benchmarks.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import type { VideoJobs } from "../pipeline/video-jobs.ts";
 import type { VideoHooks } from "../pipeline/video-wiring.ts";
@@ -44,6 +45,8 @@ export interface Services {
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;
+  /** The operator's imported benchmark snapshot (config `benchmarks_file`), or null without one. */
+  benchmarks: BenchmarkSnapshot | null;
   plugins: PluginHost;
   generations: GenerationStore;
   pipeline: Pipeline;

@@ -17,4 +17,6 @@ export interface RoutingEnvelope {
   metadata?: Record<string, string>;
   /** The preset slug named by `preset` or `@preset/slug`; resolved before routing. */
   preset?: string;
+  /** The task a router's classifier assigned (`code:debugging`), recorded with the generation. */
+  task?: string;
 }

@@ -64,5 +64,7 @@ export interface GenerationRow {
   meters: Partial<Usage> | null;
   /** USD cost per meter (`prompt`, `completion`, `audio_second`, ...); they sum to total_cost. */
   costs: Record<string, number> | null;
+  /** The task the auto-router's classifier assigned (`code:debugging`), or null when none ran. */
+  task: string | null;
   createdAt: string;
 }

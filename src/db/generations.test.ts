@@ -43,6 +43,7 @@ function row(id: string): GenerationRow {
     userAgent: null,
     httpReferer: null,
     serviceTier: null,
+    task: null,
     attempts: [],
     warnings: null,
     meters: null,

@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { and, eq, gte, inArray, lt, notInArray, sql, sum } from "drizzle-orm";
+import { and, eq, gte, inArray, isNotNull, lt, notInArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/periods.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
@@ -13,6 +13,14 @@ export interface KeyUsage {
   daily: number;
   weekly: number;
   monthly: number;
+}
+
+/** Successful generations of one classified task on one model. */
+export interface TaskUsage {
+  task: string;
+  model: string;
+  requests: number;
+  tokens: number;
 }
 
 export interface GenerationStoreOptions {
@@ -290,6 +298,38 @@ export class GenerationStore {
     const counts = new Map(rows.map((row) => [row.model, Number(row.count)]));
     for (const row of pending) counts.set(row.model, (counts.get(row.model) ?? 0) + 1);
     return counts;
+  }
+
+  /**
+   * Requests and tokens (prompt + completion) per classified task and model in a workspace, over
+   * [since, until), successful generations only, queued records included. Unclassified ones are left out.
+   */
+  async taskUsage(workspaceId: string, since: Date, until: Date): Promise<TaskUsage[]> {
+    const { generations } = this.backend.tables;
+    const [from, to] = [since.toISOString(), until.toISOString()];
+    const pending = this.#pending().filter((row) => row.workspaceId === workspaceId && row.createdAt >= from && row.createdAt < to && row.status < 400 && row.task !== null);
+    const rows = await this.backend.db
+      .select({
+        task: generations.task,
+        model: generations.model,
+        requests: sql<number>`count(*)`,
+        tokens: sql<number>`coalesce(sum(coalesce(${generations.tokensPrompt}, 0) + coalesce(${generations.tokensCompletion}, 0)), 0)`,
+      })
+      .from(generations)
+      .where(and(
+        eq(generations.workspaceId, workspaceId), gte(generations.createdAt, from), lt(generations.createdAt, to),
+        lt(generations.status, 400), isNotNull(generations.task), notPending(generations.id, pending),
+      ))
+      .groupBy(generations.task, generations.model);
+    const usage = new Map<string, TaskUsage>(rows.map((row) => [`${row.task}\u0000${row.model}`, { task: row.task!, model: row.model, requests: Number(row.requests), tokens: Number(row.tokens) }]));
+    for (const row of pending) {
+      const key = `${row.task}\u0000${row.model}`;
+      const entry = usage.get(key) ?? { task: row.task!, model: row.model, requests: 0, tokens: 0 };
+      entry.requests += 1;
+      entry.tokens += (row.tokensPrompt ?? 0) + (row.tokensCompletion ?? 0);
+      usage.set(key, entry);
+    }
+    return [...usage.values()];
   }
 
   /** USD a key spent since a moment, queued records included. */

@@ -281,6 +281,8 @@ export const generations = pgTable(
     meters: jsonb("meters").$type<Partial<Usage>>(),
     /** USD cost per meter (`prompt`, `completion`, `audio_second`, ...); they sum to total_cost. */
     costs: jsonb("costs").$type<Record<string, number>>(),
+    /** The task the auto-router's classifier assigned, or null. */
+    task: text("task"),
     createdAt: text("created_at").notNull(),
   },
   (table) => [

@@ -252,6 +252,8 @@ export const generations = sqliteTable(
     meters: text("meters", { mode: "json" }).$type<Partial<Usage>>(),
     /** USD cost per meter (`prompt`, `completion`, `audio_second`, ...); they sum to total_cost. */
     costs: text("costs", { mode: "json" }).$type<Record<string, number>>(),
+    /** The task the auto-router's classifier assigned, or null. */
+    task: text("task"),
     createdAt: text("created_at").notNull(),
   },
   (table) => [

@@ -78,6 +78,7 @@ export function generationRow(
     userAgent: caller.userAgent ?? null,
     httpReferer: caller.referer ?? null,
     serviceTier: chat?.serviceTier ?? null,
+    task: request.task ?? null,
     attempts,
     warnings: chat?.warnings ?? null,
     meters: null,

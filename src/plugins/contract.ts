@@ -91,6 +91,8 @@ export interface RequestContext extends PluginServices {
 export interface CandidateSelection {
   model: string;
   models?: string[];
+  /** The task the plugin classified the request as (`family:task`), recorded with the generation. */
+  task?: string;
 }
 
 export interface AttemptInfo {

@@ -176,6 +176,7 @@ export class PluginHost {
       const selection = await plugin.definition.selectCandidates(this.contextFor(context, plugin.definition), { request: current, config: plugin.config });
       if (selection) {
         current = { ...current, model: selection.model };
+        if (selection.task !== undefined) current.task = selection.task;
         if (selection.models) current.models = selection.models;
         else delete current.models;
       }

@@ -214,6 +214,12 @@ export class HealthStats {
     return percentiles(this.#window(health).flatMap((sample) => (sample.throughput === undefined ? [] : [sample.throughput])));
   }
 
+  /** Attempts seen since the start (or the last reset), successful or not. */
+  attempts(key: string): number {
+    const health = this.#endpoints.get(key);
+    return health ? health.successes + health.failures : 0;
+  }
+
   /** Share of attempts that succeeded (1 for an endpoint never tried). */
   successRate(key: string): number {
     const health = this.#endpoints.get(key);

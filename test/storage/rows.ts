@@ -43,6 +43,7 @@ export function generation(id: string, fields: Partial<GenerationRow> = {}): Gen
     userAgent: null,
     httpReferer: null,
     serviceTier: null,
+    task: null,
     attempts: [{ provider: "acme", endpoint: "acme:writer-1", status: 200, latency_ms: 40, warnings: ["dropped top_k"] }],
     warnings: ["dropped top_k"],
     meters: { inputTokens: 12, outputTokens: 34 },
