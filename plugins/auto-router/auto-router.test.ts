@@ -71,7 +71,7 @@ const catalog = catalogOf(
   })),
 );
 const route = (config: Json = {}, request = ask("hello there"), context = routerContext(catalog)) =>
-  autoRouter.selectCandidates!(request, config, context) as { model: string; models: string[] };
+  autoRouter.selectCandidates!(request, config, context) as { model: string; models: string[]; task?: string };
 
 describe("cost bands", () => {
   test("cost_tier picks a percentile band, not a ceiling; ranked by the task's index", () => {
