@@ -11,6 +11,7 @@ import { workspacesApi } from "./api/workspaces.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
+import { guardrailsApi } from "./api/guardrails.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { benchmarksApi } from "./api/benchmarks.ts";
 import { classificationsApi } from "./api/classifications.ts";
@@ -115,6 +116,7 @@ export function createApp(services: Services) {
     .use(internsApi(services))
     .use(internFeaturesApi(services))
     .use(presetsApi(services))
+    .use(guardrailsApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))

@@ -7,6 +7,9 @@ import { InternFeatureStore } from "./db/intern-features.ts";
 import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
+import { GuardrailStore } from "./db/guardrails.ts";
+import { guardrailOfLedger } from "./core/guardrails.ts";
+import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -89,7 +92,15 @@ export async function createServices(input: {
       ? await teamState({ backend, health, sticky, logger: input.logger, reservationTtlMs: longestRequestMs(input.config) })
       : undefined;
   const rateLimits: RateLimits = team?.rateLimits ?? new RateLimiter();
-  const spend: Budget = team?.budget ?? new SpendLedger((keyHash, since) => generations.spentSince(keyHash, since));
+  const guardrails = new GuardrailStore(backend);
+  // One ledger per key and one per guardrail (its budget is shared by the keys it applies to).
+  const spend: Budget = new LayeredBudget(
+    team?.budget ??
+      new SpendLedger(async (ledger, since) => {
+        const guardrail = guardrailOfLedger(ledger);
+        return guardrail === undefined ? generations.spentSince(ledger, since) : generations.spentInScopeSince(await guardrails.budgetScope(guardrail), since);
+      }),
+  );
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
@@ -146,6 +157,7 @@ export async function createServices(input: {
     internFeatures: new InternFeatureStore(backend),
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(backend),
+    guardrails,
     vault,
     connections,
     catalog,

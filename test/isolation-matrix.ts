@@ -179,6 +179,24 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/presets/:slug": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}` })),
   "GET /api/v1/presets/:slug/versions": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}/versions` })),
   "GET /api/v1/presets/:slug/versions/:version": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/presets/${side.presetSlug}/versions/1` })),
+  // Guardrails: each side's default guardrail always exists (`default-<workspace id>`); it cannot be assigned (400).
+  "GET /api/v1/guardrails/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/guardrails?workspace_id=${side.workspaceId}` })),
+  "POST /api/v1/guardrails/": managed({ own: 201, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/guardrails`, body: { name: "made", workspace_id: side.workspaceId } })),
+  "GET /api/v1/guardrails/assignments/keys": managed(200, () => ({ method: "GET", path: `${V1}/guardrails/assignments/keys` }), OWN),
+  "GET /api/v1/guardrails/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/guardrails/default-${side.workspaceId}` })),
+  "PATCH /api/v1/guardrails/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "PATCH", path: `${V1}/guardrails/default-${side.workspaceId}`, body: {} })),
+  "DELETE /api/v1/guardrails/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "DELETE", path: `${V1}/guardrails/default-${side.workspaceId}` })),
+  "GET /api/v1/guardrails/:id/assignments/keys": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/guardrails/default-${side.workspaceId}/assignments/keys` })),
+  "POST /api/v1/guardrails/:id/assignments/keys": managed({ own: 400, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/guardrails/default-${side.workspaceId}/assignments/keys`,
+    body: { key_hashes: [side.inferenceHash] },
+  })),
+  "POST /api/v1/guardrails/:id/assignments/keys/remove": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/guardrails/default-${side.workspaceId}/assignments/keys/remove`,
+    body: { key_hashes: [side.inferenceHash] },
+  })),
 
   "GET /api/v1/vault/secrets": managed(200, () => ({ method: "GET", path: `${V1}/vault/secrets` }), OWN, true),
   "PUT /api/v1/vault/secrets/:name": managed(200, ({ side }) => ({ method: "PUT", path: `${V1}/vault/secrets/${side.secretName}`, body: { hosts: [`${side.token}.example.com`], value: "v2" } }), OWN, true),

@@ -1,4 +1,5 @@
 import type { KeyKind } from "../core/api-key.ts";
+import type { GuardrailPolicy } from "../core/guardrails.ts";
 import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
 
 /** Who a request authenticated as. */
@@ -7,6 +8,8 @@ export interface Principal {
   kind: KeyKind;
   workspace: WorkspaceRow;
   internId: string | null;
+  /** For an inference key: the guardrails that apply to it (its workspace's default, then its own). */
+  guardrails?: GuardrailPolicy[];
 }
 
 /** What a handler learned about its request that the access log reports (inference: model, provider). */

@@ -8,6 +8,7 @@ import type {
   WorkspaceRow,
 } from "../db/schema.ts";
 import type { KeyUsage } from "../db/generations.ts";
+import { defaultGuardrailId } from "../core/guardrails.ts";
 
 /** Wire shapes of stored resources, in the field names and nullability real clients require. */
 
@@ -116,8 +117,7 @@ export function workspaceJson(row: WorkspaceRow) {
     is_observability_broadcast_enabled: row.isObservabilityBroadcastEnabled,
     is_observability_io_logging_enabled: row.isObservabilityIoLoggingEnabled,
     include_byok_in_budgets: row.includeByokInBudgets,
-    // Guardrails are not part of Roundhouse yet; the field is required by clients.
-    default_guardrail_id: "",
+    default_guardrail_id: defaultGuardrailId(row.id),
     created_by: row.createdBy,
     created_at: row.createdAt,
     updated_at: row.updatedAt,

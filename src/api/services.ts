@@ -6,6 +6,7 @@ import type { InternFeatureStore } from "../db/intern-features.ts";
 import type { InternStore } from "../db/interns.ts";
 import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
+import type { GuardrailStore } from "../db/guardrails.ts";
 import type { VaultStore } from "../db/vault.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -41,6 +42,8 @@ export interface Services {
   internFeatures: InternFeatureStore;
   features: FeatureCatalog;
   presets: PresetStore;
+  /** Guardrails and their key assignments; which apply to a key is read from memory. */
+  guardrails: GuardrailStore;
   vault: VaultStore;
   connections: ConnectionStore;
   catalog: Catalog;

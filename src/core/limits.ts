@@ -49,6 +49,8 @@ export interface SpendKey {
   hash: string;
   limit: number | null;
   limitReset: LimitReset;
+  /** Set when the ledger is a guardrail's budget (shared by the keys it applies to), not a key's limit. */
+  guardrail?: { id: string; name: string };
 }
 
 /** What a request holds of its key's limit until it settles. */
@@ -58,15 +60,18 @@ export interface Reservation {
   /** Team mode: the stored reservation's id (none when nothing was stored) and the generation it is for. */
   id?: string | undefined;
   generationId?: string | undefined;
+  /** A reservation over several ledgers (the key's and its guardrails'): each part settles with the same cost. */
+  parts?: Reservation[];
 }
 
 /** The 402 of a reservation of `amount` USD (Infinity: unbounded) the key's limit does not cover. */
 export function spendLimitError(key: SpendKey, limit: number, amount: number, remaining: number): GatewayError {
   const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
+  const owner = key.guardrail ? `Guardrail "${key.guardrail.name}" (${key.guardrail.id}): its budget` : "This key's spend limit";
   return new GatewayError(
     "payment_required",
-    `This key's spend limit of ${limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
-    { metadata: { limit, limit_remaining: remaining } },
+    `${owner} of ${limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
+    { metadata: { limit, limit_remaining: remaining, ...(key.guardrail ? { guardrail_id: key.guardrail.id, guardrail_name: key.guardrail.name, rule: "limit_usd" } : {}) } },
   );
 }
 

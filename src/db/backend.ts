@@ -32,6 +32,8 @@ export type Tables = Pick<
   | "presetVersions"
   | "generations"
   | "videoJobs"
+  | "guardrails"
+  | "guardrailKeyAssignments"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -21,6 +21,8 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "presetVersions",
   "generations",
   "videoJobs",
+  "guardrails",
+  "guardrailKeyAssignments",
 ];
 
 export interface CopiedTable {

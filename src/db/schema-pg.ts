@@ -371,3 +371,31 @@ export const spendReservations = pgTable(
   },
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
+
+/** Guardrails and their assignments to keys (see schema.ts). */
+export const guardrails = pgTable("guardrails", {
+  id: text("id").primaryKey(),
+  workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  description: text("description"),
+  limitUsd: doublePrecision("limit_usd"),
+  resetInterval: text("reset_interval").$type<"daily" | "weekly" | "monthly">(),
+  includeByokInBudgets: boolean("include_byok_in_budgets").notNull().default(false),
+  allowedModels: jsonb("allowed_models").$type<string[] | null>(),
+  ignoredModels: jsonb("ignored_models").$type<string[] | null>(),
+  allowedProviders: jsonb("allowed_providers").$type<string[] | null>(),
+  ignoredProviders: jsonb("ignored_providers").$type<string[] | null>(),
+  dataPolicy: jsonb("data_policy").$type<Record<string, boolean | null>>().notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at"),
+}, (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)]);
+export const guardrailKeyAssignments = pgTable("guardrail_key_assignments", {
+  id: text("id").primaryKey(),
+  guardrailId: text("guardrail_id").notNull().references(() => guardrails.id, { onDelete: "cascade" }),
+  keyHash: text("key_hash").notNull().unique().references(() => apiKeys.hash, { onDelete: "cascade" }),
+  workspaceId: text("workspace_id").notNull(),
+  assignedBy: text("assigned_by"),
+  createdAt: text("created_at").notNull(),
+}, (table) => [index("guardrail_key_assignments_guardrail_idx").on(table.guardrailId, table.createdAt)]);
+/** Checked like `sameRows` above (exported only so that it is used). */
+export const sameGuardrailRows: [Same<Rows<typeof guardrails>, Rows<typeof lite.guardrails>>, Same<Rows<typeof guardrailKeyAssignments>, Rows<typeof lite.guardrailKeyAssignments>>] = [true, true];

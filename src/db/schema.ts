@@ -297,3 +297,52 @@ export const videoJobs = sqliteTable(
 );
 
 export type VideoJobRow = typeof videoJobs.$inferSelect;
+
+/** Guardrails: a workspace's policy objects (budget, model and provider lists, data policy). */
+export const guardrails = sqliteTable(
+  "guardrails",
+  {
+    /** A UUID, or for a workspace's default guardrail an id derived from the workspace's. */
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    limitUsd: real("limit_usd"),
+    resetInterval: text("reset_interval", { enum: ["daily", "weekly", "monthly"] }),
+    includeByokInBudgets: integer("include_byok_in_budgets", { mode: "boolean" }).notNull().default(false),
+    allowedModels: text("allowed_models", { mode: "json" }).$type<string[] | null>(),
+    ignoredModels: text("ignored_models", { mode: "json" }).$type<string[] | null>(),
+    allowedProviders: text("allowed_providers", { mode: "json" }).$type<string[] | null>(),
+    ignoredProviders: text("ignored_providers", { mode: "json" }).$type<string[] | null>(),
+    /** The ZDR and training switches by name (`enforce_zdr_openai`, `enable_paid_model_training`, ...); null = not set. */
+    dataPolicy: text("data_policy", { mode: "json" }).$type<Record<string, boolean | null>>().notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at"),
+  },
+  (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type GuardrailRow = typeof guardrails.$inferSelect;
+
+/** Which key holds which guardrail: a key holds at most one (assigning another replaces it). */
+export const guardrailKeyAssignments = sqliteTable(
+  "guardrail_key_assignments",
+  {
+    id: text("id").primaryKey(),
+    guardrailId: text("guardrail_id")
+      .notNull()
+      .references(() => guardrails.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash")
+      .notNull()
+      .unique()
+      .references(() => apiKeys.hash, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    assignedBy: text("assigned_by"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("guardrail_key_assignments_guardrail_idx").on(table.guardrailId, table.createdAt)],
+);
+
+export type GuardrailKeyAssignmentRow = typeof guardrailKeyAssignments.$inferSelect;

@@ -1,3 +1,4 @@
+import type { GuardrailPolicy } from "../core/guardrails.ts";
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ResponseAccumulator } from "../core/accumulate.ts";
@@ -22,6 +23,8 @@ export interface Caller {
   /** The key's spend limit (USD) and its reset period. */
   limit?: number | null;
   limitReset?: "daily" | "weekly" | "monthly" | null;
+  /** The guardrails that apply to the key (the workspace's default, then the key's own). */
+  guardrails?: GuardrailPolicy[];
 }
 
 /** One upstream call of a generation, with the model it asked for (see AttemptSummary). */

@@ -16,6 +16,7 @@ import { runToolLoop, turnRecord } from "./tool-loop.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
+import { checkGuardrailModels } from "./guardrail-admission.ts";
 
 /** The calling generation: its attempts and the cost of its calls so far. */
 export interface CallParent {
@@ -33,10 +34,12 @@ export async function modelCall(
   delete request.plugins;
   // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
   const offered = request.serverTools?.length ? await offerServerTools(deps.plugins, request, input.context) : [];
+  checkGuardrailModels(caller, request, deps.catalog);
   const plan = deps.router.plan(request, caller.workspaceId, {
     allowedProviders: caller.allowedProviders ?? null,
     ignoredProviders: caller.ignoredProviders ?? null,
     dataRegion: caller.dataRegion ?? null,
+    guardrails: caller.guardrails ?? [],
   });
   const attempts: AttemptRecord[] = [];
   try {

@@ -16,6 +16,8 @@ import { call } from "../transport/engine.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
+import { spendKeyOf } from "./layered-budget.ts";
+import { checkGuardrailModels } from "./guardrail-admission.ts";
 import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
@@ -80,15 +82,17 @@ export async function runOperation<R extends OperationRequest>(
   let reservation: Reservation | undefined;
   let plan;
   try {
+    checkGuardrailModels(caller, request, deps.catalog);
     plan = deps.router.plan(request, caller.workspaceId, {
       allowedProviders: caller.allowedProviders ?? null,
       ignoredProviders: caller.ignoredProviders ?? null,
       dataRegion: caller.dataRegion ?? null,
+      guardrails: caller.guardrails ?? [],
     });
-    const limit = caller.limit ?? null;
-    if (limit !== null && deps.budget) {
+    const spendKey = spendKeyOf(caller);
+    if (spendKey && deps.budget) {
       reservation = await deps.budget.reserve(
-        { hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null },
+        spendKey,
         operationWorstCase(
           request,
           plan.attempts.map((attempt) => attempt.endpoint),

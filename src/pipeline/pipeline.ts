@@ -20,6 +20,8 @@ import { type OperationOutcome, runOperation } from "./operation-run.ts";
 import type { OperationRequest } from "../core/operations.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Reservation } from "./limits.ts";
+import { spendKeyOf } from "./layered-budget.ts";
+import { checkGuardrailModels } from "./guardrail-admission.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
 import { worstCaseCost } from "./spend-bound.ts";
@@ -111,10 +113,12 @@ export class Pipeline {
     }
     let plan: RoutePlan;
     try {
+      checkGuardrailModels(caller, request, this.deps.catalog);
       plan = this.deps.router.plan(request, caller.workspaceId, {
         allowedProviders: caller.allowedProviders ?? null,
         ignoredProviders: caller.ignoredProviders ?? null,
         dataRegion: caller.dataRegion ?? null,
+        guardrails: caller.guardrails ?? [],
       }, conversation);
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -124,10 +128,10 @@ export class Pipeline {
     // Reserve the most this request could cost on any planned endpoint; settle with the actual cost.
     let reservation: Reservation | undefined;
     try {
-      const limit = caller.limit ?? null;
-      if (limit !== null && this.deps.budget) {
+      const spendKey = spendKeyOf(caller);
+      if (spendKey && this.deps.budget) {
         const endpoints = plan.attempts.map((attempt) => attempt.endpoint);
-        reservation = await this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)), generationId);
+        reservation = await this.deps.budget.reserve(spendKey, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)), generationId);
       }
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
@@ -143,10 +147,10 @@ export class Pipeline {
       for (const more of extra) this.deps.budget?.release(more);
     };
     const extendReservation = async (amount: number): Promise<boolean> => {
-      const limit = caller.limit ?? null;
-      if (limit === null || !this.deps.budget) return true;
+      const spendKey = spendKeyOf(caller);
+      if (!spendKey || !this.deps.budget) return true;
       try {
-        const more = await this.deps.budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, amount, generationId);
+        const more = await this.deps.budget.reserve(spendKey, amount, generationId);
         if (more) extra.push(more);
         return true;
       } catch {
@@ -291,6 +295,7 @@ export class Pipeline {
       allowedProviders: caller.allowedProviders ?? null,
       ignoredProviders: caller.ignoredProviders ?? null,
       dataRegion: caller.dataRegion ?? null,
+      guardrails: caller.guardrails ?? [],
     });
     const first = plan.attempts.find(({ endpoint }) => !this.deps.health.isCoolingDown(endpoint.key)) ?? plan.attempts[0];
     if (first === undefined) throw new GatewayError("unavailable", "No endpoint could serve the request");
@@ -334,11 +339,11 @@ export class Pipeline {
 
   /** Records a generation that ended before routing, charging the key for the model calls its plugins made. */
   async #chargeCallsOnly(caller: Caller, row: GenerationRow): Promise<void> {
-    const limit = caller.limit ?? null;
-    if (limit !== null && this.deps.budget && row.totalCost > 0) {
+    const spendKey = spendKeyOf(caller);
+    if (spendKey && this.deps.budget && row.totalCost > 0) {
       const budget = this.deps.budget;
       // Refused (the limit is spent already) or not, what the calls cost is recorded below.
-      budget.settle(await budget.reserve({ hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null }, 0, row.id).catch(() => undefined), row.totalCost);
+      budget.settle(await budget.reserve(spendKey, 0, row.id).catch(() => undefined), row.totalCost);
     }
     this.deps.generations.record(row);
   }

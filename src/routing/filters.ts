@@ -16,6 +16,7 @@ export function chatOf(request: RoutedRequest): CanonicalRequest | undefined {
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import { estimatePromptTokens } from "../core/prompt-tokens.ts";
 import { namedIn, type Preferences } from "./preferences.ts";
+import { type GuardrailPolicy, modelGroup } from "../core/guardrails.ts";
 
 export { estimatePromptTokens };
 
@@ -144,6 +145,8 @@ function exclusion(
   if (preferences.allowed && !namedIn(preferences.allowed, provider)) {
     return { reason: "allowed_providers", field: "workspace.allowed_providers", detail: `${provider.slug} is not in the workspace's allowed providers` };
   }
+  const guarded = preferences.guardrails.length > 0 ? guardrailExclusion(model, endpoint, preferences.guardrails) : undefined;
+  if (guarded) return guarded;
   if (preferences.only && !namedIn(preferences.only, provider)) {
     return { reason: "allowed_providers", field: "provider.only", detail: `${provider.slug} is not in provider.only` };
   }
@@ -190,6 +193,35 @@ function exclusion(
       field: chatOf(request) ? "messages" : "input",
       detail: `the prompt does not fit ${provider.slug}'s context of ${endpoint.contextLength} tokens`,
     };
+  }
+  return undefined;
+}
+
+/**
+ * The first guardrail rule an endpoint breaks: a provider outside its allowed or inside its ignored
+ * providers, an endpoint that retains prompts for a model group under ZDR, or one that may train on
+ * prompts where training is off for paid (or free) models. The field names the guardrail and its rule.
+ */
+function guardrailExclusion(model: CatalogModel, endpoint: Endpoint, guardrails: readonly GuardrailPolicy[]): Omit<Exclusion, "endpoint"> | undefined {
+  const provider = endpoint.provider;
+  for (const guardrail of guardrails) {
+    const named = `guardrail "${guardrail.name}" (${guardrail.id})`;
+    const field = (rule: string) => `guardrail.${guardrail.id}.${rule}`;
+    if (guardrail.allowedProviders && !namedIn(guardrail.allowedProviders, provider)) {
+      return { reason: "allowed_providers", field: field("allowed_providers"), detail: `${provider.slug} is not in the allowed providers of ${named}` };
+    }
+    if (guardrail.ignoredProviders && namedIn(guardrail.ignoredProviders, provider)) {
+      return { reason: "allowed_providers", field: field("ignored_providers"), detail: `${provider.slug} is in the ignored providers of ${named}` };
+    }
+    const group = modelGroup(model.id);
+    if (endpoint.retainsPrompts && guardrail.zdr.includes(group)) {
+      return { reason: "data_policy:zdr", field: field(`enforce_zdr_${group}`), detail: `${provider.slug} retains prompts and ${named} enforces ZDR for ${group} models` };
+    }
+    const free = endpoint.pricing.prompt === 0 && endpoint.pricing.completion === 0;
+    if (endpoint.collectsData && (free ? guardrail.freeModelTraining : guardrail.paidModelTraining) === false) {
+      const rule = free ? "enable_free_model_training" : "enable_paid_model_training";
+      return { reason: "data_policy:training", field: field(rule), detail: `${provider.slug} may train on prompts and ${named} does not allow it for ${free ? "free" : "paid"} models` };
+    }
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import type { RoutingEnvelope } from "../core/envelope.ts";
 import type { Provider } from "../core/catalog-types.ts";
 import type { Percentiles } from "./health.ts";
+import type { GuardrailPolicy } from "../core/guardrails.ts";
 
 export type SortBy = "price" | "throughput" | "latency" | "exacto";
 
@@ -33,6 +34,8 @@ export interface Preferences {
   partition: "model" | "none";
   preferredMaxLatency: Thresholds | undefined;
   preferredMinThroughput: Thresholds | undefined;
+  /** The guardrails that apply: each one's provider lists and data policy restrict like the workspace's. */
+  guardrails: readonly GuardrailPolicy[];
 }
 
 export interface WorkspaceRouting {
@@ -40,6 +43,8 @@ export interface WorkspaceRouting {
   ignoredProviders: string[] | null;
   /** The workspace's data region ("eu", "us"), or null for anywhere. */
   dataRegion?: string | null;
+  /** The guardrails that apply to the caller's key. */
+  guardrails?: readonly GuardrailPolicy[];
 }
 
 function list(value: unknown): string[] | undefined {
@@ -114,6 +119,7 @@ export function readPreferences(request: RoutingEnvelope, workspace: WorkspaceRo
     partition,
     preferredMaxLatency: thresholds(provider.preferred_max_latency),
     preferredMinThroughput: thresholds(provider.preferred_min_throughput),
+    guardrails: workspace.guardrails ?? [],
   };
 }
 
