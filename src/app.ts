@@ -11,6 +11,7 @@ import { workspacesApi } from "./api/workspaces.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
+import { observabilityApi } from "./api/observability.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
@@ -113,6 +114,7 @@ export function createApp(services: Services) {
     .use(internsApi(services))
     .use(internFeaturesApi(services))
     .use(presetsApi(services))
+    .use(observabilityApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))

@@ -23,6 +23,8 @@ import type { HealthStats } from "../routing/health.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import type { VideoJobs } from "../pipeline/video-jobs.ts";
 import type { VideoHooks } from "../pipeline/video-wiring.ts";
+import type { DestinationStore } from "../db/observability.ts";
+import type { BroadcastExporter } from "../ops/broadcast/exporter.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -62,4 +64,8 @@ export interface Services {
   videoHooks: Pick<VideoHooks, "hold">;
   /** How upstreams are reached (the pooled HTTP client). */
   transports: Transports;
+  /** Broadcast destinations of each workspace (`/observability/destinations`). */
+  destinations: DestinationStore;
+  /** Exports generation records to the destinations, behind the answer. */
+  broadcast: BroadcastExporter;
 }

@@ -32,6 +32,7 @@ export type Tables = Pick<
   | "presetVersions"
   | "generations"
   | "videoJobs"
+  | "observabilityDestinations"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -21,6 +21,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "presetVersions",
   "generations",
   "videoJobs",
+  "observabilityDestinations",
 ];
 
 export interface CopiedTable {

@@ -1,4 +1,5 @@
 import type { AttemptSummary } from "../core/generation.ts";
+import type { FilterRules } from "../core/broadcast.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
@@ -369,3 +370,30 @@ export const spendReservations = pgTable(
   },
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
+
+/** Broadcast destinations of a workspace (see schema.ts). */
+export const observabilityDestinations = pgTable(
+  "observability_destinations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    enabled: boolean("enabled").notNull(),
+    privacyMode: boolean("privacy_mode").notNull(),
+    samplingRate: doublePrecision("sampling_rate").notNull(),
+    apiKeyHashes: jsonb("api_key_hashes").$type<string[] | null>(),
+    filterRules: jsonb("filter_rules").$type<FilterRules | null>(),
+    broadcastGenerationCost: boolean("broadcast_generation_cost").notNull(),
+    broadcastGenerationIdentity: boolean("broadcast_generation_identity").notNull(),
+    broadcastGenerationRequestContext: boolean("broadcast_generation_request_context").notNull(),
+    config: jsonb("config").$type<Record<string, string>>().notNull(),
+    secretsEnc: bytea("secrets_enc").notNull(),
+    deletedAt: text("deleted_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("observability_destinations_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+const sameDestinationRows: Same<Rows<typeof observabilityDestinations>, Rows<typeof lite.observabilityDestinations>> = true;
+void sameDestinationRows;

@@ -1,4 +1,5 @@
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
+import type { FilterRules } from "../core/broadcast.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -295,3 +296,36 @@ export const videoJobs = sqliteTable(
 );
 
 export type VideoJobRow = typeof videoJobs.$inferSelect;
+
+/**
+ * Broadcast destinations of a workspace (`/observability/destinations`): where its generation records
+ * are exported as traces. `config` holds the non-secret settings; `secrets_enc` the sealed headers and
+ * keys. A deleted destination is kept with `deleted_at` set (a soft delete) and never exported to.
+ */
+export const observabilityDestinations = sqliteTable(
+  "observability_destinations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    privacyMode: integer("privacy_mode", { mode: "boolean" }).notNull(),
+    samplingRate: real("sampling_rate").notNull(),
+    apiKeyHashes: text("api_key_hashes", { mode: "json" }).$type<string[] | null>(),
+    filterRules: text("filter_rules", { mode: "json" }).$type<FilterRules | null>(),
+    broadcastGenerationCost: integer("broadcast_generation_cost", { mode: "boolean" }).notNull(),
+    broadcastGenerationIdentity: integer("broadcast_generation_identity", { mode: "boolean" }).notNull(),
+    broadcastGenerationRequestContext: integer("broadcast_generation_request_context", { mode: "boolean" }).notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    secretsEnc: blob("secrets_enc", { mode: "buffer" }).notNull(),
+    deletedAt: text("deleted_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("observability_destinations_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type ObservabilityDestinationRow = typeof observabilityDestinations.$inferSelect;
