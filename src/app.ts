@@ -12,6 +12,7 @@ import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { presetsApi } from "./api/presets.ts";
 import { guardrailsApi } from "./api/guardrails.ts";
+import { observabilityApi } from "./api/observability.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { benchmarksApi } from "./api/benchmarks.ts";
 import { classificationsApi } from "./api/classifications.ts";
@@ -117,6 +118,7 @@ export function createApp(services: Services) {
     .use(internFeaturesApi(services))
     .use(presetsApi(services))
     .use(guardrailsApi(services))
+    .use(observabilityApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))

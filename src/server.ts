@@ -147,6 +147,7 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
   }
   // The poller's round in flight ends (its job updates written) before the database closes.
   await services.videos.stop();
+  await within(services.broadcast.close(), 2000);
   services.transports.close();
   await closeStorage(services);
   logger.info("stopped");

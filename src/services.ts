@@ -38,6 +38,8 @@ import { RouterMemory, TrafficStats } from "./routing/traffic.ts";
 import type { PluginDefinition } from "./plugins/contract.ts";
 import { PluginHost } from "./plugins/host.ts";
 import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/registry.ts";
+import { DestinationStore } from "./db/observability.ts";
+import { BroadcastExporter } from "./ops/broadcast/exporter.ts";
 
 export type { Services } from "./api/services.ts";
 
@@ -70,7 +72,16 @@ export async function createServices(input: {
   const { sticky_sessions: stickyConfig, router_memory: memoryConfig } = input.config.routing;
   const sticky = new StickySessions({ maxEntries: stickyConfig.max_entries, ttlMs: stickyConfig.ttl_ms });
   const memory = new RouterMemory({ maxEntries: memoryConfig.max_entries, maxTtlMs: memoryConfig.max_ttl_ms });
+  const keys = new KeyStore(backend);
+  const destinations = new DestinationStore(backend, box);
+  const broadcast = new BroadcastExporter({
+    destinations: (workspaceId) => destinations.active(workspaceId),
+    keyName: async (keyHash) => (await keys.findByHash(keyHash))?.name ?? undefined,
+    logger: input.logger,
+  });
+  broadcast.start();
   const metrics = new GatewayMetrics({
+    broadcast: () => broadcast,
     activeStreams: () => lifecycle.activeStreams,
     pendingGenerations: () => generations.pendingCount,
     droppedGenerations: () => generations.dropped,
@@ -111,6 +122,7 @@ export async function createServices(input: {
     generations: {
       record(row) {
         generations.record(row);
+        broadcast.offer(row);
         // Tokens count against the key's per-minute token limit once they were used.
         rateLimits.recordTokens(row.keyHash, (row.tokensPrompt ?? 0) + (row.tokensCompletion ?? 0));
       },
@@ -151,7 +163,9 @@ export async function createServices(input: {
     team,
     box,
     credentials,
-    keys: new KeyStore(backend),
+    keys,
+    destinations,
+    broadcast,
     workspaces: new WorkspaceStore(backend),
     interns: new InternStore(backend),
     internFeatures: new InternFeatureStore(backend),

@@ -26,6 +26,7 @@ export interface TargetContext {
     connection(): Promise<string>;
     workspace(): Promise<string>;
     internWithFeature(): Promise<string>;
+    destination(): Promise<string>;
   };
 }
 
@@ -196,6 +197,15 @@ export const MATRIX: Record<string, Entry> = {
     method: "POST",
     path: `${V1}/guardrails/default-${side.workspaceId}/assignments/keys/remove`,
     body: { key_hashes: [side.inferenceHash] },
+  })),
+
+  "GET /api/v1/observability/destinations/": managed(200, () => ({ method: "GET", path: `${V1}/observability/destinations` }), OWN),
+  "POST /api/v1/observability/destinations/": managed(201, () => ({ method: "POST", path: `${V1}/observability/destinations`, body: { type: "webhook", name: "made", enabled: false, config: { url: "http://made.example.com/hook" } } }), OWN),
+  "GET /api/v1/observability/destinations/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/observability/destinations/${side.destinationId}` })),
+  "PATCH /api/v1/observability/destinations/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "PATCH", path: `${V1}/observability/destinations/${side.destinationId}`, body: { name: "renamed" } })),
+  "DELETE /api/v1/observability/destinations/:id": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/observability/destinations/${victim ? await victims.destination() : side.destinationId}`,
   })),
 
   "GET /api/v1/vault/secrets": managed(200, () => ({ method: "GET", path: `${V1}/vault/secrets` }), OWN, true),

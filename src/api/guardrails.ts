@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { DATA_POLICY_FIELDS, defaultGuardrailId } from "../core/guardrails.ts";
 import type { GuardrailInput, KeyAssignment } from "../db/guardrails.ts";
-import type { GuardrailRow } from "../db/schema.ts";
+import type { GuardrailRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
 import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";

@@ -25,6 +25,8 @@ import type { BenchmarkSnapshot } from "../config/benchmarks.ts";
 import type { PluginHost } from "../plugins/host.ts";
 import type { VideoJobs } from "../pipeline/video-jobs.ts";
 import type { VideoHooks } from "../pipeline/video-wiring.ts";
+import type { DestinationStore } from "../db/observability.ts";
+import type { BroadcastExporter } from "../ops/broadcast/exporter.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -68,4 +70,8 @@ export interface Services {
   videoHooks: Pick<VideoHooks, "hold">;
   /** How upstreams are reached (the pooled HTTP client). */
   transports: Transports;
+  /** Broadcast destinations of each workspace (`/observability/destinations`). */
+  destinations: DestinationStore;
+  /** Exports generation records to the destinations, behind the answer. */
+  broadcast: BroadcastExporter;
 }

@@ -5,6 +5,10 @@ import { ChangeWatch } from "./change-watch.ts";
 import { type Db, openDatabase } from "./client.ts";
 import type { MigrationSource } from "./migrations.ts";
 import * as lite from "./schema.ts";
+import * as liteGroups from "./schema-groups.ts";
+
+/** Every table of the SQLite schema: the core and the operation groups. */
+const LITE = { ...lite, ...liteGroups };
 
 /**
  * The storage backend: the embedded SQLite file (one host) or PostgreSQL (team mode: N replicas on one
@@ -20,7 +24,7 @@ export type Conn = Db;
 
 /** The tables of the schema, as the repositories use them (the PostgreSQL tables in team mode). */
 export type Tables = Pick<
-  typeof lite,
+  typeof LITE,
   | "workspaces"
   | "interns"
   | "apiKeys"
@@ -34,6 +38,7 @@ export type Tables = Pick<
   | "videoJobs"
   | "guardrails"
   | "guardrailKeyAssignments"
+  | "observabilityDestinations"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */
@@ -120,7 +125,7 @@ export function sqliteBackend(db: Db): Backend {
   return {
     dialect: "sqlite",
     db,
-    tables: lite,
+    tables: LITE,
     sqlite: client,
     changes: { onChange: (listener) => changes.onChange(() => listener("*")), check: () => changes.check(), close() {} },
     // Queries on bun:sqlite run synchronously when awaited, so the work runs on this one connection

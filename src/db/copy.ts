@@ -23,6 +23,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "videoJobs",
   "guardrails",
   "guardrailKeyAssignments",
+  "observabilityDestinations",
 ];
 
 export interface CopiedTable {

@@ -3,7 +3,7 @@ import { GatewayError } from "../core/errors.ts";
 import { defaultGuardrailId, type GuardrailPolicy, MODEL_GROUPS } from "../core/guardrails.ts";
 import { newId, nowIso } from "../core/ids.ts";
 import type { Backend } from "./backend.ts";
-import type { GuardrailRow } from "./schema.ts";
+import type { GuardrailRow } from "./schema-groups.ts";
 
 /** What a create or update sets; a field left undefined is kept (update) or takes its default (create). */
 export type GuardrailInput = Partial<Omit<GuardrailRow, "id" | "workspaceId" | "createdAt" | "updatedAt">>;

@@ -2,7 +2,11 @@ import { SQL } from "bun";
 import { drizzle } from "drizzle-orm/bun-sql";
 import type { Backend, ChangeFeed, ChangeListener, Conn, Tables } from "./backend.ts";
 import { type MigrationSource, readMigrationSources, toMigrationMeta, PG_MIGRATIONS_DIR } from "./migrations.ts";
-import * as pgSchema from "./schema-pg.ts";
+import * as pgCore from "./schema-pg.ts";
+import * as pgGroups from "./schema-pg-groups.ts";
+
+/** Every table of the PostgreSQL schema: the core, the team tables and the operation groups. */
+const pgSchema = { ...pgCore, ...pgGroups };
 
 /**
  * Team mode's backend: PostgreSQL through Bun's built-in SQL client (pooled connections, LISTEN/NOTIFY

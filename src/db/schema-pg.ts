@@ -1,7 +1,7 @@
 import type { AttemptSummary } from "../core/generation.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
-import { boolean, customType, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as lite from "./schema.ts";
 import type { VideoRequest, VideoStatus } from "../core/operations.ts";
 
@@ -11,41 +11,7 @@ import type { VideoRequest, VideoStatus } from "../core/operations.ts";
  * serves both dialects: timestamps stay ISO 8601 text, JSON is jsonb, ciphertext is bytea.
  */
 
-/**
- * PostgreSQL's text (and jsonb strings) cannot hold U+0000, which SQLite stores and a client may send
- * in any JSON string: in team mode it is stored as U+FFFD, so such a value is kept rather than refused.
- */
-const NUL = /\u0000/g;
-function withoutNul(value: string): string {
-  return value.includes("\u0000") ? value.replace(NUL, "\uFFFD") : value;
-}
-
-/** Replaces U+0000 in every string of a JSON value (and in its keys); the value is returned as is when it has none. */
-function jsonWithoutNul(value: unknown): unknown {
-  if (typeof value === "string") return withoutNul(value);
-  if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(jsonWithoutNul);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [withoutNul(key), jsonWithoutNul(item)]));
-}
-
-const text = customType<{ data: string; driverData: string }>({
-  dataType: () => "text",
-  toDriver: withoutNul,
-});
-
-/**
- * jsonb handed to Bun's SQL client as the value itself: the client encodes it (drizzle's own jsonb
- * would stringify it first, and the column would then hold a JSON string instead of the object).
- */
-const jsonb = customType<{ data: unknown; driverData: unknown }>({
-  dataType: () => "jsonb",
-  toDriver: (value) => (JSON.stringify(value).includes("\\u0000") ? jsonWithoutNul(value) : value),
-});
-
-const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
-  dataType: () => "bytea",
-  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
-});
+import { bytea, jsonb, text } from "./schema-pg-types.ts";
 
 export const workspaces = pgTable("workspaces", {
   id: text("id").primaryKey(),
@@ -372,30 +338,3 @@ export const spendReservations = pgTable(
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
 
-/** Guardrails and their assignments to keys (see schema.ts). */
-export const guardrails = pgTable("guardrails", {
-  id: text("id").primaryKey(),
-  workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
-  name: text("name").notNull(),
-  description: text("description"),
-  limitUsd: doublePrecision("limit_usd"),
-  resetInterval: text("reset_interval").$type<"daily" | "weekly" | "monthly">(),
-  includeByokInBudgets: boolean("include_byok_in_budgets").notNull().default(false),
-  allowedModels: jsonb("allowed_models").$type<string[] | null>(),
-  ignoredModels: jsonb("ignored_models").$type<string[] | null>(),
-  allowedProviders: jsonb("allowed_providers").$type<string[] | null>(),
-  ignoredProviders: jsonb("ignored_providers").$type<string[] | null>(),
-  dataPolicy: jsonb("data_policy").$type<Record<string, boolean | null>>().notNull(),
-  createdAt: text("created_at").notNull(),
-  updatedAt: text("updated_at"),
-}, (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)]);
-export const guardrailKeyAssignments = pgTable("guardrail_key_assignments", {
-  id: text("id").primaryKey(),
-  guardrailId: text("guardrail_id").notNull().references(() => guardrails.id, { onDelete: "cascade" }),
-  keyHash: text("key_hash").notNull().unique().references(() => apiKeys.hash, { onDelete: "cascade" }),
-  workspaceId: text("workspace_id").notNull(),
-  assignedBy: text("assigned_by"),
-  createdAt: text("created_at").notNull(),
-}, (table) => [index("guardrail_key_assignments_guardrail_idx").on(table.guardrailId, table.createdAt)]);
-/** Checked like `sameRows` above (exported only so that it is used). */
-export const sameGuardrailRows: [Same<Rows<typeof guardrails>, Rows<typeof lite.guardrails>>, Same<Rows<typeof guardrailKeyAssignments>, Rows<typeof lite.guardrailKeyAssignments>>] = [true, true];

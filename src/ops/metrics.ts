@@ -237,6 +237,8 @@ export class GatewayMetrics {
     droppedGenerations?: () => number;
     stickySessions?: () => BoundedMapStats;
     routerMemory?: () => BoundedMapStats;
+    /** Spans the broadcast exporter sent, and dropped by reason. */
+    broadcast?: () => { exported: number; dropped: Readonly<Record<string, number>> };
   }) {
     const { registry } = this;
     registry.register(new Gauge("roundhouse_active_streams", "Streaming responses in flight.", [], sources.activeStreams));
@@ -247,6 +249,18 @@ export class GatewayMetrics {
     if (dropped) {
       registry.register(
         new CollectedCounter("roundhouse_generations_dropped_total", "Generation records dropped because too many were held while the database could not take them.", [], () => [[{}, dropped()]]),
+      );
+    }
+    const broadcast = sources.broadcast;
+    if (broadcast) {
+      registry.register(new CollectedCounter("roundhouse_broadcast_spans_exported_total", "Spans broadcast destinations accepted.", [], () => [[{}, broadcast().exported]]));
+      registry.register(
+        new CollectedCounter(
+          "roundhouse_broadcast_spans_dropped_total",
+          "Spans not exported, by reason: queue (the export queue or a destination's backlog was full; a record dropped from the queue counts once) or failed (the destination refused or could not be reached after every retry).",
+          ["reason"],
+          () => Object.entries(broadcast().dropped).map(([reason, value]) => [{ reason }, value]),
+        ),
       );
     }
     registry.register(

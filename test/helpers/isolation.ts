@@ -27,6 +27,8 @@ export interface Side {
   generationId: string;
   /** A completed video job submitted with this workspace's inference key. */
   videoJobId: string;
+  /** A broadcast destination of this workspace (disabled: nothing is sent). */
+  destinationId: string;
 }
 
 export interface World {
@@ -101,6 +103,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   await gateway.services.videos.pollOnce();
   await gateway.services.videos.pollOnce();
   await gateway.services.generations.flush();
+  const destination = await call("POST", "/observability/destinations", { type: "webhook", name: `hook-${token}`, enabled: false, config: { url: `http://${token}.example.com/hook`, headers: { authorization: `Bearer ${token}` } } });
   return {
     token,
     workspaceId,
@@ -115,6 +118,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     connectionKey,
     generationId: generation.id,
     videoJobId: video.id,
+    destinationId: destination.data.id,
   };
 }
 
@@ -163,6 +167,8 @@ export function victimsOf(gateway: InProcess, side: Side) {
       await call("POST", `/interns/${id}/features`, { feature: "notes" });
       return id;
     },
+    destination: async () =>
+      (await call("POST", "/observability/destinations", { type: "webhook", name: name(), enabled: false, config: { url: "http://victim.example.com/hook" } })).data.id as string,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
@@ -183,7 +189,8 @@ export async function snapshot(gateway: InProcess, side: Side): Promise<unknown>
   const connections = (await read("/vault/connections")).data;
   const usable = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/vault/interns/${id}/connections`)).data));
   const features = await Promise.all([side.internId, side.siblingId].map(async (id) => (await read(`/interns/${id}/features`)).data));
-  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable, features };
+  const destinations = (await read("/observability/destinations")).data.map((d: any) => [d.id, d.name, d.enabled, d.config]);
+  return { workspace: [name, slug, description, intern_api_access], keys, presets, interns, secrets, internSecrets, connections, usable, features, destinations };
 }
 
 /** Strings of a side another scope must never receive: its token (in every name) and its identifiers. */

@@ -1,0 +1,90 @@
+import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { FilterRules } from "../core/broadcast.ts";
+import { apiKeys, workspaces } from "./schema.ts";
+
+/*
+ * The operation groups' tables (guardrails, observability destinations, BYOK credentials, files), kept
+ * apart from the core schema (schema.ts) so each file stays readable. drizzle-kit reads both files.
+ */
+
+/** Guardrails: a workspace's policy objects (budget, model and provider lists, data policy). */
+export const guardrails = sqliteTable(
+  "guardrails",
+  {
+    /** A UUID, or for a workspace's default guardrail an id derived from the workspace's. */
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    description: text("description"),
+    limitUsd: real("limit_usd"),
+    resetInterval: text("reset_interval", { enum: ["daily", "weekly", "monthly"] }),
+    includeByokInBudgets: integer("include_byok_in_budgets", { mode: "boolean" }).notNull().default(false),
+    allowedModels: text("allowed_models", { mode: "json" }).$type<string[] | null>(),
+    ignoredModels: text("ignored_models", { mode: "json" }).$type<string[] | null>(),
+    allowedProviders: text("allowed_providers", { mode: "json" }).$type<string[] | null>(),
+    ignoredProviders: text("ignored_providers", { mode: "json" }).$type<string[] | null>(),
+    /** The ZDR and training switches by name (`enforce_zdr_openai`, `enable_paid_model_training`, ...); null = not set. */
+    dataPolicy: text("data_policy", { mode: "json" }).$type<Record<string, boolean | null>>().notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at"),
+  },
+  (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type GuardrailRow = typeof guardrails.$inferSelect;
+
+/** Which key holds which guardrail: a key holds at most one (assigning another replaces it). */
+export const guardrailKeyAssignments = sqliteTable(
+  "guardrail_key_assignments",
+  {
+    id: text("id").primaryKey(),
+    guardrailId: text("guardrail_id")
+      .notNull()
+      .references(() => guardrails.id, { onDelete: "cascade" }),
+    keyHash: text("key_hash")
+      .notNull()
+      .unique()
+      .references(() => apiKeys.hash, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    assignedBy: text("assigned_by"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("guardrail_key_assignments_guardrail_idx").on(table.guardrailId, table.createdAt)],
+);
+
+export type GuardrailKeyAssignmentRow = typeof guardrailKeyAssignments.$inferSelect;
+
+/**
+ * Broadcast destinations of a workspace (`/observability/destinations`): where its generation records
+ * are exported as traces. `config` holds the non-secret settings; `secrets_enc` the sealed headers and
+ * keys. A deleted destination is kept with `deleted_at` set (a soft delete) and never exported to.
+ */
+export const observabilityDestinations = sqliteTable(
+  "observability_destinations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    enabled: integer("enabled", { mode: "boolean" }).notNull(),
+    privacyMode: integer("privacy_mode", { mode: "boolean" }).notNull(),
+    samplingRate: real("sampling_rate").notNull(),
+    apiKeyHashes: text("api_key_hashes", { mode: "json" }).$type<string[] | null>(),
+    filterRules: text("filter_rules", { mode: "json" }).$type<FilterRules | null>(),
+    broadcastGenerationCost: integer("broadcast_generation_cost", { mode: "boolean" }).notNull(),
+    broadcastGenerationIdentity: integer("broadcast_generation_identity", { mode: "boolean" }).notNull(),
+    broadcastGenerationRequestContext: integer("broadcast_generation_request_context", { mode: "boolean" }).notNull(),
+    config: text("config", { mode: "json" }).$type<Record<string, string>>().notNull(),
+    secretsEnc: blob("secrets_enc", { mode: "buffer" }).notNull(),
+    deletedAt: text("deleted_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("observability_destinations_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type ObservabilityDestinationRow = typeof observabilityDestinations.$inferSelect;

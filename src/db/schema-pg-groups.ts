@@ -1,0 +1,69 @@
+import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import type { FilterRules } from "../core/broadcast.ts";
+import type * as groups from "./schema-groups.ts";
+import { apiKeys, workspaces } from "./schema-pg.ts";
+import { bytea, jsonb, text } from "./schema-pg-types.ts";
+
+/*
+ * The operation groups' tables in PostgreSQL's types (see schema-groups.ts), each checked to have the
+ * SQLite table's row type exactly.
+ */
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Rows<T extends { $inferSelect: unknown }> = T["$inferSelect"];
+
+/** Guardrails and their assignments to keys (see schema.ts). */
+export const guardrails = pgTable("guardrails", {
+  id: text("id").primaryKey(),
+  workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  name: text("name").notNull(),
+  description: text("description"),
+  limitUsd: doublePrecision("limit_usd"),
+  resetInterval: text("reset_interval").$type<"daily" | "weekly" | "monthly">(),
+  includeByokInBudgets: boolean("include_byok_in_budgets").notNull().default(false),
+  allowedModels: jsonb("allowed_models").$type<string[] | null>(),
+  ignoredModels: jsonb("ignored_models").$type<string[] | null>(),
+  allowedProviders: jsonb("allowed_providers").$type<string[] | null>(),
+  ignoredProviders: jsonb("ignored_providers").$type<string[] | null>(),
+  dataPolicy: jsonb("data_policy").$type<Record<string, boolean | null>>().notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at"),
+}, (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)]);
+export const guardrailKeyAssignments = pgTable("guardrail_key_assignments", {
+  id: text("id").primaryKey(),
+  guardrailId: text("guardrail_id").notNull().references(() => guardrails.id, { onDelete: "cascade" }),
+  keyHash: text("key_hash").notNull().unique().references(() => apiKeys.hash, { onDelete: "cascade" }),
+  workspaceId: text("workspace_id").notNull(),
+  assignedBy: text("assigned_by"),
+  createdAt: text("created_at").notNull(),
+}, (table) => [index("guardrail_key_assignments_guardrail_idx").on(table.guardrailId, table.createdAt)]);
+/** Rows typed exactly as the SQLite tables' (exported only so that it is used). */
+export const sameGuardrailRows: [Same<Rows<typeof guardrails>, Rows<typeof groups.guardrails>>, Same<Rows<typeof guardrailKeyAssignments>, Rows<typeof groups.guardrailKeyAssignments>>] = [true, true];
+
+
+/** Broadcast destinations of a workspace (see schema.ts). */
+export const observabilityDestinations = pgTable(
+  "observability_destinations",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    type: text("type").notNull(),
+    name: text("name").notNull(),
+    enabled: boolean("enabled").notNull(),
+    privacyMode: boolean("privacy_mode").notNull(),
+    samplingRate: doublePrecision("sampling_rate").notNull(),
+    apiKeyHashes: jsonb("api_key_hashes").$type<string[] | null>(),
+    filterRules: jsonb("filter_rules").$type<FilterRules | null>(),
+    broadcastGenerationCost: boolean("broadcast_generation_cost").notNull(),
+    broadcastGenerationIdentity: boolean("broadcast_generation_identity").notNull(),
+    broadcastGenerationRequestContext: boolean("broadcast_generation_request_context").notNull(),
+    config: jsonb("config").$type<Record<string, string>>().notNull(),
+    secretsEnc: bytea("secrets_enc").notNull(),
+    deletedAt: text("deleted_at"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("observability_destinations_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+const sameDestinationRows: Same<Rows<typeof observabilityDestinations>, Rows<typeof groups.observabilityDestinations>> = true;
+void sameDestinationRows;

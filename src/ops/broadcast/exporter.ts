@@ -1,0 +1,212 @@
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
+import { type ActiveDestination, destinationTakes } from "../../core/broadcast.ts";
+import type { GenerationRow } from "../../core/generation.ts";
+import type { Logger } from "../../core/log.ts";
+import { encodeSpans, generationSpans } from "./spans.ts";
+
+/** How the exporter queues, batches and retries. */
+export interface ExporterLimits {
+  /** Most generation records waiting for the next drain; past it a record is dropped (and counted). */
+  maxQueue: number;
+  /** Most spans held for one destination (waiting or being retried); past it new ones are dropped. */
+  maxPendingSpans: number;
+  /** Most spans in one export request. */
+  batchSpans: number;
+  /** Time between drains. */
+  intervalMs: number;
+  /** Longest one export request may take. */
+  timeoutMs: number;
+  /** Failed sends of one batch before it is dropped; each retry waits backoffMs doubled per failure. */
+  maxAttempts: number;
+  backoffMs: number;
+}
+
+export const DEFAULT_EXPORTER_LIMITS: ExporterLimits = {
+  maxQueue: 10_000,
+  maxPendingSpans: 20_000,
+  batchSpans: 512,
+  intervalMs: 1000,
+  timeoutMs: 5000,
+  maxAttempts: 4,
+  backoffMs: 1000,
+};
+
+/** What the exporter needs from the rest of the gateway. */
+export interface ExporterDeps {
+  /** The workspace's enabled destinations (cached by the caller). */
+  destinations: (workspaceId: string) => Promise<ActiveDestination[]>;
+  /** A key's name, for filter rules on `api_key_name`. */
+  keyName: (keyHash: string) => Promise<string | undefined>;
+  logger: Logger;
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  random?: () => number;
+  limits?: Partial<ExporterLimits>;
+}
+
+/** Why spans were not exported. */
+export type DropReason = "queue" | "failed";
+
+interface Outbox {
+  destination: ActiveDestination;
+  spans: ReadableSpan[];
+  failures: number;
+  retryAt: number;
+}
+
+/**
+ * Exports generation records to broadcast destinations without ever holding up a request: `offer`
+ * only appends to a bounded queue; a timer drains it, picks each record's destinations (key
+ * allow-list, filter rules, sampling), turns it into spans and sends them in batches per destination.
+ * A destination that fails is retried with exponential backoff; what it cannot take is dropped and
+ * counted, so a destination that is down costs memory up to a bound and nothing else.
+ */
+export class BroadcastExporter {
+  readonly #deps: ExporterDeps;
+  readonly #limits: ExporterLimits;
+  readonly #fetch: (url: string, init: RequestInit) => Promise<Response>;
+  #queue: GenerationRow[] = [];
+  readonly #outboxes = new Map<string, Outbox>();
+  readonly #dropped: Record<DropReason, number> = { queue: 0, failed: 0 };
+  #exported = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #draining: Promise<void> | undefined;
+
+  constructor(deps: ExporterDeps) {
+    this.#deps = deps;
+    this.#limits = { ...DEFAULT_EXPORTER_LIMITS, ...deps.limits };
+    this.#fetch = deps.fetch ?? ((url, init) => fetch(url, init));
+  }
+
+  /** Starts the drain timer (it does not keep the process alive). */
+  start(): void {
+    if (this.#timer) return;
+    this.#timer = setInterval(() => void this.drain(), this.#limits.intervalMs);
+    this.#timer.unref?.();
+  }
+
+  /** Queues a generation record for export; O(1), never throws. */
+  offer(row: GenerationRow): void {
+    if (this.#queue.length >= this.#limits.maxQueue) this.#dropped.queue++;
+    else this.#queue.push(row);
+  }
+
+  /** Spans dropped so far, by reason. */
+  get dropped(): Readonly<Record<DropReason, number>> {
+    return this.#dropped;
+  }
+
+  /** Spans the destinations accepted so far. */
+  get exported(): number {
+    return this.#exported;
+  }
+
+  /** Runs one drain (or joins the one running): queued records to outboxes, then every outbox due is sent. */
+  drain(): Promise<void> {
+    this.#draining ??= this.#drainOnce().finally(() => (this.#draining = undefined));
+    return this.#draining;
+  }
+
+  /** Drains until nothing is queued or waiting to be sent now (retries not yet due stay); for shutdown and tests. */
+  async flush(): Promise<void> {
+    do await this.drain();
+    while (this.#queue.length > 0 || [...this.#outboxes.values()].some((box) => box.spans.length > 0 && box.retryAt <= Date.now()));
+  }
+
+  /** Stops the timer and sends what is queued, once. */
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.drain().catch(() => {});
+  }
+
+  async #drainOnce(): Promise<void> {
+    try {
+      const rows = this.#queue;
+      this.#queue = [];
+      await this.#route(rows);
+      await this.#forgetRemoved();
+      await Promise.all([...this.#outboxes.values()].map((box) => this.#send(box)));
+    } catch (error) {
+      this.#deps.logger.warn("broadcast export failed", { error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  async #route(rows: GenerationRow[]): Promise<void> {
+    const byWorkspace = new Map<string, ActiveDestination[]>();
+    const random = this.#deps.random ?? Math.random;
+    for (const row of rows) {
+      let destinations = byWorkspace.get(row.workspaceId);
+      if (!destinations) byWorkspace.set(row.workspaceId, (destinations = await this.#deps.destinations(row.workspaceId)));
+      if (destinations.length === 0) continue;
+      const needsName = destinations.some((destination) => destination.filterRules?.groups.some((group) => group.rules.some((rule) => rule.field === "api_key_name")));
+      const keyName = needsName ? await this.#deps.keyName(row.keyHash) : undefined;
+      for (const destination of destinations) {
+        if (!destinationTakes(destination, row, keyName) || random() >= destination.samplingRate) continue;
+        const box = this.#outbox(destination);
+        const spans = generationSpans(row, destination);
+        if (box.spans.length + spans.length > this.#limits.maxPendingSpans) this.#dropped.queue += spans.length;
+        else box.spans.push(...spans);
+      }
+    }
+  }
+
+  /** Spans held for a destination since disabled or deleted are dropped (counted as failed), never sent. */
+  async #forgetRemoved(): Promise<void> {
+    for (const [id, box] of this.#outboxes) {
+      const current = (await this.#deps.destinations(box.destination.workspaceId)).find((destination) => destination.id === id);
+      if (current) {
+        box.destination = current;
+        continue;
+      }
+      this.#dropped.failed += box.spans.length;
+      this.#outboxes.delete(id);
+    }
+  }
+
+  #outbox(destination: ActiveDestination): Outbox {
+    let box = this.#outboxes.get(destination.id);
+    if (!box) this.#outboxes.set(destination.id, (box = { destination, spans: [], failures: 0, retryAt: 0 }));
+    box.destination = destination;
+    return box;
+  }
+
+  /** Sends an outbox's spans batch by batch while it is due and the destination accepts them. */
+  async #send(box: Outbox): Promise<void> {
+    while (box.spans.length > 0 && box.retryAt <= Date.now()) {
+      const batch = box.spans.slice(0, this.#limits.batchSpans);
+      if (await this.#post(box.destination, batch)) {
+        box.spans.splice(0, batch.length);
+        box.failures = 0;
+        this.#exported += batch.length;
+        continue;
+      }
+      box.failures++;
+      if (box.failures >= this.#limits.maxAttempts) {
+        box.spans.splice(0, batch.length);
+        this.#dropped.failed += batch.length;
+        box.failures = 0;
+        box.retryAt = 0;
+        this.#deps.logger.warn("broadcast destination did not take a batch; dropped", { destination: box.destination.id, spans: batch.length });
+        continue;
+      }
+      box.retryAt = Date.now() + this.#limits.backoffMs * 2 ** (box.failures - 1);
+    }
+    if (box.spans.length === 0) this.#outboxes.delete(box.destination.id);
+  }
+
+  async #post(destination: ActiveDestination, spans: ReadableSpan[]): Promise<boolean> {
+    const { body, contentType } = encodeSpans(spans, destination.type === "webhook" ? "json" : destination.encoding);
+    try {
+      const response = await this.#fetch(destination.url, {
+        method: destination.method,
+        headers: { ...destination.headers, "content-type": contentType },
+        body,
+        signal: AbortSignal.timeout(this.#limits.timeoutMs),
+      });
+      await response.arrayBuffer().catch(() => undefined);
+      return response.ok;
+    } catch {
+      return false;
+    }
+  }
+}
