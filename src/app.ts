@@ -18,6 +18,7 @@ import { inferenceApi } from "./api/inference.ts";
 import { operationsApi } from "./api/operations.ts";
 import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
+import { analyticsApi } from "./api/analytics.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
@@ -118,6 +119,7 @@ export function createApp(services: Services) {
     .use(catalogApi(services))
     .use(inferenceApi(services))
     .use(operationsApi(services))
+    .use(analyticsApi(services))
     .use(videosApi(services));
 
   let openApi: Record<string, unknown> | undefined;

@@ -15,6 +15,7 @@ import type { Pipeline } from "../pipeline/pipeline.ts";
 import type { Budget, RateLimits } from "../pipeline/limits.ts";
 import type { TeamState } from "../db/team.ts";
 import type { GenerationStore } from "../db/generations.ts";
+import type { AnalyticsStore } from "../db/analytics.ts";
 import type { Lifecycle } from "../ops/lifecycle.ts";
 import type { GatewayMetrics } from "../ops/metrics.ts";
 import type { Transports } from "../providers/registry.ts";
@@ -46,6 +47,8 @@ export interface Services {
   health: HealthStats;
   plugins: PluginHost;
   generations: GenerationStore;
+  /** Reports over the generation log (activity, analytics, credits). */
+  analytics: AnalyticsStore;
   pipeline: Pipeline;
   metrics: GatewayMetrics;
   rateLimits: RateLimits;
