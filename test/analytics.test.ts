@@ -167,3 +167,26 @@ describe("GET /credits", () => {
     await expect(client(inferenceKey).credits.getCredits()).rejects.toMatchObject({ statusCode: 403 });
   });
 });
+
+describe("GET /generations", () => {
+  const list = async (query: string) => {
+    const response = await callApi(gateway.url, "GET", `/generations${query}`);
+    return { status: response.status, body: (await response.json()) as { data: Array<{ id: string }>; next_cursor: string | null } };
+  };
+
+  test("the workspace's records newest first, filtered, paged by cursor", async () => {
+    const all = await list("");
+    expect(all.body.data.map((row) => row.id)).toEqual(["g5", "g2", "g1", "g3", "g4"]);
+    expect((await list("?status=502")).body.data.map((row) => row.id)).toEqual(["g3"]);
+    expect((await list("?model=acme/reader")).body.data.map((row) => row.id)).toEqual(["g3"]);
+    expect((await list(`?api_key_hash=${keyHash}&provider=acme&since=${encodeURIComponent(at(1, 10))}&until=${encodeURIComponent(at(0, 0))}`)).body.data.map((row) => row.id)).toEqual(["g2", "g1"]);
+    const first = await list("?limit=2");
+    expect(first.body.data.map((row) => row.id)).toEqual(["g5", "g2"]);
+    const second = await list(`?limit=2&cursor=${first.body.next_cursor}`);
+    expect(second.body.data.map((row) => row.id)).toEqual(["g1", "g3"]);
+    const third = await list(`?limit=2&cursor=${second.body.next_cursor}`);
+    expect(third.body).toMatchObject({ data: [{ id: "g4" }], next_cursor: null });
+    expect((await list("?cursor=nonsense")).status).toBe(400);
+    expect((await list("?status=ok")).status).toBe(400);
+  });
+});

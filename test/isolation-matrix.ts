@@ -260,6 +260,7 @@ export const MATRIX: Record<string, Entry> = {
     () => ({ method: "POST", path: `${V1}/analytics/query`, body: { metrics: ["request_count", "total_cost"], dimensions: ["api_key_hash", "model"] } }),
     OWN,
   ),
+  "GET /api/v1/generations": managed(200, () => ({ method: "GET", path: `${V1}/generations?limit=5` }), OWN),
   "GET /api/v1/credits": managed(200, () => ({ method: "GET", path: `${V1}/credits` }), OWN),
   "GET /api/v1/generation": {
     targets: OWN_FOREIGN,

@@ -1,5 +1,6 @@
 import { type Column, and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, ne, notInArray, or, type SQL, sql } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
+import type { GenerationRow } from "./schema.ts";
 import { bucketStart, type DimensionDefinition, type Granularity, type MetricDefinition, type Operator } from "./analytics-catalog.ts";
 
 /** A filter value, coerced to its field's stored type. */
@@ -42,6 +43,18 @@ export interface ActivityFilter {
   /** Only keys created for this user (`creator_user_id`). */
   userId?: string;
   groupByWorkspace: boolean;
+}
+
+/** Filters of the recent generations list; `before` is the cursor (the last row of the previous page). */
+export interface RecentFilter {
+  keyHash?: string;
+  model?: string;
+  provider?: string;
+  status?: number;
+  since?: string;
+  until?: string;
+  before?: { createdAt: string; id: string };
+  limit: number;
 }
 
 /** A row of `GET /activity`: one day, model and endpoint. */
@@ -140,6 +153,29 @@ export class AnalyticsStore {
       Object.fromEntries(Object.entries(row).map(([name, value]) => [name, numeric.has(name) && value !== null ? Number(value) : value])),
     );
     return { rows: shaped, truncated };
+  }
+
+  /** A workspace's generation records, newest first, one page after the cursor. */
+  async recent(workspaceId: string, filter: RecentFilter): Promise<GenerationRow[]> {
+    const { generations: g } = this.backend.tables;
+    const { before } = filter;
+    return this.backend.db
+      .select()
+      .from(g)
+      .where(
+        and(
+          eq(g.workspaceId, workspaceId),
+          filter.keyHash === undefined ? undefined : eq(g.keyHash, filter.keyHash),
+          filter.model === undefined ? undefined : eq(g.model, filter.model),
+          filter.provider === undefined ? undefined : eq(g.providerSlug, filter.provider),
+          filter.status === undefined ? undefined : eq(g.status, filter.status),
+          filter.since === undefined ? undefined : gte(g.createdAt, filter.since),
+          filter.until === undefined ? undefined : lt(g.createdAt, filter.until),
+          before === undefined ? undefined : or(lt(g.createdAt, before.createdAt), and(eq(g.createdAt, before.createdAt), lt(g.id, before.id))),
+        ),
+      )
+      .orderBy(desc(g.createdAt), desc(g.id))
+      .limit(filter.limit);
   }
 
   /** USD the workspace's records cost in total (the local price table's figures). */
