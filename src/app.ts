@@ -22,6 +22,8 @@ import { inferenceApi } from "./api/inference.ts";
 import { operationsApi } from "./api/operations.ts";
 import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
+import { analyticsApi } from "./api/analytics.ts";
+import { generationHistoryApi } from "./api/generation-history.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
@@ -126,6 +128,8 @@ export function createApp(services: Services) {
     .use(classificationsApi(services))
     .use(inferenceApi(services))
     .use(operationsApi(services))
+    .use(analyticsApi(services))
+    .use(generationHistoryApi(services))
     .use(videosApi(services));
 
   let openApi: Record<string, unknown> | undefined;

@@ -22,6 +22,7 @@ import { VideoJobStore } from "./db/video-jobs.ts";
 import { type Budget, type RateLimits, RateLimiter, SpendLedger } from "./pipeline/limits.ts";
 import { join, resolve } from "node:path";
 import { GenerationStore } from "./db/generations.ts";
+import { AnalyticsStore } from "./db/analytics.ts";
 import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
@@ -166,6 +167,7 @@ export async function createServices(input: {
     keys,
     destinations,
     broadcast,
+    analytics: new AnalyticsStore(backend),
     workspaces: new WorkspaceStore(backend),
     interns: new InternStore(backend),
     internFeatures: new InternFeatureStore(backend),

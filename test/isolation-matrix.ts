@@ -286,6 +286,15 @@ export const MATRIX: Record<string, Entry> = {
   "POST /api/v1/videos": { ...operation("/videos", { model: "roundhouse/simulated-video", prompt: "a train" }), inference: 202 },
   "GET /api/v1/videos/:id": video("", 200),
   "GET /api/v1/videos/:id/content": video("/content", 200),
+  "GET /api/v1/activity": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/activity?workspace_id=${side.workspaceId}` })),
+  "GET /api/v1/analytics/meta": managed(200, () => ({ method: "GET", path: `${V1}/analytics/meta` }), OWN),
+  "POST /api/v1/analytics/query": managed(
+    200,
+    () => ({ method: "POST", path: `${V1}/analytics/query`, body: { metrics: ["request_count", "total_cost"], dimensions: ["api_key_hash", "model"] } }),
+    OWN,
+  ),
+  "GET /api/v1/generations": managed(200, () => ({ method: "GET", path: `${V1}/generations?limit=5` }), OWN),
+  "GET /api/v1/credits": managed(200, () => ({ method: "GET", path: `${V1}/credits` }), OWN),
   "GET /api/v1/generation": {
     targets: OWN_FOREIGN,
     request: ({ side }) => ({ method: "GET", path: `${V1}/generation?id=${side.generationId}` }),

@@ -16,6 +16,7 @@ import type { Pipeline } from "../pipeline/pipeline.ts";
 import type { Budget, RateLimits } from "../pipeline/limits.ts";
 import type { TeamState } from "../db/team.ts";
 import type { GenerationStore } from "../db/generations.ts";
+import type { AnalyticsStore } from "../db/analytics.ts";
 import type { Lifecycle } from "../ops/lifecycle.ts";
 import type { GatewayMetrics } from "../ops/metrics.ts";
 import type { Transports } from "../providers/registry.ts";
@@ -54,6 +55,8 @@ export interface Services {
   benchmarks: BenchmarkSnapshot | null;
   plugins: PluginHost;
   generations: GenerationStore;
+  /** Reports over the generation log (activity, analytics, credits). */
+  analytics: AnalyticsStore;
   pipeline: Pipeline;
   metrics: GatewayMetrics;
   rateLimits: RateLimits;

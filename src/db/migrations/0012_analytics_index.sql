@@ -1,0 +1,1 @@
+CREATE INDEX `generations_analytics_idx` ON `generations` (`workspace_id`,`created_at`,`model`,`provider_slug`,`provider_name`,`upstream_model`,`key_hash`,`status`,`total_cost`,`tokens_prompt`,`tokens_completion`,`tokens_reasoning`,`latency_ms`,`generation_time_ms`);
