@@ -10,6 +10,7 @@ import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
+import { byokApi } from "./api/byok.ts";
 import { presetsApi } from "./api/presets.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
@@ -113,6 +114,7 @@ export function createApp(services: Services) {
     .use(internsApi(services))
     .use(internFeaturesApi(services))
     .use(presetsApi(services))
+    .use(byokApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))

@@ -8,6 +8,7 @@ import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { VaultStore } from "./db/vault.ts";
+import { ByokStore } from "./db/byok.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
 import { CredentialResolver } from "./pipeline/credentials.ts";
@@ -59,7 +60,8 @@ export async function createServices(input: {
   const journalFile = backend.dialect === "postgres" ? { journalFile: join(resolve(input.config.data_dir), JOURNAL_FILE) } : {};
   const generations = new GenerationStore(backend, input.logger, { ...journalFile, maxPending: input.config.storage.max_pending_records });
   const connections = new ConnectionStore(backend, box);
-  const credentials = new CredentialResolver(vault, connections, catalog.providers.values());
+  const byok = new ByokStore(backend, box);
+  const credentials = new CredentialResolver(vault, connections, catalog.providers.values(), byok);
   const health = new HealthStats();
   const lifecycle = new Lifecycle();
   const { sticky_sessions: stickyConfig, router_memory: memoryConfig } = input.config.routing;
@@ -95,6 +97,7 @@ export async function createServices(input: {
     catalog,
     transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
+    byokFor: (workspaceId, provider, user, modelId) => credentials.byokFor(workspaceId, provider, user, modelId),
     generations: {
       record(row) {
         generations.record(row);
@@ -145,6 +148,7 @@ export async function createServices(input: {
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(backend),
     vault,
+    byok,
     connections,
     catalog,
     health,

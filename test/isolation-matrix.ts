@@ -26,6 +26,7 @@ export interface TargetContext {
     connection(): Promise<string>;
     workspace(): Promise<string>;
     internWithFeature(): Promise<string>;
+    byok(): Promise<string>;
   };
 }
 
@@ -169,6 +170,19 @@ export const MATRIX: Record<string, Entry> = {
   "DELETE /api/v1/interns/:internId/features/:featureId": internOnly(mgmtOnIntern(200), async ({ internId, victim, victims }) => ({
     method: "DELETE",
     path: `${V1}/interns/${victim ? await victims.internWithFeature() : internId}/features/notes`,
+  })),
+
+  "GET /api/v1/byok/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/byok?workspace_id=${side.workspaceId}` })),
+  "POST /api/v1/byok/": managed({ own: 201, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/byok`, body: { provider: "made", key: "made-secret", workspace_id: side.workspaceId } })),
+  "GET /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/byok/${side.byokId}` })),
+  "PATCH /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "PATCH",
+    path: `${V1}/byok/${victim ? await victims.byok() : side.byokId}`,
+    body: { name: "renamed" },
+  })),
+  "DELETE /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/byok/${victim ? await victims.byok() : side.byokId}`,
   })),
 
   // Preset writes name a slug of the caller's own workspace (a foreign slug would simply create an own preset).

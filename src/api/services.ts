@@ -7,6 +7,7 @@ import type { InternStore } from "../db/interns.ts";
 import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
 import type { VaultStore } from "../db/vault.ts";
+import type { ByokStore } from "../db/byok.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
 import type { FeatureCatalog } from "../core/intern-features.ts";
@@ -41,6 +42,8 @@ export interface Services {
   features: FeatureCatalog;
   presets: PresetStore;
   vault: VaultStore;
+  /** BYOK provider credentials (`/byok`), used by routing through `credentials`. */
+  byok: ByokStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

@@ -32,6 +32,9 @@ export type Tables = Pick<
   | "presetVersions"
   | "generations"
   | "videoJobs"
+  | "byokKeys"
+  | "files"
+  | "fileChunks"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -21,6 +21,9 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "presetVersions",
   "generations",
   "videoJobs",
+  "byokKeys",
+  "files",
+  "fileChunks",
 ];
 
 export interface CopiedTable {

@@ -369,3 +369,29 @@ export const spendReservations = pgTable(
   },
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
+
+/** BYOK credentials, uploaded files and their bytes (see schema.ts). */
+export const byokKeys = pgTable(
+  "byok_keys",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(), name: text("name"), label: text("label").notNull(), keyEnc: bytea("key_enc"),
+    disabled: boolean("disabled").notNull().default(false), isFallback: boolean("is_fallback").notNull().default(false),
+    sortOrder: integer("sort_order").notNull(),
+    allowedApiKeyHashes: jsonb("allowed_api_key_hashes").$type<string[] | null>(),
+    allowedModels: jsonb("allowed_models").$type<string[] | null>(), allowedUserIds: jsonb("allowed_user_ids").$type<string[] | null>(),
+    createdAt: text("created_at").notNull(), updatedAt: text("updated_at").notNull(), deletedAt: text("deleted_at"),
+  },
+  (table) => [index("byok_keys_workspace_provider_idx").on(table.workspaceId, table.provider, table.sortOrder)],
+);
+export const files = pgTable("files", {
+  id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  filename: text("filename").notNull(), mimeType: text("mime_type").notNull(), sizeBytes: integer("size_bytes").notNull(),
+  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(),
+}, (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)]);
+export const fileChunks = pgTable("file_chunks", {
+  fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }), seq: integer("seq").notNull(), data: bytea("data").notNull(),
+}, (table) => [primaryKey({ columns: [table.fileId, table.seq] })]);
+const sameByokAndFileRows: [Same<Rows<typeof byokKeys>, Rows<typeof lite.byokKeys>>, Same<Rows<typeof files>, Rows<typeof lite.files>>, Same<Rows<typeof fileChunks>, Rows<typeof lite.fileChunks>>] = [true, true, true];
+void sameByokAndFileRows;

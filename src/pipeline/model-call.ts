@@ -14,6 +14,7 @@ import type { PluginContext } from "../plugins/contract.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
 import { runToolLoop, turnRecord } from "./tool-loop.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { routePlan } from "./byok-plan.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
 
@@ -33,11 +34,7 @@ export async function modelCall(
   delete request.plugins;
   // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
   const offered = request.serverTools?.length ? await offerServerTools(deps.plugins, request, input.context) : [];
-  const plan = deps.router.plan(request, caller.workspaceId, {
-    allowedProviders: caller.allowedProviders ?? null,
-    ignoredProviders: caller.ignoredProviders ?? null,
-    dataRegion: caller.dataRegion ?? null,
-  });
+  const plan = routePlan(deps, request, caller);
   const attempts: AttemptRecord[] = [];
   try {
     return await tryInOrder(

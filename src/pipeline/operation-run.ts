@@ -14,6 +14,7 @@ import type { BuildOptions, ProviderAdapter, UpstreamAnswer, UpstreamRequest } f
 import { adapterFor } from "../providers/registry.ts";
 import { call } from "../transport/engine.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { routePlan } from "./byok-plan.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
@@ -80,11 +81,7 @@ export async function runOperation<R extends OperationRequest>(
   let reservation: Reservation | undefined;
   let plan;
   try {
-    plan = deps.router.plan(request, caller.workspaceId, {
-      allowedProviders: caller.allowedProviders ?? null,
-      ignoredProviders: caller.ignoredProviders ?? null,
-      dataRegion: caller.dataRegion ?? null,
-    });
+    plan = routePlan(deps, request, caller);
     const limit = caller.limit ?? null;
     if (limit !== null && deps.budget) {
       reservation = await deps.budget.reserve(

@@ -27,6 +27,8 @@ export interface Side {
   generationId: string;
   /** A completed video job submitted with this workspace's inference key. */
   videoJobId: string;
+  /** A BYOK credential of this workspace (for a provider no model uses). */
+  byokId: string;
 }
 
 export interface World {
@@ -101,6 +103,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   await gateway.services.videos.pollOnce();
   await gateway.services.videos.pollOnce();
   await gateway.services.generations.flush();
+  const byok = await call("POST", "/byok", { provider: `unused-${token}`, key: `byok-secret-${token}` });
   return {
     token,
     workspaceId,
@@ -115,6 +118,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     connectionKey,
     generationId: generation.id,
     videoJobId: video.id,
+    byokId: byok.data.id,
   };
 }
 
@@ -163,6 +167,7 @@ export function victimsOf(gateway: InProcess, side: Side) {
       await call("POST", `/interns/${id}/features`, { feature: "notes" });
       return id;
     },
+    byok: async () => (await call("POST", "/byok", { provider: "victim", key: name() })).data.id as string,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
