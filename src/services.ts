@@ -9,6 +9,7 @@ import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
+import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
 import { CredentialResolver } from "./pipeline/credentials.ts";
@@ -149,6 +150,7 @@ export async function createServices(input: {
     presets: new PresetStore(backend),
     vault,
     byok,
+    files: new FileStore(backend),
     connections,
     catalog,
     health,

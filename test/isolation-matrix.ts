@@ -27,6 +27,7 @@ export interface TargetContext {
     workspace(): Promise<string>;
     internWithFeature(): Promise<string>;
     byok(): Promise<string>;
+    file(): Promise<string>;
   };
 }
 
@@ -184,6 +185,17 @@ export const MATRIX: Record<string, Entry> = {
     method: "DELETE",
     path: `${V1}/byok/${victim ? await victims.byok() : side.byokId}`,
   })),
+
+  // Files belong to the workspace: its management and inference keys both use them.
+  "POST /api/v1/files/": { targets: OWN, request: () => ({ method: "POST", path: `${V1}/files`, body: {} }), management: 400, inference: 400, intern: 404 },
+  "GET /api/v1/files/": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files?workspace_id=${side.workspaceId}` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "GET /api/v1/files/:id": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files/${side.fileId}` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "GET /api/v1/files/:id/content": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files/${side.fileId}/content` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "DELETE /api/v1/files/:id": {
+    targets: OWN_FOREIGN,
+    request: async ({ side, victim, victims }) => ({ method: "DELETE", path: `${V1}/files/${victim ? await victims.file() : side.fileId}` }),
+    management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404,
+  },
 
   // Preset writes name a slug of the caller's own workspace (a foreign slug would simply create an own preset).
   "POST /api/v1/presets/:slug/responses": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/responses`, body: { model: MODEL } }), OWN),

@@ -8,6 +8,7 @@ import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
 import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
+import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
 import type { FeatureCatalog } from "../core/intern-features.ts";
@@ -44,6 +45,8 @@ export interface Services {
   vault: VaultStore;
   /** BYOK provider credentials (`/byok`), used by routing through `credentials`. */
   byok: ByokStore;
+  /** Uploaded files (`/files`), read by `file_id` content parts. */
+  files: FileStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

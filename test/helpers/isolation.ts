@@ -29,6 +29,8 @@ export interface Side {
   videoJobId: string;
   /** A BYOK credential of this workspace (for a provider no model uses). */
   byokId: string;
+  /** An uploaded file of this workspace. */
+  fileId: string;
 }
 
 export interface World {
@@ -104,6 +106,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   await gateway.services.videos.pollOnce();
   await gateway.services.generations.flush();
   const byok = await call("POST", "/byok", { provider: `unused-${token}`, key: `byok-secret-${token}` });
+  const file = await gateway.services.files.create(workspaceId, { filename: `${token}.txt`, mimeType: "text/plain", bytes: Buffer.from(`file of ${token}`) });
   return {
     token,
     workspaceId,
@@ -119,6 +122,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     generationId: generation.id,
     videoJobId: video.id,
     byokId: byok.data.id,
+    fileId: file.id,
   };
 }
 
@@ -168,6 +172,7 @@ export function victimsOf(gateway: InProcess, side: Side) {
       return id;
     },
     byok: async () => (await call("POST", "/byok", { provider: "victim", key: name() })).data.id as string,
+    file: async () => (await gateway.services.files.create(side.workspaceId, { filename: "victim.txt", mimeType: "text/plain", bytes: Buffer.from("v") })).id,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
