@@ -10,6 +10,8 @@ import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
+import { byokApi } from "./api/byok.ts";
+import { filesApi } from "./api/files.ts";
 import { presetsApi } from "./api/presets.ts";
 import { guardrailsApi } from "./api/guardrails.ts";
 import { observabilityApi } from "./api/observability.ts";
@@ -39,7 +41,7 @@ const EMPTY_BODY = Symbol("empty body");
  * Routes that take a multipart upload besides JSON: their multipart bodies are left unread here and
  * streamed by the route itself (spooled to disk within `max_body_bytes`, never buffered whole).
  */
-const MULTIPART_ROUTES = /^\/api\/v1\/(audio\/transcriptions|videos)\/?$/;
+const MULTIPART_ROUTES = /^\/api\/v1\/(audio\/transcriptions|videos|files)\/?$/;
 
 /** What the app needs of the listening server: the TCP peer of a request (none under `app.handle`). */
 type PeerSource = { requestIP(request: Request): { address: string } | null } | null;
@@ -121,6 +123,8 @@ export function createApp(services: Services) {
     .use(presetsApi(services))
     .use(guardrailsApi(services))
     .use(observabilityApi(services))
+    .use(byokApi(services))
+    .use(filesApi(services))
     .use(vaultSecretsApi(services))
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))

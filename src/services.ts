@@ -11,6 +11,8 @@ import { GuardrailStore } from "./db/guardrails.ts";
 import { guardrailOfLedger } from "./core/guardrails.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
+import { ByokStore } from "./db/byok.ts";
+import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
 import { CredentialResolver } from "./pipeline/credentials.ts";
@@ -67,7 +69,8 @@ export async function createServices(input: {
   const journalFile = backend.dialect === "postgres" ? { journalFile: join(resolve(input.config.data_dir), JOURNAL_FILE) } : {};
   const generations = new GenerationStore(backend, input.logger, { ...journalFile, maxPending: input.config.storage.max_pending_records });
   const connections = new ConnectionStore(backend, box);
-  const credentials = new CredentialResolver(vault, connections, catalog.providers.values());
+  const byok = new ByokStore(backend, box);
+  const credentials = new CredentialResolver(vault, connections, catalog.providers.values(), byok);
   const health = new HealthStats();
   const lifecycle = new Lifecycle();
   const { sticky_sessions: stickyConfig, router_memory: memoryConfig } = input.config.routing;
@@ -120,6 +123,7 @@ export async function createServices(input: {
     catalog,
     transports,
     credentialFor: (workspaceId, endpoint) => credentials.credentialFor(workspaceId, endpoint),
+    byokFor: (workspaceId, provider, user, modelId) => credentials.byokFor(workspaceId, provider, user, modelId),
     generations: {
       record(row) {
         generations.record(row);
@@ -175,6 +179,8 @@ export async function createServices(input: {
     presets: new PresetStore(backend),
     guardrails,
     vault,
+    byok,
+    files: new FileStore(backend),
     connections,
     catalog,
     health,

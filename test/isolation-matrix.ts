@@ -27,6 +27,8 @@ export interface TargetContext {
     workspace(): Promise<string>;
     internWithFeature(): Promise<string>;
     destination(): Promise<string>;
+    byok(): Promise<string>;
+    file(): Promise<string>;
   };
 }
 
@@ -171,6 +173,30 @@ export const MATRIX: Record<string, Entry> = {
     method: "DELETE",
     path: `${V1}/interns/${victim ? await victims.internWithFeature() : internId}/features/notes`,
   })),
+
+  "GET /api/v1/byok/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/byok?workspace_id=${side.workspaceId}` })),
+  "POST /api/v1/byok/": managed({ own: 201, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/byok`, body: { provider: "made", key: "made-secret", workspace_id: side.workspaceId } })),
+  "GET /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/byok/${side.byokId}` })),
+  "PATCH /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "PATCH",
+    path: `${V1}/byok/${victim ? await victims.byok() : side.byokId}`,
+    body: { name: "renamed" },
+  })),
+  "DELETE /api/v1/byok/:id": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+    method: "DELETE",
+    path: `${V1}/byok/${victim ? await victims.byok() : side.byokId}`,
+  })),
+
+  // Files belong to the workspace: its management and inference keys both use them.
+  "POST /api/v1/files/": { targets: OWN, request: () => ({ method: "POST", path: `${V1}/files`, body: {} }), management: 400, inference: 400, intern: 404 },
+  "GET /api/v1/files/": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files?workspace_id=${side.workspaceId}` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "GET /api/v1/files/:id": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files/${side.fileId}` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "GET /api/v1/files/:id/content": { targets: OWN_FOREIGN, request: ({ side }) => ({ method: "GET", path: `${V1}/files/${side.fileId}/content` }), management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404 },
+  "DELETE /api/v1/files/:id": {
+    targets: OWN_FOREIGN,
+    request: async ({ side, victim, victims }) => ({ method: "DELETE", path: `${V1}/files/${victim ? await victims.file() : side.fileId}` }),
+    management: { own: 200, foreign: 404 }, inference: { own: 200, foreign: 404 }, intern: 404,
+  },
 
   // Preset writes name a slug of the caller's own workspace (a foreign slug would simply create an own preset).
   "POST /api/v1/presets/:slug/responses": managed(200, ({ side }) => ({ method: "POST", path: `${V1}/presets/${side.presetSlug}/responses`, body: { model: MODEL } }), OWN),

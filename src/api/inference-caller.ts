@@ -19,6 +19,7 @@ export function callerOf(principal: Principal, request: Request, presetId: strin
   return {
     workspaceId: principal.workspace.id,
     keyHash: principal.key.hash,
+    userId: principal.key.creatorUserId,
     requestId: request.headers.get("x-request-id") ?? undefined,
     userAgent: request.headers.get("user-agent") ?? undefined,
     referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { resolveFileParts } from "./file-parts.ts";
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { describeError } from "../core/log.ts";
@@ -150,6 +151,7 @@ export function inferenceApi(services: Services) {
       presetId = found.preset.id;
       return { config: found.version.config, systemPrompt: found.version.systemPrompt };
     });
+    await resolveFileParts(services.files, workspaceId, canonical);
     if (canonical.warnings) logger.warn("request parts dropped", { model: canonical.model, warnings: canonical.warnings });
     // `fast` is an alias of `priority` (the spec): one tier from here on, upstream and in the record.
     if (canonical.serviceTier === "fast") canonical.serviceTier = "priority";

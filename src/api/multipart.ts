@@ -22,6 +22,8 @@ export interface MultipartOptions {
   spoolDir: string;
   /** The name of the one file part (`file`). */
   fileField: string;
+  /** Take a file of any content (the caller sniffs it): no audio check, media type `application/octet-stream`. */
+  anyType?: boolean;
 }
 
 /** A read upload. The caller owns the spooled file: `cleanup` deletes it once the request is done. */
@@ -221,7 +223,7 @@ class UploadReader {
     try {
       for await (const chunk of stream as AsyncIterable<Uint8Array>) {
         if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-        if (type === undefined && head.length >= AUDIO_SNIFF_BYTES) type = audioTypeOf(head, field);
+        if (type === undefined && !this.#options.anyType && head.length >= AUDIO_SNIFF_BYTES) type = audioTypeOf(head, field);
         sink.write(chunk);
         size += chunk.byteLength;
         unflushed += chunk.byteLength;
@@ -235,6 +237,7 @@ class UploadReader {
     }
     if (this.#failure !== undefined) throw this.#failure;
     if (size === 0) throw badRequest(`${field}: is empty`);
+    if (this.#options.anyType) return { blob: Bun.file(path), filename: declaredName ?? "upload", mediaType: "application/octet-stream" };
     type ??= audioTypeOf(head, field);
     const file: AudioFile = { blob: Bun.file(path, { type: type.mediaType }), filename: audioFilename(declaredName, type), mediaType: type.mediaType };
     const seconds = wavDurationSeconds(head, size);

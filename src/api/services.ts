@@ -8,6 +8,8 @@ import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
 import type { GuardrailStore } from "../db/guardrails.ts";
 import type { VaultStore } from "../db/vault.ts";
+import type { ByokStore } from "../db/byok.ts";
+import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
 import type { FeatureCatalog } from "../core/intern-features.ts";
@@ -48,6 +50,10 @@ export interface Services {
   /** Guardrails and their key assignments; which apply to a key is read from memory. */
   guardrails: GuardrailStore;
   vault: VaultStore;
+  /** BYOK provider credentials (`/byok`), used by routing through `credentials`. */
+  byok: ByokStore;
+  /** Uploaded files (`/files`), read by `file_id` content parts. */
+  files: FileStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

@@ -21,8 +21,11 @@ export type ContentPart =
   | { type: "text"; text: string; cacheControl?: CacheControl }
   /** `url` is an http(s) URL or a `data:` URL. */
   | { type: "image"; url: string; detail?: "auto" | "low" | "high"; cacheControl?: CacheControl }
-  /** A file (PDF and the like) as a data URL or an http(s) URL. */
-  | { type: "file"; url: string; filename?: string; mediaType?: string; cacheControl?: CacheControl };
+  /**
+   * A file (PDF and the like) as a data URL or an http(s) URL; a part naming an uploaded file
+   * (`fileId`) has its data URL filled in by the edge before the request runs.
+   */
+  | { type: "file"; url: string; fileId?: string; filename?: string; mediaType?: string; cacheControl?: CacheControl };
 
 export interface ToolCall {
   id: string;

@@ -106,6 +106,8 @@ export interface Endpoint {
   /** The operations this endpoint serves (chat unless declared). */
   operations: ReadonlySet<Operation>;
   disabled: boolean;
+  /** Set on an attempt's copy of the endpoint that runs with one of the workspace's BYOK credentials. */
+  credential?: { id: string; key: string };
 }
 
 export interface CatalogModel {

@@ -39,6 +39,9 @@ export type Tables = Pick<
   | "guardrails"
   | "guardrailKeyAssignments"
   | "observabilityDestinations"
+  | "byokKeys"
+  | "files"
+  | "fileChunks"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

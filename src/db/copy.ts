@@ -24,6 +24,9 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "guardrails",
   "guardrailKeyAssignments",
   "observabilityDestinations",
+  "byokKeys",
+  "files",
+  "fileChunks",
 ];
 
 export interface CopiedTable {

@@ -1,4 +1,4 @@
-import { blob, index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { FilterRules } from "../core/broadcast.ts";
 import { apiKeys, workspaces } from "./schema.ts";
 
@@ -88,3 +88,65 @@ export const observabilityDestinations = sqliteTable(
 );
 
 export type ObservabilityDestinationRow = typeof observabilityDestinations.$inferSelect;
+
+/**
+ * BYOK provider credentials (`/byok`): a workspace's own upstream keys per provider slug, sealed
+ * (`key_enc`, wiped on delete) and tried in `sort_order`, fallback ones last. Null allow-lists allow all.
+ */
+export const byokKeys = sqliteTable(
+  "byok_keys",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(),
+    name: text("name"),
+    label: text("label").notNull(),
+    keyEnc: blob("key_enc", { mode: "buffer" }),
+    disabled: integer("disabled", { mode: "boolean" }).notNull().default(false),
+    isFallback: integer("is_fallback", { mode: "boolean" }).notNull().default(false),
+    sortOrder: integer("sort_order").notNull(),
+    allowedApiKeyHashes: text("allowed_api_key_hashes", { mode: "json" }).$type<string[] | null>(),
+    allowedModels: text("allowed_models", { mode: "json" }).$type<string[] | null>(),
+    allowedUserIds: text("allowed_user_ids", { mode: "json" }).$type<string[] | null>(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    deletedAt: text("deleted_at"),
+  },
+  (table) => [index("byok_keys_workspace_provider_idx").on(table.workspaceId, table.provider, table.sortOrder)],
+);
+
+export type ByokKeyRow = typeof byokKeys.$inferSelect;
+
+/** Uploaded files (`/files`) of a workspace: metadata here, the bytes in `file_chunks`. */
+export const files = sqliteTable(
+  "files",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    filename: text("filename").notNull(),
+    mimeType: text("mime_type").notNull(),
+    sizeBytes: integer("size_bytes").notNull(),
+    sha256: text("sha256").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)],
+);
+
+export type FileRow = typeof files.$inferSelect;
+
+/** A file's bytes in order, at most FILE_CHUNK_BYTES a row (src/db/files.ts). */
+export const fileChunks = sqliteTable(
+  "file_chunks",
+  {
+    fileId: text("file_id")
+      .notNull()
+      .references(() => files.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: blob("data", { mode: "buffer" }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.fileId, table.seq] })],
+);

@@ -67,3 +67,29 @@ export const observabilityDestinations = pgTable(
 );
 const sameDestinationRows: Same<Rows<typeof observabilityDestinations>, Rows<typeof groups.observabilityDestinations>> = true;
 void sameDestinationRows;
+
+/** BYOK credentials, uploaded files and their bytes (see schema-groups.ts). */
+export const byokKeys = pgTable(
+  "byok_keys",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+    provider: text("provider").notNull(), name: text("name"), label: text("label").notNull(), keyEnc: bytea("key_enc"),
+    disabled: boolean("disabled").notNull().default(false), isFallback: boolean("is_fallback").notNull().default(false),
+    sortOrder: integer("sort_order").notNull(),
+    allowedApiKeyHashes: jsonb("allowed_api_key_hashes").$type<string[] | null>(),
+    allowedModels: jsonb("allowed_models").$type<string[] | null>(), allowedUserIds: jsonb("allowed_user_ids").$type<string[] | null>(),
+    createdAt: text("created_at").notNull(), updatedAt: text("updated_at").notNull(), deletedAt: text("deleted_at"),
+  },
+  (table) => [index("byok_keys_workspace_provider_idx").on(table.workspaceId, table.provider, table.sortOrder)],
+);
+export const files = pgTable("files", {
+  id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  filename: text("filename").notNull(), mimeType: text("mime_type").notNull(), sizeBytes: integer("size_bytes").notNull(),
+  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(),
+}, (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)]);
+export const fileChunks = pgTable("file_chunks", {
+  fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }), seq: integer("seq").notNull(), data: bytea("data").notNull(),
+}, (table) => [primaryKey({ columns: [table.fileId, table.seq] })]);
+const sameByokAndFileRows: [Same<Rows<typeof byokKeys>, Rows<typeof groups.byokKeys>>, Same<Rows<typeof files>, Rows<typeof groups.files>>, Same<Rows<typeof fileChunks>, Rows<typeof groups.fileChunks>>] = [true, true, true];
+void sameByokAndFileRows;

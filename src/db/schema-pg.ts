@@ -355,4 +355,3 @@ export const spendReservations = pgTable(
   },
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
-

@@ -5,6 +5,7 @@ import { attemptsError, previousError, withPreviousErrors } from "../routing/ava
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import type { AttemptRecord } from "./generation-record.ts";
+import { healthKey } from "./byok-plan.ts";
 
 /** One planned attempt as it runs. */
 export interface Attempt {
@@ -47,8 +48,8 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
   let skipModel: CatalogModel | undefined;
   for (const { model, endpoint } of plan.attempts) {
     if (model === skipModel) continue;
-    if (health.isCoolingDown(endpoint.key)) {
-      cooling.push(health.retryAfter(endpoint.key) ?? 1);
+    if (health.isCoolingDown(healthKey(endpoint))) {
+      cooling.push(health.retryAfter(healthKey(endpoint)) ?? 1);
       continue;
     }
     const attempt: Attempt = { model, endpoint, index: attempts.length };
@@ -86,7 +87,7 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
         ...(error.cause instanceof Error ? { cause: error.cause.message } : {}),
       });
       failures.push({ provider: endpoint.provider.slug, error });
-      if (error.retryable) health.recordFailure(endpoint.key, error.retryAfter);
+      if (error.retryable) health.recordFailure(healthKey(endpoint), error.retryAfter);
       else skipModel = model;
     }
   }

@@ -11,6 +11,8 @@ import { type Charge, nonZeroMeters } from "../core/cost.ts";
 export interface Caller {
   workspaceId: string;
   keyHash: string;
+  /** The key's creator (a BYOK credential's `allowed_user_ids`). */
+  userId?: string | null;
   requestId?: string;
   userAgent?: string;
   referer?: string;

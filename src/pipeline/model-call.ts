@@ -14,6 +14,7 @@ import type { PluginContext } from "../plugins/contract.ts";
 import { offerServerTools } from "./server-tool-offer.ts";
 import { runToolLoop, turnRecord } from "./tool-loop.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { routePlan } from "./byok-plan.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
 import { checkGuardrailModels } from "./guardrail-admission.ts";
@@ -35,12 +36,7 @@ export async function modelCall(
   // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
   const offered = request.serverTools?.length ? await offerServerTools(deps.plugins, request, input.context) : [];
   checkGuardrailModels(caller, request, deps.catalog);
-  const plan = deps.router.plan(request, caller.workspaceId, {
-    allowedProviders: caller.allowedProviders ?? null,
-    ignoredProviders: caller.ignoredProviders ?? null,
-    dataRegion: caller.dataRegion ?? null,
-    guardrails: caller.guardrails ?? [],
-  });
+  const plan = routePlan(deps, request, caller);
   const attempts: AttemptRecord[] = [];
   try {
     return await tryInOrder(

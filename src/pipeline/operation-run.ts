@@ -14,6 +14,7 @@ import type { BuildOptions, ProviderAdapter, UpstreamAnswer, UpstreamRequest } f
 import { adapterFor } from "../providers/registry.ts";
 import { call } from "../transport/engine.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { routePlan } from "./byok-plan.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import { spendKeyOf } from "./layered-budget.ts";
@@ -83,12 +84,7 @@ export async function runOperation<R extends OperationRequest>(
   let plan;
   try {
     checkGuardrailModels(caller, request, deps.catalog);
-    plan = deps.router.plan(request, caller.workspaceId, {
-      allowedProviders: caller.allowedProviders ?? null,
-      ignoredProviders: caller.ignoredProviders ?? null,
-      dataRegion: caller.dataRegion ?? null,
-      guardrails: caller.guardrails ?? [],
-    });
+    plan = routePlan(deps, request, caller);
     const spendKey = spendKeyOf(caller);
     if (spendKey && deps.budget) {
       reservation = await deps.budget.reserve(

@@ -10,6 +10,7 @@ import { lazyConversationKey } from "../routing/sticky.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
+import { healthKey, routePlan } from "./byok-plan.ts";
 import { type RoutingSummary, routingSummary } from "./routing-summary.ts";
 import { createPluginContext } from "./plugin-context.ts";
 import { type CallParent, modelCall } from "./model-call.ts";
@@ -114,12 +115,7 @@ export class Pipeline {
     let plan: RoutePlan;
     try {
       checkGuardrailModels(caller, request, this.deps.catalog);
-      plan = this.deps.router.plan(request, caller.workspaceId, {
-        allowedProviders: caller.allowedProviders ?? null,
-        ignoredProviders: caller.ignoredProviders ?? null,
-        dataRegion: caller.dataRegion ?? null,
-        guardrails: caller.guardrails ?? [],
-      }, conversation);
+      plan = routePlan(this.deps, request, caller, conversation);
     } catch (error) {
       this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
       throw error;
@@ -291,13 +287,8 @@ export class Pipeline {
    * credential for it: `count_tokens` asks that upstream, without running the request.
    */
   firstEndpoint(request: CanonicalRequest, caller: Caller): { model: CatalogModel; endpoint: Endpoint; apiKey: string | undefined } {
-    const plan = this.deps.router.plan(request, caller.workspaceId, {
-      allowedProviders: caller.allowedProviders ?? null,
-      ignoredProviders: caller.ignoredProviders ?? null,
-      dataRegion: caller.dataRegion ?? null,
-      guardrails: caller.guardrails ?? [],
-    });
-    const first = plan.attempts.find(({ endpoint }) => !this.deps.health.isCoolingDown(endpoint.key)) ?? plan.attempts[0];
+    const plan = routePlan(this.deps, request, caller);
+    const first = plan.attempts.find(({ endpoint }) => !this.deps.health.isCoolingDown(healthKey(endpoint))) ?? plan.attempts[0];
     if (first === undefined) throw new GatewayError("unavailable", "No endpoint could serve the request");
     return { ...first, apiKey: this.deps.credentialFor(caller.workspaceId, first.endpoint) };
   }

@@ -29,6 +29,10 @@ export interface Side {
   videoJobId: string;
   /** A broadcast destination of this workspace (disabled: nothing is sent). */
   destinationId: string;
+  /** A BYOK credential of this workspace (for a provider no model uses). */
+  byokId: string;
+  /** An uploaded file of this workspace. */
+  fileId: string;
 }
 
 export interface World {
@@ -104,6 +108,8 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   await gateway.services.videos.pollOnce();
   await gateway.services.generations.flush();
   const destination = await call("POST", "/observability/destinations", { type: "webhook", name: `hook-${token}`, enabled: false, config: { url: `http://${token}.example.com/hook`, headers: { authorization: `Bearer ${token}` } } });
+  const byok = await call("POST", "/byok", { provider: `unused-${token}`, key: `byok-secret-${token}` });
+  const file = await gateway.services.files.create(workspaceId, { filename: `${token}.txt`, mimeType: "text/plain", bytes: Buffer.from(`file of ${token}`) });
   return {
     token,
     workspaceId,
@@ -119,6 +125,8 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     generationId: generation.id,
     videoJobId: video.id,
     destinationId: destination.data.id,
+    byokId: byok.data.id,
+    fileId: file.id,
   };
 }
 
@@ -169,6 +177,8 @@ export function victimsOf(gateway: InProcess, side: Side) {
     },
     destination: async () =>
       (await call("POST", "/observability/destinations", { type: "webhook", name: name(), enabled: false, config: { url: "http://victim.example.com/hook" } })).data.id as string,
+    byok: async () => (await call("POST", "/byok", { provider: "victim", key: name() })).data.id as string,
+    file: async () => (await gateway.services.files.create(side.workspaceId, { filename: "victim.txt", mimeType: "text/plain", bytes: Buffer.from("v") })).id,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });

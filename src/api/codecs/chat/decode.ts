@@ -28,7 +28,10 @@ function parts(content: unknown, path: string): ContentPart[] {
       case "file": {
         const file = part.file ?? {};
         const url = file.file_data ?? file.file_url ?? file.url;
-        if (typeof url !== "string") refuse(`${at}.file.file_data`, "expected a data URL or a URL");
+        if (url === undefined && typeof file.file_id === "string" && file.file_id !== "") {
+          return { type: "file", url: "", fileId: file.file_id, ...(file.filename ? { filename: file.filename } : {}), ...cacheControl };
+        }
+        if (typeof url !== "string") refuse(`${at}.file.file_data`, "expected a data URL, a URL or a file_id");
         return { type: "file", url, ...(file.filename ? { filename: file.filename } : {}), ...cacheControl };
       }
       default:

@@ -90,6 +90,9 @@ function documentPart(block: Obj, path: string): ContentPart {
   } else if (source.type === "url") {
     // Anthropic's URL document source is a PDF source (`URLPDFSource`).
     part = { type: "file", url: str(source, "url", sourcePath), mediaType: "application/pdf" };
+  } else if (source.type === "file") {
+    // An uploaded file (`/files`); the edge fills in its bytes.
+    part = { type: "file", url: "", fileId: str(source, "file_id", sourcePath) };
   } else if (source.type === "text") {
     return cached({ type: "text", text: str(source, "data", sourcePath) }, block, path);
   } else {

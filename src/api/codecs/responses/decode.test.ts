@@ -61,13 +61,11 @@ describe("responses codec: decode", () => {
     ]);
   });
 
-  test("file ids and unknown parts are refused, naming the item and part", () => {
+  test("image file ids and unknown parts are refused, naming the item and part; an input_file's file_id is kept for the edge", () => {
     const image = decodeError({ input: [{ role: "user", content: "a" }, { role: "user", content: [{ type: "input_text", text: "x" }, { type: "input_image", file_id: "file-1" }] }] });
     expect(image.status).toBe(400);
     expect(image.message).toStartWith("input[1].content[1]: input_image with file_id is not supported");
-    expect(decodeError({ input: [{ role: "user", content: [{ type: "input_file", file_id: "file-1" }] }] }).message).toStartWith(
-      "input[0].content[0]: input_file with file_id is not supported",
-    );
+    expect(decodeError({ input: [{ role: "user", content: [{ type: "input_file" }] }] }).message).toStartWith("input[0].content[0]: input_file needs");
     expect(decodeError({ input: [{ role: "user", content: [{ type: "input_audio", input_audio: {} }] }] }).message).toBe(
       'input[0].content[0]: content parts of type "input_audio" are not supported by this gateway',
     );

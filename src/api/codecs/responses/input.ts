@@ -68,10 +68,7 @@ function fileUrl(part: Item, where: string): { url: string; mediaType?: string }
     const mediaType = mediaTypeOfName(filename ?? part.file_url.split(/[?#]/)[0]);
     return mediaType === undefined ? { url: part.file_url } : { url: part.file_url, mediaType };
   }
-  if (part.file_id !== undefined && part.file_id !== null) {
-    throw bad(`${where}: input_file with file_id is not supported by this gateway; send file_data (a data: URL) or file_url`);
-  }
-  throw bad(`${where}: input_file needs file_data or file_url`);
+  throw bad(`${where}: input_file needs file_data, file_url or file_id`);
 }
 
 /** One content part of a message or a function call output. */
@@ -98,6 +95,9 @@ export function decodePart(part: unknown, where: string): ContentPart {
       return withCache(image, part);
     }
     case "input_file": {
+      if (typeof part.file_id === "string" && part.file_id !== "" && !part.file_data && !part.file_url) {
+        return withCache({ type: "file", url: "", fileId: part.file_id, ...(typeof part.filename === "string" ? { filename: part.filename } : {}) }, part);
+      }
       const { url, mediaType } = fileUrl(part, where);
       const file: ContentPart = { type: "file", url };
       if (typeof part.filename === "string") file.filename = part.filename;
