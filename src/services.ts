@@ -80,6 +80,7 @@ export async function createServices(input: {
   const destinations = new DestinationStore(backend, box);
   const broadcast = new BroadcastExporter({
     destinations: (workspaceId) => destinations.active(workspaceId),
+    skip: (workspaceId) => destinations.knownInactive(workspaceId),
     keyName: async (keyHash) => (await keys.findByHash(keyHash))?.name ?? undefined,
     logger: input.logger,
   });

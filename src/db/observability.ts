@@ -126,6 +126,12 @@ export class DestinationStore {
   }
 
   /** The workspace's enabled destinations as the exporter sends to them; from memory after the first read. */
+  /** The workspace is known, from the cache, to have no enabled destination (false when not cached). */
+  knownInactive(workspaceId: string): boolean {
+    this.backend.changes.check();
+    return this.#active.get(workspaceId)?.length === 0;
+  }
+
   async active(workspaceId: string): Promise<ActiveDestination[]> {
     this.backend.changes.check();
     const cached = this.#active.get(workspaceId);

@@ -113,6 +113,15 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /api/v1/audio/speech": { model: "roundhouse/simulated-tts", input: "hi", voice: "alloy", response_format: "wav" },
   "POST /api/v1/images": { model: "roundhouse/simulated-image", prompt: "a barn", n: 1 },
   "POST /api/v1/images/generations": { model: "roundhouse/simulated-image", prompt: "a barn", n: 1 },
+  "POST /api/v1/guardrails/": { name: "fuzzed guardrail", limit_usd: 5 },
+  "PATCH /api/v1/guardrails/:id": { description: "fuzzed" },
+  "POST /api/v1/guardrails/:id/assignments/keys": { key_hashes: ["0".repeat(64)] },
+  "POST /api/v1/guardrails/:id/assignments/keys/remove": { key_hashes: ["0".repeat(64)] },
+  "POST /api/v1/observability/destinations/": { type: "webhook", name: "fuzzed hook", enabled: false, config: { url: "http://hook.example.com/in" } },
+  "PATCH /api/v1/observability/destinations/:id": { name: "renamed hook" },
+  "POST /api/v1/byok/": { provider: "fuzzed", key: "fuzzed-secret" },
+  "PATCH /api/v1/byok/:id": { name: "renamed" },
+  "POST /api/v1/analytics/query": { metrics: ["request_count"], dimensions: ["model"] },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */

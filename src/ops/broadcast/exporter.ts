@@ -25,7 +25,7 @@ export const DEFAULT_EXPORTER_LIMITS: ExporterLimits = {
   maxQueue: 10_000,
   maxPendingSpans: 20_000,
   batchSpans: 512,
-  intervalMs: 1000,
+  intervalMs: 50,
   timeoutMs: 5000,
   maxAttempts: 4,
   backoffMs: 1000,
@@ -35,6 +35,8 @@ export const DEFAULT_EXPORTER_LIMITS: ExporterLimits = {
 export interface ExporterDeps {
   /** The workspace's enabled destinations (cached by the caller). */
   destinations: (workspaceId: string) => Promise<ActiveDestination[]>;
+  /** True when the workspace is known (cached) to have no enabled destination: its records are not queued. */
+  skip?: (workspaceId: string) => boolean;
   /** A key's name, for filter rules on `api_key_name`. */
   keyName: (keyHash: string) => Promise<string | undefined>;
   logger: Logger;
@@ -68,7 +70,8 @@ export class BroadcastExporter {
   readonly #outboxes = new Map<string, Outbox>();
   readonly #dropped: Record<DropReason, number> = { queue: 0, failed: 0 };
   #exported = 0;
-  #timer: ReturnType<typeof setInterval> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #started = false;
   #draining: Promise<void> | undefined;
 
   constructor(deps: ExporterDeps) {
@@ -77,17 +80,40 @@ export class BroadcastExporter {
     this.#fetch = deps.fetch ?? ((url, init) => fetch(url, init));
   }
 
-  /** Starts the drain timer (it does not keep the process alive). */
+  /**
+   * Lets queued records be drained: a drain is scheduled `intervalMs` after a record arrives (and again
+   * while retries are due), never on an idle gateway; the timer does not keep the process alive.
+   */
   start(): void {
-    if (this.#timer) return;
-    this.#timer = setInterval(() => void this.drain(), this.#limits.intervalMs);
+    this.#started = true;
+    if (this.#queue.length > 0) this.#schedule(this.#limits.intervalMs);
+  }
+
+  /**
+   * Queues a generation record for export; O(1), never throws. A workspace known to have no enabled
+   * destination (`skip`) costs nothing more.
+   */
+  offer(row: GenerationRow): void {
+    if (this.#deps.skip?.(row.workspaceId)) return;
+    if (this.#queue.length >= this.#limits.maxQueue) this.#dropped.queue++;
+    else this.#queue.push(row);
+    this.#schedule(this.#limits.intervalMs);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#timer || !this.#started) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.drain().then(() => this.#again());
+    }, delayMs);
     this.#timer.unref?.();
   }
 
-  /** Queues a generation record for export; O(1), never throws. */
-  offer(row: GenerationRow): void {
-    if (this.#queue.length >= this.#limits.maxQueue) this.#dropped.queue++;
-    else this.#queue.push(row);
+  /** After a drain: more records queued meanwhile, or a retry that becomes due later. */
+  #again(): void {
+    if (this.#queue.length > 0) return this.#schedule(this.#limits.intervalMs);
+    const due = [...this.#outboxes.values()].filter((box) => box.spans.length > 0).map((box) => box.retryAt);
+    if (due.length > 0) this.#schedule(Math.max(this.#limits.intervalMs, Math.min(...due) - Date.now()));
   }
 
   /** Spans dropped so far, by reason. */
@@ -114,7 +140,8 @@ export class BroadcastExporter {
 
   /** Stops the timer and sends what is queued, once. */
   async close(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
+    this.#started = false;
+    clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.drain().catch(() => {});
   }
