@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { canPin, installGuards, isStopping, onCleanup, pin, stopAll } from "./lib/proc.ts";
+import { canPin, installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { checkCase, type LoopCase, loopCases, loopCatalog, loopMarkdown, type LoopSample, measureCase, summarize, writeLookupPlugin } from "./lib/loop.ts";
 import { ensureBinary, GATEWAY_HEADERS, ROOT, startGateway, startUpstream } from "./lib/targets.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
@@ -108,13 +108,4 @@ async function main(): Promise<void> {
   console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/loop/latest.md`);
 }
 
-try {
-  await main();
-  await stopAll();
-  process.exit(0);
-} catch (error) {
-  if (isStopping()) await new Promise(() => {}); // an interrupt is under way; it exits the process
-  console.error(`bench:loop: ${error instanceof Error ? error.message : String(error)}`);
-  await stopAll();
-  process.exit(1);
-}
+await runMain("bench:loop", main);

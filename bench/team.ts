@@ -20,7 +20,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { canPin, installGuards, isStopping, onCleanup, pin, stopAll } from "./lib/proc.ts";
+import { canPin, installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { chatBody, ensureBinary, MODELS, ROOT, startUpstream } from "./lib/targets.ts";
 import {
   haproxyVersion,
@@ -184,13 +184,4 @@ async function main(): Promise<void> {
   console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/team/latest.md${quick ? " (quick: README left alone)" : " and the README's team-mode block"}`);
 }
 
-try {
-  await main();
-  await stopAll();
-  process.exit(0);
-} catch (error) {
-  if (isStopping()) await new Promise(() => {}); // an interrupt is under way; it exits the process
-  console.error(`bench:team: ${error instanceof Error ? error.message : String(error)}`);
-  await stopAll();
-  process.exit(1);
-}
+await runMain("bench:team", main);

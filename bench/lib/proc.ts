@@ -291,3 +291,17 @@ export function round(value: number, digits = 0): number {
   const scale = 10 ** digits;
   return Math.round(value * scale) / scale;
 }
+
+/** Runs a bench's `main` as the whole process: stops what it started and exits 0, or 1 with the error named. */
+export async function runMain(name: string, main: () => Promise<void>): Promise<never> {
+  try {
+    await main();
+    await stopAll();
+    process.exit(0);
+  } catch (error) {
+    if (isStopping()) await new Promise(() => {}); // an interrupt is under way; it exits the process
+    console.error(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    await stopAll();
+    process.exit(1);
+  }
+}
