@@ -132,3 +132,13 @@ describe("generation feedback", () => {
     expect((await api("POST", "/generation/feedback", { generation_id: id, category: "other", comment: "x".repeat(1000) })).status).toBe(200);
   });
 });
+
+test("both routes are in the OpenAPI document with their request and response schemas", async () => {
+  const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, any> };
+  const content = Object.entries(document.paths).find(([path]) => path.endsWith("/generation/content"))?.[1];
+  const feedback = Object.entries(document.paths).find(([path]) => path.endsWith("/generation/feedback"))?.[1];
+  expect(JSON.stringify(content.get.parameters)).toContain('"id"');
+  expect(JSON.stringify(content.get.responses["200"])).toContain("completion");
+  expect(JSON.stringify(feedback.post.requestBody)).toContain("incorrect_response");
+  expect(JSON.stringify(feedback.post.responses["200"])).toContain("success");
+});
