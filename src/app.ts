@@ -26,6 +26,7 @@ import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
 import { analyticsApi } from "./api/analytics.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
+import { generationContentApi } from "./api/generation-content.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
@@ -134,6 +135,7 @@ export function createApp(services: Services) {
     .use(operationsApi(services))
     .use(analyticsApi(services))
     .use(generationHistoryApi(services))
+    .use(generationContentApi(services))
     .use(videosApi(services));
 
   let openApi: Record<string, unknown> | undefined;

@@ -154,11 +154,12 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
 }
 
 /**
- * Writes the queued generation records, then what team mode writes behind (settled reservations wait
+ * Writes the queued generation records and their content, then what team mode writes behind (settled reservations wait
  * for their records), then closes the database.
  */
 async function closeStorage(services: Services): Promise<void> {
   await services.generations.close();
+  await services.generationContent.flush();
   await services.team?.close();
   await services.backend.close();
 }

@@ -43,6 +43,8 @@ import { PluginHost } from "./plugins/host.ts";
 import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/registry.ts";
 import { DestinationStore } from "./db/observability.ts";
 import { BroadcastExporter } from "./ops/broadcast/exporter.ts";
+import { GenerationContentStore } from "./db/generation-content.ts";
+import { GenerationFeedbackStore } from "./db/generation-feedback.ts";
 
 export type { Services } from "./api/services.ts";
 
@@ -188,6 +190,8 @@ export async function createServices(input: {
     benchmarks,
     plugins,
     generations,
+    generationContent: new GenerationContentStore(backend, box, input.logger),
+    generationFeedback: new GenerationFeedbackStore(backend),
     pipeline,
     rateLimits,
     spend,

@@ -328,4 +328,16 @@ export const MATRIX: Record<string, Entry> = {
     inference: { own: 200, foreign: 404 },
     intern: 404,
   },
+  "GET /api/v1/generation/content": {
+    targets: OWN_FOREIGN,
+    request: ({ side }) => ({ method: "GET", path: `${V1}/generation/content?id=${side.generationId}` }),
+    management: { own: 200, foreign: 404 },
+    inference: { own: 200, foreign: 404 },
+    intern: 404,
+  },
+  "POST /api/v1/generation/feedback": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/generation/feedback`,
+    body: { generation_id: side.generationId, category: "other", comment: `feedback on ${side.token}` },
+  })),
 };

@@ -19,6 +19,7 @@ import { type RequestedServerTool, resolveServerTools } from "./codecs/server-to
 import { sseResponse } from "./sse-response.ts";
 import { noteRequest } from "./access-log.ts";
 import { betaFlags } from "../providers/anthropic/betas.ts";
+import { contentSink } from "./generation-content.ts";
 
 /** The routing metadata object clients ask for with `X-OpenRouter-Metadata: enabled`. */
 export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<string, unknown> {
@@ -94,6 +95,8 @@ export function inferenceApi(services: Services) {
     if (abort) request.signal.addEventListener("abort", () => abort.abort(), { once: true });
     const signal = abort ? abort.signal : request.signal;
     const caller = callerOf(principal, request, presetId);
+    const content = contentSink(services, principal, codec.style, raw);
+    if (content) caller.content = content;
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
     noteRequest(request, { model: canonical.model });

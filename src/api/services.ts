@@ -30,6 +30,8 @@ import type { VideoJobs } from "../pipeline/video-jobs.ts";
 import type { VideoHooks } from "../pipeline/video-wiring.ts";
 import type { DestinationStore } from "../db/observability.ts";
 import type { BroadcastExporter } from "../ops/broadcast/exporter.ts";
+import type { GenerationContentStore } from "../db/generation-content.ts";
+import type { GenerationFeedbackStore } from "../db/generation-feedback.ts";
 
 /** Everything a request handler may use; built once at start and handed to createApp. */
 export interface Services {
@@ -61,6 +63,10 @@ export interface Services {
   benchmarks: BenchmarkSnapshot | null;
   plugins: PluginHost;
   generations: GenerationStore;
+  /** Generations' sealed content, stored while their workspace logs I/O. */
+  generationContent: GenerationContentStore;
+  /** Feedback on generations, one per generation. */
+  generationFeedback: GenerationFeedbackStore;
   /** Reports over the generation log (activity, analytics, credits). */
   analytics: AnalyticsStore;
   pipeline: Pipeline;

@@ -42,6 +42,8 @@ export type Tables = Pick<
   | "byokKeys"
   | "files"
   | "fileChunks"
+  | "generationContents"
+  | "generationFeedback"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

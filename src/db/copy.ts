@@ -27,6 +27,8 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "byokKeys",
   "files",
   "fileChunks",
+  "generationContents",
+  "generationFeedback",
 ];
 
 export interface CopiedTable {

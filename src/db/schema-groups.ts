@@ -150,3 +150,43 @@ export const fileChunks = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.fileId, table.seq] })],
 );
+
+/**
+ * A generation's content (`/generation/content`), kept only when its workspace logs I/O: the client's
+ * input, the answer and the failure as one JSON document sealed with the SecretBox (bound to workspace
+ * and generation). No foreign key to `generations`: records are written behind, in batches.
+ */
+export const generationContents = sqliteTable(
+  "generation_contents",
+  {
+    generationId: text("generation_id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    contentEnc: blob("content_enc", { mode: "buffer" }).notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [index("generation_contents_workspace_idx").on(table.workspaceId, table.createdAt)],
+);
+
+export type GenerationContentRow = typeof generationContents.$inferSelect;
+
+/** Feedback on a generation (`POST /generation/feedback`): one per generation, a later one replaces it. */
+export const generationFeedback = sqliteTable(
+  "generation_feedback",
+  {
+    generationId: text("generation_id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    category: text("category", { enum: ["latency", "incoherence", "incorrect_response", "formatting", "billing", "api_error", "other"] }).notNull(),
+    comment: text("comment"),
+    /** The management key that gave it. */
+    keyHash: text("key_hash").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [index("generation_feedback_workspace_idx").on(table.workspaceId, table.updatedAt)],
+);
+
+export type GenerationFeedbackRow = typeof generationFeedback.$inferSelect;

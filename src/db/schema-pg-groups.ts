@@ -93,3 +93,22 @@ export const fileChunks = pgTable("file_chunks", {
 }, (table) => [primaryKey({ columns: [table.fileId, table.seq] })]);
 const sameByokAndFileRows: [Same<Rows<typeof byokKeys>, Rows<typeof groups.byokKeys>>, Same<Rows<typeof files>, Rows<typeof groups.files>>, Same<Rows<typeof fileChunks>, Rows<typeof groups.fileChunks>>] = [true, true, true];
 void sameByokAndFileRows;
+
+/** Generation content (sealed) and feedback (see schema-groups.ts). */
+export const generationContents = pgTable("generation_contents", {
+  generationId: text("generation_id").primaryKey(),
+  workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  contentEnc: bytea("content_enc").notNull(),
+  createdAt: text("created_at").notNull(),
+}, (table) => [index("generation_contents_workspace_idx").on(table.workspaceId, table.createdAt)]);
+export const generationFeedback = pgTable("generation_feedback", {
+  generationId: text("generation_id").primaryKey(),
+  workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
+  category: text("category").$type<groups.GenerationFeedbackRow["category"]>().notNull(),
+  comment: text("comment"),
+  keyHash: text("key_hash").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+}, (table) => [index("generation_feedback_workspace_idx").on(table.workspaceId, table.updatedAt)]);
+const sameContentRows: [Same<Rows<typeof generationContents>, Rows<typeof groups.generationContents>>, Same<Rows<typeof generationFeedback>, Rows<typeof groups.generationFeedback>>] = [true, true];
+void sameContentRows;

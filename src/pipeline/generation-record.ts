@@ -6,6 +6,7 @@ import type { CanonicalRequest, OutputBlock, RequestStyle, Usage } from "../core
 import { chatOf, estimatePromptTokens, type RoutedRequest } from "../routing/filters.ts";
 import type { Operation } from "../core/operations.ts";
 import { type Charge, nonZeroMeters } from "../core/cost.ts";
+import type { ContentSink } from "../core/generation-content.ts";
 
 /** Who asked, for the generation record. */
 export interface Caller {
@@ -27,6 +28,8 @@ export interface Caller {
   limitReset?: "daily" | "weekly" | "monthly" | null;
   /** The guardrails that apply to the key (the workspace's default, then the key's own). */
   guardrails?: GuardrailPolicy[];
+  /** Takes the generation's content with its record: set only when the workspace logs I/O. */
+  content?: ContentSink;
 }
 
 /** One upstream call of a generation, with the model it asked for (see AttemptSummary). */

@@ -23,6 +23,7 @@ import { GatewayError } from "../core/errors.ts";
 import type { Reservation } from "./limits.ts";
 import { spendKeyOf } from "./layered-budget.ts";
 import { checkGuardrailModels } from "./guardrail-admission.ts";
+import type { RecordedAnswer } from "../core/generation-content.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
 import { worstCaseCost } from "./spend-bound.ts";
@@ -99,6 +100,9 @@ export class Pipeline {
       active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation, { attempts, calls }) : undefined;
     let request = input;
     const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
+    // Every record goes out with the generation's content when the workspace logs it.
+    const recordRow = (row: GenerationRow, answer: RecordedAnswer) => (this.deps.generations.record(row), caller.content?.(row, answer));
+    const failed = (error: GatewayError) => recordRow(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }), { error });
     let offered: OfferedFunction[] = [];
     if (context) {
       try {
@@ -108,7 +112,12 @@ export class Pipeline {
       } catch (error) {
         // A plugin ended the request before routing (a moderation refusal) after model calls of its own:
         // they are recorded and charged like any generation's.
-        if (attempts.length > 0) await this.#chargeCallsOnly(caller, generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType, totalCost: calls.cost }));
+        if (attempts.length > 0) {
+          const failure = asGatewayError(error);
+          const row = generationRow(rowInput(undefined), { status: failure.status, errorCode: failure.errorType, totalCost: calls.cost });
+          await this.#chargeCallsOnly(caller, row);
+          caller.content?.(row, { error: failure });
+        }
         throw error;
       }
     }
@@ -117,7 +126,7 @@ export class Pipeline {
       checkGuardrailModels(caller, request, this.deps.catalog);
       plan = routePlan(this.deps, request, caller, conversation);
     } catch (error) {
-      this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
+      failed(asGatewayError(error));
       throw error;
     }
     const routing = routingSummary(input.model, active, plan, attempts);
@@ -130,7 +139,7 @@ export class Pipeline {
         reservation = await this.deps.budget.reserve(spendKey, worstCaseCost(request, endpoints, images, (endpoint) => adapterFor(endpoint.provider).chat?.outputCap?.(request, endpoint)), generationId);
       }
     } catch (error) {
-      this.deps.generations.record(generationRow(rowInput(undefined), { status: asGatewayError(error).status, errorCode: asGatewayError(error).errorType }));
+      failed(asGatewayError(error));
       throw error;
     }
     let settled = false;
@@ -153,9 +162,9 @@ export class Pipeline {
         return false;
       }
     };
-    const recordAt = (endpoint: Endpoint) => (fields: Partial<GenerationRow>) => {
+    const recordAt = (endpoint: Endpoint) => (fields: Partial<GenerationRow>, answer: RecordedAnswer = {}) => {
       const row = generationRow(rowInput(endpoint), calls.cost > 0 ? { ...fields, totalCost: (fields.totalCost ?? 0) + calls.cost } : fields);
-      this.deps.generations.record(row);
+      recordRow(row, answer);
       this.deps.metrics?.generation(row);
     };
 
@@ -246,7 +255,7 @@ export class Pipeline {
               ...usageFields(usage, charge),
               latencyMs: Math.round(performance.now() - started),
               generationTimeMs: Math.round(performance.now() - attemptStart),
-            });
+            }, { output: response.output });
             return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "json", response };
           }
           const parts = recordedStream(toGenerator(result.parts), {
@@ -272,7 +281,7 @@ export class Pipeline {
         throw caught.error;
       }
       const error = caught instanceof RequestEnded ? caught.error : asGatewayError(caught);
-      this.deps.generations.record(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }));
+      failed(error);
       throw error;
     }
   }

@@ -7,6 +7,7 @@ import type { CanonicalRequest, StreamPart, Usage } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import { usageFields, usageSoFar } from "./generation-record.ts";
 import type { Charge } from "../core/cost.ts";
+import type { RecordedAnswer } from "../core/generation-content.ts";
 
 /**
  * Opens a stream and waits for its first output (a delta, or a finish), so that a failure before
@@ -70,7 +71,8 @@ export async function* recordedStream(
     started: number;
     attemptStart: number;
     cost: Charge;
-    record: (fields: Partial<GenerationRow>) => void;
+    /** Records the generation, with the answer streamed so far (its content, when the workspace logs it). */
+    record: (fields: Partial<GenerationRow>, answer: RecordedAnswer) => void;
     redact: (error: GatewayError) => GatewayError;
     onEnd: (end: StreamEnd) => void;
   },
@@ -105,7 +107,7 @@ export async function* recordedStream(
       ...usageFields(usage, options.cost),
       latencyMs: firstTokenAt === undefined ? null : Math.round(firstTokenAt - options.started),
       generationTimeMs: Math.round(performance.now() - options.attemptStart),
-    });
+    }, { output: accumulator.output, error });
     options.onEnd({
       finished,
       failed: error,

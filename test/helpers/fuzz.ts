@@ -122,6 +122,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /api/v1/byok/": { provider: "fuzzed", key: "fuzzed-secret" },
   "PATCH /api/v1/byok/:id": { name: "renamed" },
   "POST /api/v1/analytics/query": { metrics: ["request_count"], dimensions: ["model"] },
+  "POST /api/v1/generation/feedback": { generation_id: "gen-fuzzed", category: "other", comment: "fuzzed" },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */

@@ -78,7 +78,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   const call = (method: string, path: string, body?: unknown) => must(gateway, admin, method, path, body);
   const me = (await call("GET", "/key")).data;
   const workspaceId = me.workspace_id as string;
-  await call("PATCH", `/workspaces/${workspaceId}`, { name: `Workspace ${token}`, slug: `ws-${token}`, intern_api_access: true });
+  await call("PATCH", `/workspaces/${workspaceId}`, { name: `Workspace ${token}`, slug: `ws-${token}`, intern_api_access: true, is_observability_io_logging_enabled: true });
   const key = async (name: string, body: Record<string, unknown> = {}) => (await call("POST", "/keys", { name: `key-${token}-${name}`, ...body }));
   const inference = await key("inference");
   const disabled = await key("disabled", { kind: "management" });
