@@ -23,7 +23,14 @@ const LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/";
 const literals = <V extends string>(values: readonly V[]) =>
   t.Union(values.map((value) => t.Literal(value)), { expected: values.map((v) => `"${v}"`).join(", ") }) as unknown as TUnion<Array<TLiteral<V>>>;
 const Day = t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", expected: "a UTC day, YYYY-MM-DD" });
-const Count = (minimum: number, maximum: number) => t.Numeric({ minimum, maximum, multipleOf: 1 });
+const Count = (minimum: number, maximum: number) => t.String({ pattern: "^\\d{1,9}$", expected: `an integer from ${minimum} to ${maximum}` });
+
+/** A paging parameter within its range, 400 naming it otherwise. */
+function count(field: string, value: string | undefined, fallback: number, minimum: number, maximum: number): number {
+  const parsed = value === undefined ? fallback : Number(value);
+  if (parsed < minimum || parsed > maximum) throw new GatewayError("bad_request", `${field}: expected an integer from ${minimum} to ${maximum}`);
+  return parsed;
+}
 
 const Licence = { license: t.Literal(LICENSE), license_url: t.String(), attribution: t.String() };
 const WindowMeta = t.Object({ as_of: t.String(), start_date: t.String(), end_date: t.String(), version: t.Literal("v1"), ...Licence });
@@ -73,7 +80,7 @@ export function datasetsApi(services: Services) {
           end_date: t.Optional(Day),
           period: t.Optional(literals(["day", "week", "month"] as const)),
           modality: t.Optional(literals(MODALITIES)),
-          context_bucket: t.Optional(t.UnionEnum(CONTEXT_BUCKETS, { expected: CONTEXT_BUCKETS.map((v) => `"${v}"`).join(", ") })),
+          context_bucket: t.Optional(literals(CONTEXT_BUCKETS)),
           category: t.Optional(literals(CATEGORIES)),
           language_type: t.Optional(literals(LANGUAGE_TYPES)),
         }),
@@ -98,7 +105,7 @@ export function datasetsApi(services: Services) {
         const [since, until] = [Date.parse(window.since), Date.parse(window.until)];
         const length = until - since;
         const previous = query.sort === "trending" ? await Promise.all([1, 2, 3].map((back) => totals(since - back * length, until - back * length))) : null;
-        const data = appRankings(await totals(since, until), previous, { offset: query.offset ?? 0, limit: query.limit ?? 50 });
+        const data = appRankings(await totals(since, until), previous, { offset: count("offset", query.offset, 0, 0, 100), limit: count("limit", query.limit, 50, 1, 100) });
         const asOf = new Date().toISOString();
         return { data, meta: { as_of: asOf, start_date: window.startDate, end_date: window.endDate, version: "v1" as const, ...licence("app-rankings", asOf) } };
       },
@@ -123,10 +130,11 @@ export function datasetsApi(services: Services) {
         const since = new Date(today - SESSION_WINDOW_DAYS * DAY_MS).toISOString();
         await services.generations.flush();
         const rows = await services.datasets.sessionSpend(principal.workspace.id, since, new Date(today).toISOString(), query.model);
-        const offset = query.offset ?? 0;
+        const offset = count("offset", query.offset, 0, 0, 5000);
+        const limit = count("limit", query.limit, 100, 1, 500);
         const data = sessionCosts(rows)
           .filter((row) => (query.app_slug === undefined || row.app_slug === query.app_slug) && (query.turn_range === undefined || row.turn_range === query.turn_range))
-          .slice(offset, offset + (query.limit ?? 100));
+          .slice(offset, offset + limit);
         const asOf = new Date().toISOString();
         const meta = { as_of: asOf, version: "v1" as const, window_days: SESSION_WINDOW_DAYS, window_end_date: new Date(today - DAY_MS).toISOString().slice(0, 10) };
         return { data, meta: { ...meta, ...licence("session-cost", asOf) } };
@@ -135,7 +143,7 @@ export function datasetsApi(services: Services) {
         query: t.Object({
           app_slug: t.Optional(t.String({ minLength: 1, maxLength: 253 })),
           model: t.Optional(t.String({ minLength: 1, maxLength: 256 })),
-          turn_range: t.Optional(t.UnionEnum(TURN_RANGES, { expected: TURN_RANGES.map((v) => `"${v}"`).join(", ") })),
+          turn_range: t.Optional(literals(TURN_RANGES)),
           limit: t.Optional(Count(1, 500)),
           offset: t.Optional(Count(0, 5000)),
         }),
