@@ -25,6 +25,7 @@ import { operationsApi } from "./api/operations.ts";
 import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
 import { analyticsApi } from "./api/analytics.ts";
+import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
 import { generationContentApi } from "./api/generation-content.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
@@ -131,6 +132,7 @@ export function createApp(services: Services) {
     .use(catalogApi(services))
     .use(benchmarksApi(services))
     .use(classificationsApi(services))
+    .use(datasetsApi(services))
     .use(inferenceApi(services))
     .use(operationsApi(services))
     .use(analyticsApi(services))

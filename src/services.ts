@@ -25,6 +25,7 @@ import { type Budget, type RateLimits, RateLimiter, SpendLedger } from "./pipeli
 import { join, resolve } from "node:path";
 import { GenerationStore } from "./db/generations.ts";
 import { AnalyticsStore } from "./db/analytics.ts";
+import { DatasetStore } from "./db/datasets.ts";
 import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
@@ -175,6 +176,7 @@ export async function createServices(input: {
     destinations,
     broadcast,
     analytics: new AnalyticsStore(backend),
+    datasets: new DatasetStore(backend),
     workspaces: new WorkspaceStore(backend),
     interns: new InternStore(backend),
     internFeatures: new InternFeatureStore(backend),

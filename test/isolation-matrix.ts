@@ -294,6 +294,10 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/model/*": catalog(`/model/${MODEL}`),
   "GET /api/v1/benchmarks": catalog("/benchmarks"),
   "GET /api/v1/classifications/task": catalog("/classifications/task"),
+  // The public datasets: any key of a workspace reads its own workspace's traffic; an intern's key gets 404.
+  "GET /api/v1/datasets/rankings-daily": catalog("/datasets/rankings-daily"),
+  "GET /api/v1/datasets/app-rankings": catalog("/datasets/app-rankings"),
+  "GET /api/v1/datasets/session-cost": catalog("/datasets/session-cost"),
 
   // Inference through a preset: the caller's preset applies, a foreign one is not found.
   "POST /api/v1/chat/completions": inference("/chat/completions", chat),

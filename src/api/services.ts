@@ -19,6 +19,7 @@ import type { Budget, RateLimits } from "../pipeline/limits.ts";
 import type { TeamState } from "../db/team.ts";
 import type { GenerationStore } from "../db/generations.ts";
 import type { AnalyticsStore } from "../db/analytics.ts";
+import type { DatasetStore } from "../db/datasets.ts";
 import type { Lifecycle } from "../ops/lifecycle.ts";
 import type { GatewayMetrics } from "../ops/metrics.ts";
 import type { Transports } from "../providers/registry.ts";
@@ -69,6 +70,8 @@ export interface Services {
   generationFeedback: GenerationFeedbackStore;
   /** Reports over the generation log (activity, analytics, credits). */
   analytics: AnalyticsStore;
+  /** The public datasets' aggregates over the generation log. */
+  datasets: DatasetStore;
   pipeline: Pipeline;
   metrics: GatewayMetrics;
   rateLimits: RateLimits;

@@ -174,6 +174,14 @@ export const RoutingConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** Who operates this deployment: named in the attribution line of the public datasets (`/datasets/*`). */
+export const DeploymentConfig = T.Object(
+  {
+    name: T.String({ minLength: 1, maxLength: 200, default: "Roundhouse" }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
 export const PluginsConfig = T.Object(
   {
     /** Directories of operator plugins (modules, or folders with an index module), scanned at start. */
@@ -187,6 +195,7 @@ export const PluginsConfig = T.Object(
 export const Config = T.Object(
   {
     server: ServerConfig,
+    deployment: DeploymentConfig,
     /** Directory holding the database file (and, unless configured otherwise, the master key file). */
     data_dir: T.String({ minLength: 1, default: "./data" }),
     /** Where the master key lives when ROUNDHOUSE_MASTER_KEY is not set; default `<data_dir>/master.key`. */
