@@ -42,6 +42,7 @@ export type Tables = Pick<
   | "byokKeys"
   | "files"
   | "fileChunks"
+  | "generationRollups"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -27,6 +27,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "byokKeys",
   "files",
   "fileChunks",
+  "generationRollups",
 ];
 
 export interface CopiedTable {

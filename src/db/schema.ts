@@ -259,24 +259,6 @@ export const generations = sqliteTable(
   (table) => [
     index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt),
     index("generations_key_created_idx").on(table.keyHash, table.createdAt),
-    // Covers what /activity, /credits and the common analytics queries read, so a workspace's month is
-    // one range scan of this index without a lookup of each record.
-    index("generations_analytics_idx").on(
-      table.workspaceId,
-      table.createdAt,
-      table.model,
-      table.providerSlug,
-      table.providerName,
-      table.upstreamModel,
-      table.keyHash,
-      table.status,
-      table.totalCost,
-      table.tokensPrompt,
-      table.tokensCompletion,
-      table.tokensReasoning,
-      table.latencyMs,
-      table.generationTimeMs,
-    ),
   ],
 );
 
