@@ -257,7 +257,9 @@ export const generations = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (table) => [
-    index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt),
+    // A workspace's records in time order, with the status: the analytics queries the daily rollups
+    // cannot answer (buckets under a day) read request and error counts from this index alone.
+    index("generations_workspace_created_status_idx").on(table.workspaceId, table.createdAt, table.status),
     index("generations_key_created_idx").on(table.keyHash, table.createdAt),
   ],
 );
