@@ -1,5 +1,6 @@
 import { type Column, type SQL, sql } from "drizzle-orm";
 import type { Dialect, Tables } from "./backend.ts";
+import { part } from "./analytics-parts.ts";
 
 /**
  * What `/analytics/query` can measure and split by over the generation log: each metric is an
@@ -7,6 +8,7 @@ import type { Dialect, Tables } from "./backend.ts";
  */
 
 type Generations = Tables["generations"];
+type Rollups = Tables["generationRollups"];
 
 /** How a client shows a metric's value. */
 export type DisplayFormat = "number" | "currency" | "percent" | "latency" | "throughput";
@@ -19,6 +21,8 @@ export interface MetricDefinition {
   /** An average or ratio (summing it over groups means nothing). */
   rate: boolean;
   expression(table: Generations): SQL;
+  /** The same aggregate over the sums of analytics-parts.ts (the daily rollups and partial days). */
+  fromParts(dialect: Dialect): SQL;
 }
 
 /** A dimension: a column the rows are grouped (and filtered) by. */
@@ -28,40 +32,71 @@ export interface DimensionDefinition {
   /** The stored type: a filter's values are coerced to it. */
   type: "text" | "integer" | "boolean";
   column(table: Generations): Column;
+  /** The column of the daily rollups, when they keep this dimension. */
+  rollup?: (table: Rollups) => Column;
 }
 
 const sumOf = (column: SQL | Column) => sql<number>`coalesce(sum(${column}), 0)`;
 const failed = (table: Generations) => sql`case when ${table.status} >= 400 then 1 else 0 end`;
 
+/** A division as each dialect's avg() computes it (SQLite: double; PostgreSQL: numeric), null over nothing. */
+function ratio(dialect: Dialect, numerator: SQL, denominator: SQL): SQL<number> {
+  return dialect === "postgres" ? sql<number>`${numerator}::numeric / nullif(${denominator}, 0)` : sql<number>`${numerator} * 1.0 / nullif(${denominator}, 0)`;
+}
+const total = (name: string) => sql<number>`coalesce(sum(${part(name)}), 0)`;
+const summed = (name: string) => sql`sum(${part(name)})`;
+
 /** Every metric, by name. */
 export const METRICS: MetricDefinition[] = [
-  { name: "request_count", label: "Request Count", format: "number", rate: false, expression: () => sql<number>`count(*)` },
-  { name: "total_cost", label: "Spend (USD)", format: "currency", rate: false, expression: (g) => sumOf(g.totalCost) },
-  { name: "prompt_tokens", label: "Prompt Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensPrompt) },
-  { name: "completion_tokens", label: "Completion Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensCompletion) },
-  { name: "reasoning_tokens", label: "Reasoning Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensReasoning) },
-  { name: "cached_tokens", label: "Cached Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensCached) },
-  { name: "error_count", label: "Errors", format: "number", rate: false, expression: (g) => sumOf(failed(g)) },
-  { name: "error_rate", label: "Error Rate", format: "percent", rate: true, expression: (g) => sql<number>`avg(${failed(g)})` },
-  { name: "avg_latency_ms", label: "Average Latency", format: "latency", rate: true, expression: (g) => sql<number>`avg(${g.latencyMs})` },
-  { name: "avg_generation_time_ms", label: "Average Generation Time", format: "latency", rate: true, expression: (g) => sql<number>`avg(${g.generationTimeMs})` },
+  { name: "request_count", label: "Request Count", format: "number", rate: false, expression: () => sql<number>`count(*)`, fromParts: () => total("requests") },
+  { name: "total_cost", label: "Spend (USD)", format: "currency", rate: false, expression: (g) => sumOf(g.totalCost), fromParts: () => total("total_cost") },
+  { name: "prompt_tokens", label: "Prompt Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensPrompt), fromParts: () => total("tokens_prompt") },
+  { name: "completion_tokens", label: "Completion Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensCompletion), fromParts: () => total("tokens_completion") },
+  { name: "reasoning_tokens", label: "Reasoning Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensReasoning), fromParts: () => total("tokens_reasoning") },
+  { name: "cached_tokens", label: "Cached Tokens", format: "number", rate: false, expression: (g) => sumOf(g.tokensCached), fromParts: () => total("tokens_cached") },
+  { name: "error_count", label: "Errors", format: "number", rate: false, expression: (g) => sumOf(failed(g)), fromParts: () => total("errors") },
+  {
+    name: "error_rate",
+    label: "Error Rate",
+    format: "percent",
+    rate: true,
+    expression: (g) => sql<number>`avg(${failed(g)})`,
+    fromParts: (dialect) => ratio(dialect, summed("errors"), summed("requests")),
+  },
+  {
+    name: "avg_latency_ms",
+    label: "Average Latency",
+    format: "latency",
+    rate: true,
+    expression: (g) => sql<number>`avg(${g.latencyMs})`,
+    fromParts: (dialect) => ratio(dialect, summed("latency_sum"), summed("latency_count")),
+  },
+  {
+    name: "avg_generation_time_ms",
+    label: "Average Generation Time",
+    format: "latency",
+    rate: true,
+    expression: (g) => sql<number>`avg(${g.generationTimeMs})`,
+    fromParts: (dialect) => ratio(dialect, summed("generation_time_sum"), summed("generation_time_count")),
+  },
   {
     name: "throughput",
     label: "Throughput (tokens/s)",
     format: "throughput",
     rate: true,
     expression: (g) => sql<number>`sum(${g.tokensCompletion}) * 1000.0 / nullif(sum(case when ${g.tokensCompletion} is not null then ${g.generationTimeMs} end), 0)`,
+    fromParts: () => sql<number>`${summed("tokens_completion")} * 1000.0 / nullif(${summed("completion_time_sum")}, 0)`,
   },
 ];
 
 /** Every dimension, by name; filters take the same names (and the stored values, never labels). */
 export const DIMENSIONS: DimensionDefinition[] = [
-  { name: "model", label: "Model", type: "text", column: (g) => g.model },
-  { name: "provider", label: "Provider", type: "text", column: (g) => g.providerSlug },
-  { name: "provider_name", label: "Provider Name", type: "text", column: (g) => g.providerName },
-  { name: "api_key_hash", label: "API Key", type: "text", column: (g) => g.keyHash },
-  { name: "api_type", label: "API Type", type: "text", column: (g) => g.style },
-  { name: "status", label: "HTTP Status", type: "integer", column: (g) => g.status },
+  { name: "model", label: "Model", type: "text", column: (g) => g.model, rollup: (r) => r.model },
+  { name: "provider", label: "Provider", type: "text", column: (g) => g.providerSlug, rollup: (r) => r.providerSlug },
+  { name: "provider_name", label: "Provider Name", type: "text", column: (g) => g.providerName, rollup: (r) => r.providerName },
+  { name: "api_key_hash", label: "API Key", type: "text", column: (g) => g.keyHash, rollup: (r) => r.keyHash },
+  { name: "api_type", label: "API Type", type: "text", column: (g) => g.style, rollup: (r) => r.style },
+  { name: "status", label: "HTTP Status", type: "integer", column: (g) => g.status, rollup: (r) => r.status },
   { name: "finish_reason", label: "Finish Reason", type: "text", column: (g) => g.finishReason },
   { name: "preset_id", label: "Preset", type: "text", column: (g) => g.presetId },
   { name: "external_user", label: "End User", type: "text", column: (g) => g.externalUser },

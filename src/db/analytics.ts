@@ -2,6 +2,7 @@ import { type Column, and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, ne,
 import type { Backend } from "./backend.ts";
 import type { GenerationRow } from "./schema.ts";
 import { bucketStart, type DimensionDefinition, type Granularity, type MetricDefinition, type Operator } from "./analytics-catalog.ts";
+import { type PartColumn, part, partsSource, wholeDays } from "./analytics-parts.ts";
 
 /** A filter value, coerced to its field's stored type. */
 export type FilterScalar = string | number | boolean;
@@ -79,36 +80,49 @@ export interface ActivityRow {
 export class AnalyticsStore {
   constructor(private readonly backend: Backend) {}
 
-  /** Daily totals per model and endpoint, oldest day first. */
+  /** Daily totals per model and endpoint, oldest day first (whole days from the daily rollups). */
   async activity(workspaceId: string, filter: ActivityFilter): Promise<ActivityRow[]> {
-    const { generations: g, apiKeys } = this.backend.tables;
-    const day = sql<string>`substr(${g.createdAt}, 1, 10)`;
-    const conditions: Array<SQL | undefined> = [
-      eq(g.workspaceId, workspaceId),
-      gte(g.createdAt, filter.since),
-      lt(g.createdAt, filter.until),
-      filter.keyHash === undefined ? undefined : eq(g.keyHash, filter.keyHash),
+    const { generations: g, generationRollups: r, apiKeys } = this.backend.tables;
+    const keyFilters = (keyHash: Column) => [
+      filter.keyHash === undefined ? undefined : eq(keyHash, filter.keyHash),
       filter.userId === undefined
         ? undefined
-        : inArray(g.keyHash, this.backend.db.select({ hash: apiKeys.hash }).from(apiKeys).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.creatorUserId, filter.userId)))),
+        : inArray(keyHash, this.backend.db.select({ hash: apiKeys.hash }).from(apiKeys).where(and(eq(apiKeys.workspaceId, workspaceId), eq(apiKeys.creatorUserId, filter.userId)))),
     ];
+    const columns: PartColumn[] = [
+      { name: "date", raw: (table) => sql`substr(${table.createdAt}, 1, 10)`, rollup: (table) => table.day },
+      { name: "model", raw: (table) => table.model, rollup: (table) => table.model },
+      { name: "provider_slug", raw: (table) => table.providerSlug, rollup: (table) => table.providerSlug },
+      { name: "provider_name", raw: (table) => table.providerName, rollup: (table) => table.providerName },
+      { name: "upstream_model", raw: (table) => table.upstreamModel, rollup: (table) => table.upstreamModel },
+    ];
+    const source = partsSource(this.backend, {
+      workspaceId,
+      start: filter.since,
+      end: filter.until,
+      days: wholeDays(filter.since, filter.until),
+      columns,
+      rawFilters: keyFilters(g.keyHash),
+      rollupFilters: keyFilters(r.keyHash),
+    });
+    const [date, model, providerSlug, providerName, upstreamModel] = columns.map((column) => part(column.name)) as [SQL, SQL, SQL, SQL, SQL];
+    const total = (name: string) => sql<number>`coalesce(sum(${part(name)}), 0)`;
     const rows = await this.backend.db
       .select({
-        date: day,
-        model: g.model,
-        providerSlug: g.providerSlug,
-        providerName: g.providerName,
-        upstreamModel: g.upstreamModel,
-        requests: sql<number>`count(*)`,
-        promptTokens: sql<number>`coalesce(sum(${g.tokensPrompt}), 0)`,
-        completionTokens: sql<number>`coalesce(sum(${g.tokensCompletion}), 0)`,
-        reasoningTokens: sql<number>`coalesce(sum(${g.tokensReasoning}), 0)`,
-        usage: sql<number>`coalesce(sum(${g.totalCost}), 0)`,
+        date: sql<string>`${date}`,
+        model: sql<string>`${model}`,
+        providerSlug: sql<string | null>`${providerSlug}`,
+        providerName: sql<string | null>`${providerName}`,
+        upstreamModel: sql<string | null>`${upstreamModel}`,
+        requests: total("requests"),
+        promptTokens: total("tokens_prompt"),
+        completionTokens: total("tokens_completion"),
+        reasoningTokens: total("tokens_reasoning"),
+        usage: total("total_cost"),
       })
-      .from(g)
-      .where(and(...conditions))
-      .groupBy(day, g.model, g.providerSlug, g.providerName, g.upstreamModel)
-      .orderBy(asc(day), asc(g.model), asc(g.providerSlug), asc(g.upstreamModel));
+      .from(source)
+      .groupBy(date, model, providerSlug, providerName, upstreamModel)
+      .orderBy(asc(date), asc(model), asc(providerSlug), asc(upstreamModel));
     return rows.map((row) => ({
       ...row,
       workspaceId,
@@ -125,6 +139,18 @@ export class AnalyticsStore {
    * metrics. `truncated` when more rows matched than the limit.
    */
   async query(workspaceId: string, query: AnalyticsQuery): Promise<{ rows: Array<Record<string, unknown>>; truncated: boolean }> {
+    const days = rollupsServe(query) ? wholeDays(query.start, query.end) : undefined;
+    const rows = days ? await this.#fromParts(workspaceId, query, days) : await this.#fromRecords(workspaceId, query);
+    const truncated = rows.length > query.limit;
+    const numeric = new Set(query.metrics.map((metric) => metric.name));
+    const shaped = rows.slice(0, query.limit).map((row) =>
+      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, numeric.has(name) && value !== null ? Number(value) : value])),
+    );
+    return { rows: shaped, truncated };
+  }
+
+  /** A query over the records alone (finer buckets than a day, dimensions the rollups do not keep). */
+  async #fromRecords(workspaceId: string, query: AnalyticsQuery): Promise<Array<Record<string, unknown>>> {
     const { generations: g } = this.backend.tables;
     const fields: Record<string, SQL | Column> = {};
     const groups: Array<SQL | Column> = [];
@@ -138,21 +164,43 @@ export class AnalyticsStore {
       groups.push(dimension.column(g));
     }
     for (const metric of query.metrics) fields[metric.name] = metric.expression(g);
-    const order = fields[query.orderBy.field]!;
-    const where = and(eq(g.workspaceId, workspaceId), gte(g.createdAt, query.start), lt(g.createdAt, query.end), ...query.filters.map((filter) => condition(g, filter)));
-    const rows = await this.backend.db
+    const where = and(eq(g.workspaceId, workspaceId), gte(g.createdAt, query.start), lt(g.createdAt, query.end), ...query.filters.map((filter) => condition(filter.dimension.column(g), filter)));
+    return this.backend.db
       .select(fields as Record<string, SQL>)
       .from(g)
       .where(where)
       .groupBy(...(groups as SQL[]))
-      .orderBy(query.orderBy.direction === "asc" ? asc(order) : desc(order), ...groups.map((group) => asc(group)))
+      .orderBy(...ordering(fields, groups, query))
       .limit(query.limit + 1);
-    const truncated = rows.length > query.limit;
-    const numeric = new Set(query.metrics.map((metric) => metric.name));
-    const shaped = rows.slice(0, query.limit).map((row) =>
-      Object.fromEntries(Object.entries(row).map(([name, value]) => [name, numeric.has(name) && value !== null ? Number(value) : value])),
-    );
-    return { rows: shaped, truncated };
+  }
+
+  /** A query over the daily rollups of its whole days and the records of the partial days at its ends. */
+  async #fromParts(workspaceId: string, query: AnalyticsQuery, days: { from: string; to: string }): Promise<Array<Record<string, unknown>>> {
+    const { generations: g, generationRollups: r } = this.backend.tables;
+    const { dialect } = this.backend;
+    const granularity = query.granularity;
+    const columns: PartColumn[] = [
+      ...(granularity ? [{ name: TIME_BUCKET, raw: (table: typeof g) => bucketStart(dialect, granularity, table.createdAt), rollup: (table: typeof r) => bucketStart(dialect, granularity, table.day) }] : []),
+      ...query.dimensions.map((dimension) => ({ name: dimension.name, raw: dimension.column, rollup: dimension.rollup! })),
+    ];
+    const groups = columns.map((column) => part(column.name));
+    const fields: Record<string, SQL> = Object.fromEntries(groups.map((group, index) => [columns[index]!.name, sql`${group}`]));
+    for (const metric of query.metrics) fields[metric.name] = metric.fromParts(dialect);
+    const source = partsSource(this.backend, {
+      workspaceId,
+      start: query.start,
+      end: query.end,
+      days,
+      columns,
+      rawFilters: query.filters.map((filter) => condition(filter.dimension.column(g), filter)),
+      rollupFilters: query.filters.map((filter) => condition(filter.dimension.rollup!(r), filter)),
+    });
+    return this.backend.db
+      .select(fields)
+      .from(source)
+      .groupBy(...groups)
+      .orderBy(...ordering(fields, groups, query))
+      .limit(query.limit + 1);
   }
 
   /** A workspace's generation records, newest first, one page after the cursor. */
@@ -178,13 +226,13 @@ export class AnalyticsStore {
       .limit(filter.limit);
   }
 
-  /** USD the workspace's records cost in total (the local price table's figures). */
+  /** USD the workspace's records cost in total (the local price table's figures), from the daily rollups. */
   async workspaceSpend(workspaceId: string): Promise<number> {
-    const { generations: g } = this.backend.tables;
+    const { generationRollups: r } = this.backend.tables;
     const [row] = await this.backend.db
-      .select({ total: sql<number>`coalesce(sum(${g.totalCost}), 0)` })
-      .from(g)
-      .where(eq(g.workspaceId, workspaceId));
+      .select({ total: sql<number>`coalesce(sum(${r.totalCost}), 0)` })
+      .from(r)
+      .where(eq(r.workspaceId, workspaceId));
     return Number(row?.total ?? 0);
   }
 
@@ -202,9 +250,26 @@ export class AnalyticsStore {
   }
 }
 
-/** One filter as a condition; `include_unset` lets records without the field through. */
-function condition(g: Backend["tables"]["generations"], filter: AnalyticsFilter): SQL | undefined {
-  const column = filter.dimension.column(g);
+/** Bucket sizes the daily rollups can answer. */
+const ROLLUP_GRANULARITIES: ReadonlySet<Granularity> = new Set(["day", "week", "month"]);
+
+/** Whether the daily rollups keep every bucket, dimension and filter field of a query. */
+function rollupsServe(query: AnalyticsQuery): boolean {
+  return (
+    (query.granularity === undefined || ROLLUP_GRANULARITIES.has(query.granularity)) &&
+    query.dimensions.every((dimension) => dimension.rollup) &&
+    query.filters.every((filter) => filter.dimension.rollup)
+  );
+}
+
+/** The requested order, then every group ascending (so a page is stable). */
+function ordering(fields: Record<string, SQL | Column>, groups: Array<SQL | Column>, query: AnalyticsQuery): SQL[] {
+  const order = fields[query.orderBy.field]!;
+  return [query.orderBy.direction === "asc" ? asc(order) : desc(order), ...groups.map((group) => asc(group))];
+}
+
+/** One filter on a column as a condition; `include_unset` lets records without the field through. */
+function condition(column: Column, filter: AnalyticsFilter): SQL | undefined {
   const { value } = filter;
   const list = Array.isArray(value) ? value : [value];
   const scalar = Array.isArray(value) ? value[0]! : value;

@@ -44,6 +44,7 @@ export type Tables = Pick<
   | "fileChunks"
   | "generationContents"
   | "generationFeedback"
+  | "generationRollups"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -29,6 +29,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "fileChunks",
   "generationContents",
   "generationFeedback",
+  "generationRollups",
 ];
 
 export interface CopiedTable {

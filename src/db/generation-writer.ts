@@ -1,9 +1,13 @@
 import type { Statement } from "bun:sqlite";
 import { Column, getTableColumns } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
+import { addToRollups } from "./generation-rollup.ts";
 import type { GenerationRow } from "./schema.ts";
 
-/** Writes one batch of generation records (ids already stored are skipped); `close` releases what it prepared. */
+/**
+ * Writes one batch of generation records (ids already stored are skipped) and, in the same
+ * transaction, adds the records it inserted to their daily rollups; `close` releases what it prepared.
+ */
 export interface BatchWriter {
   write(batch: GenerationRow[]): Promise<void>;
   close(): void;
@@ -14,8 +18,9 @@ const MAX_PARAMETERS = 65_535;
 
 /**
  * The generation writer of a backend. SQLite: one transaction per batch through one prepared
- * statement. PostgreSQL: one multi-row INSERT … ON CONFLICT
- * DO NOTHING per chunk of the batch, each under the limit of parameters per statement.
+ * statement. PostgreSQL: one transaction per batch, one multi-row INSERT … ON CONFLICT DO NOTHING
+ * RETURNING id per chunk of the batch, each under the limit of parameters per statement. Either
+ * upserts the rollups of the records it inserted before committing.
  */
 export function batchWriter(backend: Backend): BatchWriter {
   return backend.sqlite ? sqliteWriter(backend) : multiRowWriter(backend);
@@ -25,11 +30,15 @@ function multiRowWriter(backend: Backend): BatchWriter {
   const { generations } = backend.tables;
   const perChunk = Math.floor(MAX_PARAMETERS / Object.keys(getTableColumns(generations)).length);
   return {
-    async write(batch) {
-      for (let start = 0; start < batch.length; start += perChunk) {
-        await backend.db.insert(generations).values(batch.slice(start, start + perChunk)).onConflictDoNothing();
-      }
-    },
+    write: (batch) =>
+      backend.transaction(async (tx) => {
+        const inserted = new Set<string>();
+        for (let start = 0; start < batch.length; start += perChunk) {
+          const rows = await tx.insert(generations).values(batch.slice(start, start + perChunk)).onConflictDoNothing().returning({ id: generations.id });
+          for (const row of rows) inserted.add(row.id);
+        }
+        await addToRollups(tx, backend.tables, batch.filter((row) => inserted.has(row.id)));
+      }),
     close() {},
   };
 }
@@ -60,17 +69,19 @@ function sqliteWriter(backend: Backend): BatchWriter {
   const values = new Array<unknown>(columns.length);
   return {
     // In the backend's transaction (BEGIN IMMEDIATE, serialized with this process's other transactions),
-    // each row through the one prepared statement, synchronously.
+    // each row through the one prepared statement, synchronously; then the rollups of those inserted.
     write: (batch) =>
-      backend.transaction(async () => {
+      backend.transaction(async (tx) => {
+        const inserted: GenerationRow[] = [];
         insert ??= client.prepare(`INSERT INTO generations (${names}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`);
         for (const row of batch) {
           for (let index = 0; index < columns.length; index++) {
             const column = columns[index]!;
             values[index] = column.encode(row[column.field]);
           }
-          insert.run(values as never);
+          if (insert.run(values as never).changes > 0) inserted.push(row);
         }
+        await addToRollups(tx, backend.tables, inserted);
       }),
     close() {
       insert?.finalize();

@@ -190,3 +190,42 @@ export const generationFeedback = sqliteTable(
 );
 
 export type GenerationFeedbackRow = typeof generationFeedback.$inferSelect;
+
+/**
+ * Daily sums of the generation log per workspace, model, endpoint, key, API style and status, kept in
+ * the transaction that writes each batch of records (generation-writer.ts). `/activity`, `/credits`
+ * and the analytics queries of a day or coarser read these instead of the records. `id` is the
+ * group's values as a JSON array (see generation-rollup.ts).
+ */
+export const generationRollups = sqliteTable(
+  "generation_rollups",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id").notNull(),
+    /** The UTC day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    model: text("model").notNull(),
+    providerSlug: text("provider_slug"),
+    providerName: text("provider_name"),
+    upstreamModel: text("upstream_model"),
+    keyHash: text("key_hash").notNull(),
+    style: text("style").notNull(),
+    status: integer("status").notNull(),
+    requests: integer("requests").notNull(),
+    totalCost: real("total_cost").notNull(),
+    tokensPrompt: integer("tokens_prompt").notNull(),
+    tokensCompletion: integer("tokens_completion").notNull(),
+    tokensReasoning: integer("tokens_reasoning").notNull(),
+    tokensCached: integer("tokens_cached").notNull(),
+    /** Sum and count of the records' latencies (those that have one), for the average. */
+    latencySum: integer("latency_sum").notNull(),
+    latencyCount: integer("latency_count").notNull(),
+    generationTimeSum: integer("generation_time_sum").notNull(),
+    generationTimeCount: integer("generation_time_count").notNull(),
+    /** Generation time of the records with completion tokens (throughput's denominator). */
+    completionTimeSum: integer("completion_time_sum").notNull(),
+  },
+  (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)],
+);
+
+export type GenerationRollupRow = typeof generationRollups.$inferSelect;

@@ -1,4 +1,4 @@
-import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type { FilterRules } from "../core/broadcast.ts";
 import type * as groups from "./schema-groups.ts";
 import { apiKeys, workspaces } from "./schema-pg.ts";
@@ -112,3 +112,16 @@ export const generationFeedback = pgTable("generation_feedback", {
 }, (table) => [index("generation_feedback_workspace_idx").on(table.workspaceId, table.updatedAt)]);
 const sameContentRows: [Same<Rows<typeof generationContents>, Rows<typeof groups.generationContents>>, Same<Rows<typeof generationFeedback>, Rows<typeof groups.generationFeedback>>] = [true, true];
 void sameContentRows;
+/** Daily sums of the generation log (see schema-groups.ts); sums are bigint here. */
+const total = (name: string) => bigint(name, { mode: "number" }).notNull();
+export const generationRollups = pgTable("generation_rollups", {
+  id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull(), day: text("day").notNull(), model: text("model").notNull(),
+  providerSlug: text("provider_slug"), providerName: text("provider_name"), upstreamModel: text("upstream_model"),
+  keyHash: text("key_hash").notNull(), style: text("style").notNull(), status: integer("status").notNull(),
+  requests: total("requests"), totalCost: doublePrecision("total_cost").notNull(),
+  tokensPrompt: total("tokens_prompt"), tokensCompletion: total("tokens_completion"), tokensReasoning: total("tokens_reasoning"), tokensCached: total("tokens_cached"),
+  latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
+  generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"),
+}, (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)]);
+const sameRollupRows: Same<Rows<typeof generationRollups>, Rows<typeof groups.generationRollups>> = true;
+void sameRollupRows;

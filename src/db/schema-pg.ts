@@ -252,26 +252,10 @@ export const generations = pgTable(
     createdAt: text("created_at").notNull(),
   },
   (table) => [
-    index("generations_workspace_created_idx").on(table.workspaceId, table.createdAt),
+    // A workspace's records in time order, with the status: the analytics queries the daily rollups
+    // cannot answer (buckets under a day) read request and error counts from this index alone.
+    index("generations_workspace_created_status_idx").on(table.workspaceId, table.createdAt, table.status),
     index("generations_key_created_idx").on(table.keyHash, table.createdAt),
-    // Covers what /activity, /credits and the common analytics queries read, so a workspace's month is
-    // one range scan of this index without a lookup of each record.
-    index("generations_analytics_idx").on(
-      table.workspaceId,
-      table.createdAt,
-      table.model,
-      table.providerSlug,
-      table.providerName,
-      table.upstreamModel,
-      table.keyHash,
-      table.status,
-      table.totalCost,
-      table.tokensPrompt,
-      table.tokensCompletion,
-      table.tokensReasoning,
-      table.latencyMs,
-      table.generationTimeMs,
-    ),
   ],
 );
 
