@@ -18,7 +18,7 @@ export const MODEL_GROUPS: readonly ModelGroup[] = ["anthropic", "openai", "goog
 export interface GuardrailPolicy {
   id: string;
   name: string;
-  /** Budget in USD shared by every key the guardrail applies to (null: none), and when it resets. */
+  /** Budget in USD of each key the guardrail applies to (null: none), and when it resets. */
   limitUsd: number | null;
   resetInterval: LimitReset;
   /** Canonical model ids; null restricts nothing. */
@@ -61,19 +61,24 @@ export function checkModels(guardrails: readonly GuardrailPolicy[], modelIds: re
   }
 }
 
-/** The ledger name of a guardrail's budget: one ledger per guardrail, shared by every key it applies to. */
-export function guardrailLedgerKey(guardrailId: string): string {
-  return `guardrail:${guardrailId}`;
+/**
+ * The ledger name of a guardrail's budget for one key: budgets are per key, never pooled across the
+ * keys a guardrail applies to, so each (guardrail, key) pair has a ledger of its own.
+ */
+export function guardrailLedgerKey(guardrailId: string, keyHash: string): string {
+  return `guardrail:${guardrailId}:${keyHash}`;
 }
 
-/** The guardrail id of a ledger name, or undefined for a key's own ledger. */
-export function guardrailOfLedger(ledgerKey: string): string | undefined {
-  return ledgerKey.startsWith("guardrail:") ? ledgerKey.slice("guardrail:".length) : undefined;
+/** The key whose spend a ledger counts: the key of a guardrail's ledger (after its last colon), else the ledger's own name. */
+export function keyOfLedger(ledgerKey: string): string {
+  return ledgerKey.startsWith("guardrail:") ? ledgerKey.slice(ledgerKey.lastIndexOf(":") + 1) : ledgerKey;
 }
 
-/** A guardrail's budget as a spend limit of its own ledger, or undefined when it has none. */
-export function guardrailSpendKey(guardrail: GuardrailPolicy): SpendKey | undefined {
-  return guardrail.limitUsd === null ? undefined : { hash: guardrailLedgerKey(guardrail.id), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
+/** A guardrail's budget for one key as a spend limit of its own ledger, or undefined when it has none. */
+export function guardrailSpendKey(guardrail: GuardrailPolicy, keyHash: string): SpendKey | undefined {
+  return guardrail.limitUsd === null
+    ? undefined
+    : { hash: guardrailLedgerKey(guardrail.id, keyHash), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
 }
 
 /** The id of a workspace's default guardrail: derived from the workspace's, so it exists before it is configured. */

@@ -223,15 +223,6 @@ export class GuardrailStore {
     const [counted] = await this.backend.db.select({ n: count() }).from(assignments).where(where);
     return { rows, total: Number(counted?.n ?? 0) };
   }
-
-  /** Which keys' spend a guardrail's budget counts: every key of its workspace for the default guardrail, else the keys holding it. */
-  async budgetScope(guardrailId: string): Promise<{ workspaceId: string } | { keyHashes: string[] }> {
-    const { guardrails, guardrailKeyAssignments: assignments } = this.backend.tables;
-    const [row] = await this.backend.db.select({ workspaceId: guardrails.workspaceId }).from(guardrails).where(eq(guardrails.id, guardrailId)).limit(1);
-    if (row && guardrailId === defaultGuardrailId(row.workspaceId)) return { workspaceId: row.workspaceId };
-    const held = await this.backend.db.select({ keyHash: assignments.keyHash }).from(assignments).where(eq(assignments.guardrailId, guardrailId));
-    return { keyHashes: held.map((entry) => entry.keyHash) };
-  }
 }
 
 /** The fields of `input` that are set. */
