@@ -97,7 +97,14 @@ models:
     const body = await refused.json();
     expect(body.error.message).toContain('"only-one"');
     expect(body.error.message).toContain("allowed_models");
-    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, rule: "allowed_models" });
+    expect(body.error).toMatchObject({ code: 403, metadata: { guardrail_id: guardrail.id, guardrail_name: "only-one", rule: "allowed_models" } });
+    const blocked = await fetch(`${gateway.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/two", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(blocked.status).toBe(403);
+    expect((await blocked.json()).error).toMatchObject({ type: "permission_error", metadata: { guardrail_id: guardrail.id, rule: "allowed_models" } });
     // A fallback in models[] is checked too: a request cannot widen the list through it.
     expect((await chat(key, { models: ["acme/two"] })).status).toBe(403);
     await admin("PATCH", `/guardrails/${guardrail.id}`, { allowed_models: null, ignored_models: ["acme/two"] });
@@ -112,16 +119,27 @@ models:
     upstream.requests.length = 0;
     for (let index = 0; index < 4; index++) expect((await chat(key)).status).toBe(200);
     expect(new Set(upstream.requests.map((request) => (request.body as { model: string }).model))).toEqual(new Set(["b"]));
-    // Asking for alpha only cannot widen the guardrail: nothing is left, and the answer names it.
+    // Asking for alpha only cannot widen the guardrail: nothing is left, a block (403) naming the guardrail and its rule.
     const widened = await chat(key, { provider: { only: ["alpha"] } });
-    expect(widened.status).toBe(404);
+    expect(widened.status).toBe(403);
     const body = await widened.json();
+    expect(body.error.code).toBe(403);
     expect(body.error.message).toContain('"beta-only"');
+    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, guardrail_name: "beta-only", rule: "allowed_providers" });
     expect(body.error.availability.constraint.field).toBe(`guardrail.${guardrail.id}.allowed_providers`);
     // Narrowing within it works: ignoring nothing it allows, ordering it.
     expect((await chat(key, { provider: { order: ["beta"], allow_fallbacks: false } })).status).toBe(200);
     // acme/two is served by alpha only: skipped, so refused.
-    expect((await chat(key, { model: "acme/two" })).status).toBe(404);
+    expect((await chat(key, { model: "acme/two" })).status).toBe(403);
+    // On /messages the block is an Anthropic permission_error, still naming the guardrail.
+    const messages = await fetch(`${gateway.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/two", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(messages.status).toBe(403);
+    const anthropic = await messages.json();
+    expect(anthropic).toMatchObject({ type: "error", error: { type: "permission_error", code: 403, metadata: { guardrail_id: guardrail.id, rule: "allowed_providers" } } });
   });
 
   test("data policy: ZDR per model group and training rules exclude endpoints; the request can add ZDR, not remove it", async () => {
@@ -130,14 +148,20 @@ models:
     await admin("POST", `/guardrails/${guardrail.id}/assignments/keys`, { key_hashes: [data.hash] });
     // openai/three's only endpoint retains prompts: excluded under ZDR for openai models.
     const refused = await chat(key, { model: "openai/three", provider: { zdr: false } });
-    expect(refused.status).toBe(404);
-    expect((await refused.json()).error.availability.constraint.field).toBe(`guardrail.${guardrail.id}.enforce_zdr_openai`);
+    expect(refused.status).toBe(403);
+    const body = await refused.json();
+    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, rule: "enforce_zdr_openai" });
+    expect(body.error.availability).toMatchObject({ code: "privacy_restricted", constraint: { field: `guardrail.${guardrail.id}.enforce_zdr_openai` } });
     // acme/one: beta may train on prompts (paid training off) so alpha serves; ZDR for other models is off.
     upstream.requests.length = 0;
     expect((await chat(key)).status).toBe(200);
     expect((upstream.requests[0]!.body as { model: string }).model).toBe("a");
-    // The request's own zdr excludes alpha as well: nothing left.
-    expect((await chat(key, { provider: { zdr: true } })).status).toBe(404);
+    // The request's own zdr excludes alpha as well: nothing left, and beta was the guardrail's doing.
+    const none = await chat(key, { provider: { zdr: true } });
+    expect(none.status).toBe(403);
+    expect((await none.json()).error.metadata.rule).toBe("enable_paid_model_training");
+    // Without a guardrail in the way, the request's own constraints still answer 404.
+    expect((await chat((await newKey("unguarded")).key, { model: "openai/three", provider: { zdr: true } })).status).toBe(404);
   });
 
   test("budget: per key, not pooled: each key under a guardrail gets the whole budget; exhausted answers 402 naming it; the lower limit wins", async () => {

@@ -1,4 +1,4 @@
-import { GatewayError } from "./errors.ts";
+import { GatewayError, type GatewayErrorOptions } from "./errors.ts";
 import type { LimitReset } from "./periods.ts";
 import type { SpendKey } from "./limits.ts";
 
@@ -40,10 +40,11 @@ export function modelGroup(modelId: string): ModelGroup {
   return author === "anthropic" || author === "openai" || author === "google" ? author : "other";
 }
 
-/** The 403 of a request a guardrail refuses, naming the guardrail and its rule. */
-export function guardrailError(guardrail: GuardrailPolicy, rule: string, message: string): GatewayError {
+/** The 403 of a request a guardrail refuses, naming the guardrail and its rule (and what else `options` adds). */
+export function guardrailError(guardrail: Pick<GuardrailPolicy, "id" | "name">, rule: string, message: string, options: GatewayErrorOptions = {}): GatewayError {
   return new GatewayError("forbidden", `Guardrail "${guardrail.name}" (${guardrail.id}) refuses this request: ${message} (${rule})`, {
-    metadata: { guardrail_id: guardrail.id, guardrail_name: guardrail.name, rule },
+    ...options,
+    metadata: { ...options.metadata, guardrail_id: guardrail.id, guardrail_name: guardrail.name, rule },
   });
 }
 
