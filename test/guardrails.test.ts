@@ -78,7 +78,12 @@ models:
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).error.message).toContain("allowed_models");
     expect((await admin("POST", "/guardrails", { name: "x", allowed_providers: [] })).status).toBe(400);
-    expect((await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "a", action: "block" }] })).status).toBe(400);
+    const lookaround = await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "a(?=b)", action: "block" }] });
+    expect(lookaround.status).toBe(400);
+    expect((await lookaround.json()).error.message).toContain("content_filters[0].pattern: invalid_regex_pattern");
+    expect((await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "(a+)+", action: "block" }] })).status).toBe(400);
+    // Recognisers this gateway does not run are refused, not silently ignored.
+    expect((await admin("POST", "/guardrails", { name: "x", content_filter_builtins: [{ slug: "person-name", action: "redact" }] })).status).toBe(400);
     const created = (await (await admin("POST", "/guardrails", { name: "x" })).json()).data;
     const missing = await admin("POST", `/guardrails/${created.id}/assignments/keys`, { key_hashes: ["f".repeat(64)] });
     expect(missing.status).toBe(404);
@@ -192,6 +197,32 @@ models:
     const ownRefused = await chat(own.key);
     expect(ownRefused.status).toBe(402);
     expect((await ownRefused.json()).error.message).toContain("This key's spend limit");
+  });
+
+  test("content filters: builtins and patterns redact before routing, block with 403 naming the patterns, flag lets through", async () => {
+    const { key, data } = await newKey("filtered");
+    const created = await guard({
+      name: "pii",
+      contentFilterBuiltins: [{ slug: "email", action: "redact" }, { slug: "ssn", action: "block" }],
+      contentFilters: [{ pattern: "acct-[0-9]{4}", action: "redact", label: "[ACCOUNT]" }, { pattern: "project x", action: "flag" }],
+    });
+    expect(created.contentFilterBuiltins).toEqual([
+      { slug: "email", action: "redact", label: "[EMAIL]" },
+      { slug: "ssn", action: "block", label: "[SSN]" },
+    ]);
+    expect(created.contentFilters).toEqual([{ pattern: "acct-[0-9]{4}", action: "redact", label: "[ACCOUNT]" }, { pattern: "project x", action: "flag", label: null }]);
+    await admin("POST", `/guardrails/${created.id}/assignments/keys`, { key_hashes: [data.hash] });
+    upstream.requests.length = 0;
+    const say = (content: string) => chat(key, { messages: [{ role: "user", content }] });
+    expect((await say("write to jo@example.com about acct-1234 and project x")).status).toBe(200);
+    expect(JSON.stringify(upstream.requests[0]!.body)).toContain("write to [EMAIL] about [ACCOUNT] and project x");
+    const blocked = await say("my ssn is 123-45-6789, mail jo@example.com");
+    expect(blocked.status).toBe(403);
+    expect((await blocked.json()).error).toMatchObject({ code: 403, metadata: { patterns: ["ssn"], guardrail_id: created.id, rule: "content_filters" } });
+    expect(upstream.requests).toHaveLength(1);
+    // Clearing them (null) lets everything through unchanged.
+    await sdk.guardrails.update({ id: created.id, updateGuardrailRequest: { contentFilterBuiltins: null, contentFilters: null } });
+    expect((await say("my ssn is 123-45-6789")).status).toBe(200);
   });
 
   test("the workspace's default guardrail applies to every key once configured", async () => {

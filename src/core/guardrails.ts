@@ -1,3 +1,4 @@
+import type { ContentFilterRule } from "./content-filters.ts";
 import { GatewayError, type GatewayErrorOptions } from "./errors.ts";
 import type { LimitReset } from "./periods.ts";
 import type { SpendKey } from "./limits.ts";
@@ -31,6 +32,8 @@ export interface GuardrailPolicy {
   /** false: endpoints that may train on prompts are excluded for paid (resp. free) models. */
   paidModelTraining: boolean | null;
   freeModelTraining: boolean | null;
+  /** Content filters run on the request's messages before routing. */
+  contentFilters: ContentFilterRule[];
 }
 
 /** The ZDR group of a model id: its author (`anthropic/claude-…` → anthropic), `other` for the rest. */

@@ -20,14 +20,16 @@ describe.each(DIALECTS)("GuardrailStore on %s", (dialect) => {
     const elsewhere = new GuardrailStore(await another());
     expect(await elsewhere.policiesFor(workspace.id, key.hash)).toEqual([]);
 
-    const created = await guardrails.create(workspace.id, { name: "g", limitUsd: 2, resetInterval: "daily", allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true } });
-    expect(created).toMatchObject({ name: "g", limitUsd: 2, allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true }, includeByokInBudgets: false });
+    const filters = { contentFilterBuiltins: [{ slug: "email" as const, action: "redact" as const }], contentFilters: [{ pattern: "acct-\\d+", action: "block" as const, label: null }] };
+    const created = await guardrails.create(workspace.id, { name: "g", limitUsd: 2, resetInterval: "daily", allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true }, ...filters });
+    expect(created).toMatchObject({ name: "g", limitUsd: 2, allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true }, includeByokInBudgets: false, ...filters });
     expect(await guardrails.assignKeys(workspace.id, created.id, [key.hash], "admin")).toBe(1);
     expect(await guardrails.assignKeys(workspace.id, created.id, [key.hash], "admin")).toBe(0);
     const seen = await eventually(async () => (await elsewhere.policiesFor(workspace.id, key.hash)).map((policy) => policy.id), (ids) => ids.length === 1, PROPAGATION_MS[dialect]);
     expect(seen).toEqual([created.id]);
     const [policy] = await guardrails.policiesFor(workspace.id, key.hash);
     expect(policy).toMatchObject({ limitUsd: 2, resetInterval: "daily", zdr: ["openai"], allowedModels: ["acme/one"] });
+    expect(policy!.contentFilters.map((rule) => [rule.name, rule.action, rule.label])).toEqual([["email", "redact", "[EMAIL]"], ["acct-\\d+", "block", "[REDACTED]"]]);
 
     // The default guardrail exists unconfigured, is stored on its first update and then applies first.
     const fallback = defaultGuardrailId(workspace.id);
