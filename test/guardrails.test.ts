@@ -78,7 +78,12 @@ models:
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).error.message).toContain("allowed_models");
     expect((await admin("POST", "/guardrails", { name: "x", allowed_providers: [] })).status).toBe(400);
-    expect((await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "a", action: "block" }] })).status).toBe(400);
+    const lookaround = await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "a(?=b)", action: "block" }] });
+    expect(lookaround.status).toBe(400);
+    expect((await lookaround.json()).error.message).toContain("content_filters[0].pattern: invalid_regex_pattern");
+    expect((await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "(a+)+", action: "block" }] })).status).toBe(400);
+    // Recognisers this gateway does not run are refused, not silently ignored.
+    expect((await admin("POST", "/guardrails", { name: "x", content_filter_builtins: [{ slug: "person-name", action: "redact" }] })).status).toBe(400);
     const created = (await (await admin("POST", "/guardrails", { name: "x" })).json()).data;
     const missing = await admin("POST", `/guardrails/${created.id}/assignments/keys`, { key_hashes: ["f".repeat(64)] });
     expect(missing.status).toBe(404);
@@ -97,7 +102,14 @@ models:
     const body = await refused.json();
     expect(body.error.message).toContain('"only-one"');
     expect(body.error.message).toContain("allowed_models");
-    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, rule: "allowed_models" });
+    expect(body.error).toMatchObject({ code: 403, metadata: { guardrail_id: guardrail.id, guardrail_name: "only-one", rule: "allowed_models" } });
+    const blocked = await fetch(`${gateway.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/two", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(blocked.status).toBe(403);
+    expect((await blocked.json()).error).toMatchObject({ type: "permission_error", metadata: { guardrail_id: guardrail.id, rule: "allowed_models" } });
     // A fallback in models[] is checked too: a request cannot widen the list through it.
     expect((await chat(key, { models: ["acme/two"] })).status).toBe(403);
     await admin("PATCH", `/guardrails/${guardrail.id}`, { allowed_models: null, ignored_models: ["acme/two"] });
@@ -112,16 +124,27 @@ models:
     upstream.requests.length = 0;
     for (let index = 0; index < 4; index++) expect((await chat(key)).status).toBe(200);
     expect(new Set(upstream.requests.map((request) => (request.body as { model: string }).model))).toEqual(new Set(["b"]));
-    // Asking for alpha only cannot widen the guardrail: nothing is left, and the answer names it.
+    // Asking for alpha only cannot widen the guardrail: nothing is left, a block (403) naming the guardrail and its rule.
     const widened = await chat(key, { provider: { only: ["alpha"] } });
-    expect(widened.status).toBe(404);
+    expect(widened.status).toBe(403);
     const body = await widened.json();
+    expect(body.error.code).toBe(403);
     expect(body.error.message).toContain('"beta-only"');
+    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, guardrail_name: "beta-only", rule: "allowed_providers" });
     expect(body.error.availability.constraint.field).toBe(`guardrail.${guardrail.id}.allowed_providers`);
     // Narrowing within it works: ignoring nothing it allows, ordering it.
     expect((await chat(key, { provider: { order: ["beta"], allow_fallbacks: false } })).status).toBe(200);
     // acme/two is served by alpha only: skipped, so refused.
-    expect((await chat(key, { model: "acme/two" })).status).toBe(404);
+    expect((await chat(key, { model: "acme/two" })).status).toBe(403);
+    // On /messages the block is an Anthropic permission_error, still naming the guardrail.
+    const messages = await fetch(`${gateway.url}/api/v1/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ model: "acme/two", max_tokens: 10, messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(messages.status).toBe(403);
+    const anthropic = await messages.json();
+    expect(anthropic).toMatchObject({ type: "error", error: { type: "permission_error", code: 403, metadata: { guardrail_id: guardrail.id, rule: "allowed_providers" } } });
   });
 
   test("data policy: ZDR per model group and training rules exclude endpoints; the request can add ZDR, not remove it", async () => {
@@ -130,34 +153,43 @@ models:
     await admin("POST", `/guardrails/${guardrail.id}/assignments/keys`, { key_hashes: [data.hash] });
     // openai/three's only endpoint retains prompts: excluded under ZDR for openai models.
     const refused = await chat(key, { model: "openai/three", provider: { zdr: false } });
-    expect(refused.status).toBe(404);
-    expect((await refused.json()).error.availability.constraint.field).toBe(`guardrail.${guardrail.id}.enforce_zdr_openai`);
+    expect(refused.status).toBe(403);
+    const body = await refused.json();
+    expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, rule: "enforce_zdr_openai" });
+    expect(body.error.availability).toMatchObject({ code: "privacy_restricted", constraint: { field: `guardrail.${guardrail.id}.enforce_zdr_openai` } });
     // acme/one: beta may train on prompts (paid training off) so alpha serves; ZDR for other models is off.
     upstream.requests.length = 0;
     expect((await chat(key)).status).toBe(200);
     expect((upstream.requests[0]!.body as { model: string }).model).toBe("a");
-    // The request's own zdr excludes alpha as well: nothing left.
-    expect((await chat(key, { provider: { zdr: true } })).status).toBe(404);
+    // The request's own zdr excludes alpha as well: nothing left, and beta was the guardrail's doing.
+    const none = await chat(key, { provider: { zdr: true } });
+    expect(none.status).toBe(403);
+    expect((await none.json()).error.metadata.rule).toBe("enable_paid_model_training");
+    // Without a guardrail in the way, the request's own constraints still answer 404.
+    expect((await chat((await newKey("unguarded")).key, { model: "openai/three", provider: { zdr: true } })).status).toBe(404);
   });
 
-  test("budget: a guardrail's budget is shared by its keys and exhausted answers 402 naming it; the lower limit wins", async () => {
+  test("budget: per key, not pooled: each key under a guardrail gets the whole budget; exhausted answers 402 naming it; the lower limit wins", async () => {
     const first = await newKey("budget-a");
     const second = await newKey("budget-b");
     const guardrail = (await (await admin("POST", "/guardrails", { name: "tight", limit_usd: 0.05, reset_interval: "daily" })).json()).data;
     await admin("POST", `/guardrails/${guardrail.id}/assignments/keys`, { key_hashes: [first.data.hash, second.data.hash] });
-    // Each request costs 17 tokens × $0.001 = $0.017 and may cost up to ~$0.02 (10 output tokens).
-    expect((await chat(first.key)).status).toBe(200);
-    expect((await chat(second.key)).status).toBe(200);
-    let refused: Response | undefined;
-    for (let index = 0; index < 3 && !refused; index++) {
-      const response = await chat(index % 2 ? first.key : second.key);
-      if (response.status === 402) refused = response;
-      else expect(response.status).toBe(200);
-    }
-    expect(refused?.status).toBe(402);
-    const body = await refused!.json();
+    // Each request costs 17 tokens × $0.001 = $0.017 and may cost up to ~$0.02 (10 output tokens): two fit in $0.05, a third does not.
+    const until402 = async (key: string) => {
+      for (let served = 0; served < 5; served++) {
+        const response = await chat(key);
+        if (response.status === 402) return { served, response };
+        expect(response.status).toBe(200);
+      }
+      throw new Error("never refused");
+    };
+    const exhausted = await until402(first.key);
+    expect(exhausted.served).toBe(2);
+    const body = await exhausted.response.json();
     expect(body.error.message).toContain('"tight"');
     expect(body.error.metadata).toMatchObject({ guardrail_id: guardrail.id, rule: "limit_usd" });
+    // The first key's exhaustion leaves the second key's budget whole.
+    expect((await until402(second.key)).served).toBe(2);
     // The key's own limit still applies under a looser guardrail.
     const own = await newKey("own-limit", { limit: 0.0001 });
     const loose = (await (await admin("POST", "/guardrails", { name: "loose", limit_usd: 100 })).json()).data;
@@ -165,6 +197,32 @@ models:
     const ownRefused = await chat(own.key);
     expect(ownRefused.status).toBe(402);
     expect((await ownRefused.json()).error.message).toContain("This key's spend limit");
+  });
+
+  test("content filters: builtins and patterns redact before routing, block with 403 naming the patterns, flag lets through", async () => {
+    const { key, data } = await newKey("filtered");
+    const created = await guard({
+      name: "pii",
+      contentFilterBuiltins: [{ slug: "email", action: "redact" }, { slug: "ssn", action: "block" }],
+      contentFilters: [{ pattern: "acct-[0-9]{4}", action: "redact", label: "[ACCOUNT]" }, { pattern: "project x", action: "flag" }],
+    });
+    expect(created.contentFilterBuiltins).toEqual([
+      { slug: "email", action: "redact", label: "[EMAIL]" },
+      { slug: "ssn", action: "block", label: "[SSN]" },
+    ]);
+    expect(created.contentFilters).toEqual([{ pattern: "acct-[0-9]{4}", action: "redact", label: "[ACCOUNT]" }, { pattern: "project x", action: "flag", label: null }]);
+    await admin("POST", `/guardrails/${created.id}/assignments/keys`, { key_hashes: [data.hash] });
+    upstream.requests.length = 0;
+    const say = (content: string) => chat(key, { messages: [{ role: "user", content }] });
+    expect((await say("write to jo@example.com about acct-1234 and project x")).status).toBe(200);
+    expect(JSON.stringify(upstream.requests[0]!.body)).toContain("write to [EMAIL] about [ACCOUNT] and project x");
+    const blocked = await say("my ssn is 123-45-6789, mail jo@example.com");
+    expect(blocked.status).toBe(403);
+    expect((await blocked.json()).error).toMatchObject({ code: 403, metadata: { patterns: ["ssn"], guardrail_id: created.id, rule: "content_filters" } });
+    expect(upstream.requests).toHaveLength(1);
+    // Clearing them (null) lets everything through unchanged.
+    await sdk.guardrails.update({ id: created.id, updateGuardrailRequest: { contentFilterBuiltins: null, contentFilters: null } });
+    expect((await say("my ssn is 123-45-6789")).status).toBe(200);
   });
 
   test("the workspace's default guardrail applies to every key once configured", async () => {

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
+import { BUILTIN_SLUGS, builtinLabel, type CustomFilter, patternProblem } from "../core/content-filters.ts";
 import { DATA_POLICY_FIELDS, defaultGuardrailId } from "../core/guardrails.ts";
 import type { GuardrailInput, KeyAssignment } from "../db/guardrails.ts";
 import type { GuardrailRow } from "../db/schema-groups.ts";
@@ -10,8 +11,16 @@ import { parsePage } from "./http.ts";
 const Interval = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], { expected: '"daily", "weekly", "monthly" or null' });
 const NameList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }), t.Null()], { expected: "a non-empty list of names, or null" });
 const Switch = t.Optional(t.Union([t.Boolean(), t.Null()]));
-/** Accepted for clients that always send them; only empty (or null) until content filters and data regions are enforced here. */
+/** Accepted for clients that always send them; only empty (or null) until data regions are enforced here. */
 const Unenforced = t.Optional(t.Union([t.Array(t.Unknown(), { maxItems: 0 }), t.Null()], { expected: "null or an empty list: not enforced by this gateway" }));
+const Action = t.Union([t.Literal("redact"), t.Literal("block"), t.Literal("flag")], { expected: '"redact", "block" or "flag"' });
+const BuiltinEntry = t.Object({
+  slug: t.Union(BUILTIN_SLUGS.map((slug) => t.Literal(slug)), { expected: `one of ${BUILTIN_SLUGS.join(", ")} (the recognisers this gateway runs)` }),
+  action: Action,
+  scan_scope: t.Optional(t.Union([t.Literal("user_only"), t.Literal("all_messages")])),
+  label: t.Optional(t.String()),
+});
+const PatternEntry = t.Object({ pattern: t.String({ minLength: 1, maxLength: 100_000 }), action: Action, label: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])) });
 
 const fields = {
   description: t.Optional(t.Union([t.String({ maxLength: 1000 }), t.Null()])),
@@ -24,8 +33,8 @@ const fields = {
   ignored_providers: t.Optional(NameList),
   enforce_zdr: Switch,
   ...Object.fromEntries(DATA_POLICY_FIELDS.map((field) => [field, Switch])) as Record<(typeof DATA_POLICY_FIELDS)[number], typeof Switch>,
-  content_filter_builtins: Unenforced,
-  content_filters: Unenforced,
+  content_filter_builtins: t.Optional(t.Union([t.Array(BuiltinEntry, { maxItems: 100 }), t.Null()])),
+  content_filters: t.Optional(t.Union([t.Array(PatternEntry, { maxItems: 100 }), t.Null()])),
   allowed_data_regions: Unenforced,
 };
 
@@ -47,8 +56,8 @@ const Guardrail = t.Object({
   allowed_providers: Nullable(t.Array(t.String())),
   ignored_providers: Nullable(t.Array(t.String())),
   ...Object.fromEntries(DATA_POLICY_FIELDS.map((field) => [field, Nullable(t.Boolean())])),
-  content_filter_builtins: t.Null(),
-  content_filters: t.Null(),
+  content_filter_builtins: Nullable(t.Array(t.Object({ slug: t.String(), action: t.String(), label: t.String() }))),
+  content_filters: Nullable(t.Array(t.Object({ pattern: t.String(), action: t.String(), label: Nullable(t.String()) }))),
   allowed_data_regions: t.Null(),
   created_at: t.String(),
   updated_at: Nullable(t.String()),
@@ -65,6 +74,16 @@ const Assignment = t.Object({
 
 type Body = Partial<typeof CreateBody.static>;
 
+/** A guardrail's own patterns, each validated (400 `invalid_regex_pattern` naming the entry and why). */
+function patterns(entries: Body["content_filters"]): CustomFilter[] | null | undefined {
+  if (!entries) return entries;
+  return entries.map((entry, index) => {
+    const problem = patternProblem(entry.pattern);
+    if (problem) throw new GatewayError("bad_request", `content_filters[${index}].pattern: invalid_regex_pattern: ${problem}`, { metadata: { code: "invalid_regex_pattern", index } });
+    return { pattern: entry.pattern, action: entry.action, label: entry.label ?? null };
+  });
+}
+
 /** The API's shape of a guardrail. */
 export function guardrailJson(row: GuardrailRow) {
   return {
@@ -80,8 +99,8 @@ export function guardrailJson(row: GuardrailRow) {
     allowed_providers: row.allowedProviders,
     ignored_providers: row.ignoredProviders,
     ...Object.fromEntries(DATA_POLICY_FIELDS.map((field) => [field, row.dataPolicy[field] ?? null])),
-    content_filter_builtins: null,
-    content_filters: null,
+    content_filter_builtins: row.contentFilterBuiltins?.map((entry) => ({ slug: entry.slug, action: entry.action, label: builtinLabel(entry.slug) })) ?? null,
+    content_filters: row.contentFilters?.map((entry) => ({ pattern: entry.pattern, action: entry.action, label: entry.label ?? null })) ?? null,
     allowed_data_regions: null,
     created_at: row.createdAt,
     updated_at: row.updatedAt,
@@ -125,6 +144,8 @@ export function guardrailsApi(services: Services) {
       allowedProviders: body.allowed_providers,
       ignoredProviders: body.ignored_providers,
       dataPolicy,
+      contentFilterBuiltins: body.content_filter_builtins && body.content_filter_builtins.map((entry) => ({ slug: entry.slug, action: entry.action })),
+      contentFilters: patterns(body.content_filters),
     };
   };
   const workspaceOf = (principal: Principal, workspaceId: string | undefined) => {

@@ -1,4 +1,5 @@
-import { GatewayError } from "./errors.ts";
+import type { ContentFilterRule } from "./content-filters.ts";
+import { GatewayError, type GatewayErrorOptions } from "./errors.ts";
 import type { LimitReset } from "./periods.ts";
 import type { SpendKey } from "./limits.ts";
 
@@ -18,7 +19,7 @@ export const MODEL_GROUPS: readonly ModelGroup[] = ["anthropic", "openai", "goog
 export interface GuardrailPolicy {
   id: string;
   name: string;
-  /** Budget in USD shared by every key the guardrail applies to (null: none), and when it resets. */
+  /** Budget in USD of each key the guardrail applies to (null: none), and when it resets. */
   limitUsd: number | null;
   resetInterval: LimitReset;
   /** Canonical model ids; null restricts nothing. */
@@ -31,6 +32,8 @@ export interface GuardrailPolicy {
   /** false: endpoints that may train on prompts are excluded for paid (resp. free) models. */
   paidModelTraining: boolean | null;
   freeModelTraining: boolean | null;
+  /** Content filters run on the request's messages before routing. */
+  contentFilters: ContentFilterRule[];
 }
 
 /** The ZDR group of a model id: its author (`anthropic/claude-…` → anthropic), `other` for the rest. */
@@ -40,10 +43,11 @@ export function modelGroup(modelId: string): ModelGroup {
   return author === "anthropic" || author === "openai" || author === "google" ? author : "other";
 }
 
-/** The 403 of a request a guardrail refuses, naming the guardrail and its rule. */
-export function guardrailError(guardrail: GuardrailPolicy, rule: string, message: string): GatewayError {
+/** The 403 of a request a guardrail refuses, naming the guardrail and its rule (and what else `options` adds). */
+export function guardrailError(guardrail: Pick<GuardrailPolicy, "id" | "name">, rule: string, message: string, options: GatewayErrorOptions = {}): GatewayError {
   return new GatewayError("forbidden", `Guardrail "${guardrail.name}" (${guardrail.id}) refuses this request: ${message} (${rule})`, {
-    metadata: { guardrail_id: guardrail.id, guardrail_name: guardrail.name, rule },
+    ...options,
+    metadata: { ...options.metadata, guardrail_id: guardrail.id, guardrail_name: guardrail.name, rule },
   });
 }
 
@@ -61,19 +65,24 @@ export function checkModels(guardrails: readonly GuardrailPolicy[], modelIds: re
   }
 }
 
-/** The ledger name of a guardrail's budget: one ledger per guardrail, shared by every key it applies to. */
-export function guardrailLedgerKey(guardrailId: string): string {
-  return `guardrail:${guardrailId}`;
+/**
+ * The ledger name of a guardrail's budget for one key: budgets are per key, never pooled across the
+ * keys a guardrail applies to, so each (guardrail, key) pair has a ledger of its own.
+ */
+export function guardrailLedgerKey(guardrailId: string, keyHash: string): string {
+  return `guardrail:${guardrailId}:${keyHash}`;
 }
 
-/** The guardrail id of a ledger name, or undefined for a key's own ledger. */
-export function guardrailOfLedger(ledgerKey: string): string | undefined {
-  return ledgerKey.startsWith("guardrail:") ? ledgerKey.slice("guardrail:".length) : undefined;
+/** The key whose spend a ledger counts: the key of a guardrail's ledger (after its last colon), else the ledger's own name. */
+export function keyOfLedger(ledgerKey: string): string {
+  return ledgerKey.startsWith("guardrail:") ? ledgerKey.slice(ledgerKey.lastIndexOf(":") + 1) : ledgerKey;
 }
 
-/** A guardrail's budget as a spend limit of its own ledger, or undefined when it has none. */
-export function guardrailSpendKey(guardrail: GuardrailPolicy): SpendKey | undefined {
-  return guardrail.limitUsd === null ? undefined : { hash: guardrailLedgerKey(guardrail.id), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
+/** A guardrail's budget for one key as a spend limit of its own ledger, or undefined when it has none. */
+export function guardrailSpendKey(guardrail: GuardrailPolicy, keyHash: string): SpendKey | undefined {
+  return guardrail.limitUsd === null
+    ? undefined
+    : { hash: guardrailLedgerKey(guardrail.id, keyHash), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
 }
 
 /** The id of a workspace's default guardrail: derived from the workspace's, so it exists before it is configured. */

@@ -49,7 +49,7 @@ export interface SpendKey {
   hash: string;
   limit: number | null;
   limitReset: LimitReset;
-  /** Set when the ledger is a guardrail's budget (shared by the keys it applies to), not a key's limit. */
+  /** Set when the ledger is a guardrail's budget for the key (per key, never pooled), not the key's own limit. */
   guardrail?: { id: string; name: string };
 }
 

@@ -343,21 +343,6 @@ export class GenerationStore {
       .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso), notPending(generations.id, pending)));
     return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + row.totalCost, 0);
   }
-
-  /** What a workspace's keys, or the given keys, spent since `since` (a guardrail's budget), in USD. */
-  async spentInScopeSince(scope: { workspaceId: string } | { keyHashes: string[] }, since: Date): Promise<number> {
-    const { generations } = this.backend.tables;
-    const iso = since.toISOString();
-    const keys = "keyHashes" in scope ? new Set(scope.keyHashes) : undefined;
-    if (keys?.size === 0) return 0;
-    const inScope = (row: GenerationRow) => (keys ? keys.has(row.keyHash) : row.workspaceId === (scope as { workspaceId: string }).workspaceId);
-    const pending = this.#pending().filter((row) => inScope(row) && row.createdAt >= iso);
-    const [stored] = await this.backend.db
-      .select({ total: sum(generations.totalCost) })
-      .from(generations)
-      .where(and(keys ? inArray(generations.keyHash, [...keys]) : eq(generations.workspaceId, (scope as { workspaceId: string }).workspaceId), gte(generations.createdAt, iso), notPending(generations.id, pending)));
-    return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + row.totalCost, 0);
-  }
 }
 
 /** Leaves out the records counted from memory. */

@@ -1,4 +1,5 @@
 import { and, asc, count, eq, inArray } from "drizzle-orm";
+import { contentFilterRules } from "../core/content-filters.ts";
 import { GatewayError } from "../core/errors.ts";
 import { defaultGuardrailId, type GuardrailPolicy, MODEL_GROUPS } from "../core/guardrails.ts";
 import { newId, nowIso } from "../core/ids.ts";
@@ -19,9 +20,9 @@ export interface KeyAssignment {
   createdAt: string;
 }
 
-/** What the hot path needs of one workspace: its guardrails by id and which key holds which. */
+/** What the hot path needs of one workspace: its guardrails' policies by id and which key holds which. */
 interface WorkspacePolicies {
-  byId: Map<string, GuardrailRow>;
+  byId: Map<string, GuardrailPolicy>;
   byKey: Map<string, string>;
 }
 
@@ -40,6 +41,8 @@ function unconfiguredDefault(workspaceId: string): GuardrailRow {
     allowedProviders: null,
     ignoredProviders: null,
     dataPolicy: {},
+    contentFilterBuiltins: null,
+    contentFilters: null,
     createdAt: new Date(0).toISOString(),
     updatedAt: null,
   };
@@ -59,6 +62,7 @@ export function guardrailPolicy(row: GuardrailRow): GuardrailPolicy {
     zdr: MODEL_GROUPS.filter((group) => row.dataPolicy[`enforce_zdr_${group}`] === true),
     paidModelTraining: row.dataPolicy.enable_paid_model_training ?? null,
     freeModelTraining: row.dataPolicy.enable_free_model_training ?? null,
+    contentFilters: contentFilterRules(row, row.contentFilterBuiltins, row.contentFilters),
   };
 }
 
@@ -82,10 +86,10 @@ export class GuardrailStore {
     const policies = await this.#policies(workspaceId);
     const applied: GuardrailPolicy[] = [];
     const fallback = policies.byId.get(defaultGuardrailId(workspaceId));
-    if (fallback) applied.push(guardrailPolicy(fallback));
+    if (fallback) applied.push(fallback);
     const own = policies.byKey.get(keyHash);
     const assigned = own === undefined ? undefined : policies.byId.get(own);
-    if (assigned) applied.push(guardrailPolicy(assigned));
+    if (assigned) applied.push(assigned);
     return applied;
   }
 
@@ -99,7 +103,7 @@ export class GuardrailStore {
       .select({ keyHash: assignments.keyHash, guardrailId: assignments.guardrailId })
       .from(assignments)
       .where(eq(assignments.workspaceId, workspaceId));
-    const loaded = { byId: new Map(rows.map((row) => [row.id, row])), byKey: new Map(held.map((row) => [row.keyHash, row.guardrailId])) };
+    const loaded = { byId: new Map(rows.map((row) => [row.id, guardrailPolicy(row)])), byKey: new Map(held.map((row) => [row.keyHash, row.guardrailId])) };
     this.#cache.set(workspaceId, loaded);
     return loaded;
   }
@@ -222,15 +226,6 @@ export class GuardrailStore {
       .offset(offset);
     const [counted] = await this.backend.db.select({ n: count() }).from(assignments).where(where);
     return { rows, total: Number(counted?.n ?? 0) };
-  }
-
-  /** Which keys' spend a guardrail's budget counts: every key of its workspace for the default guardrail, else the keys holding it. */
-  async budgetScope(guardrailId: string): Promise<{ workspaceId: string } | { keyHashes: string[] }> {
-    const { guardrails, guardrailKeyAssignments: assignments } = this.backend.tables;
-    const [row] = await this.backend.db.select({ workspaceId: guardrails.workspaceId }).from(guardrails).where(eq(guardrails.id, guardrailId)).limit(1);
-    if (row && guardrailId === defaultGuardrailId(row.workspaceId)) return { workspaceId: row.workspaceId };
-    const held = await this.backend.db.select({ keyHash: assignments.keyHash }).from(assignments).where(eq(assignments.guardrailId, guardrailId));
-    return { keyHashes: held.map((entry) => entry.keyHash) };
   }
 }
 

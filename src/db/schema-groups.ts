@@ -1,3 +1,4 @@
+import type { BuiltinFilter, CustomFilter } from "../core/content-filters.ts";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { FilterRules } from "../core/broadcast.ts";
 import { apiKeys, workspaces } from "./schema.ts";
@@ -27,6 +28,9 @@ export const guardrails = sqliteTable(
     ignoredProviders: text("ignored_providers", { mode: "json" }).$type<string[] | null>(),
     /** The ZDR and training switches by name (`enforce_zdr_openai`, `enable_paid_model_training`, ...); null = not set. */
     dataPolicy: text("data_policy", { mode: "json" }).$type<Record<string, boolean | null>>().notNull(),
+    /** Builtin content filters (`[{slug, action}]`) and the guardrail's own patterns (`[{pattern, action, label}]`); null = none. */
+    contentFilterBuiltins: text("content_filter_builtins", { mode: "json" }).$type<BuiltinFilter[] | null>(),
+    contentFilters: text("content_filters", { mode: "json" }).$type<CustomFilter[] | null>(),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at"),
   },

@@ -1,3 +1,4 @@
+import type { BuiltinFilter, CustomFilter } from "../core/content-filters.ts";
 import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type { FilterRules } from "../core/broadcast.ts";
 import type * as groups from "./schema-groups.ts";
@@ -26,6 +27,8 @@ export const guardrails = pgTable("guardrails", {
   allowedProviders: jsonb("allowed_providers").$type<string[] | null>(),
   ignoredProviders: jsonb("ignored_providers").$type<string[] | null>(),
   dataPolicy: jsonb("data_policy").$type<Record<string, boolean | null>>().notNull(),
+  contentFilterBuiltins: jsonb("content_filter_builtins").$type<BuiltinFilter[] | null>(),
+  contentFilters: jsonb("content_filters").$type<CustomFilter[] | null>(),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at"),
 }, (table) => [index("guardrails_workspace_idx").on(table.workspaceId, table.createdAt)]);

@@ -1,3 +1,5 @@
+import type { CanonicalRequest } from "../core/canonical.ts";
+import { applyContentFilters } from "../core/content-filters.ts";
 import type { CatalogView } from "../core/catalog-types.ts";
 import { checkModels } from "../core/guardrails.ts";
 import type { RoutedRequest } from "../routing/filters.ts";
@@ -13,4 +15,16 @@ export function checkGuardrailModels(caller: Caller, request: RoutedRequest, cat
   if (!guardrails?.length) return;
   const named = [request.model, ...(request.models ?? [])].filter((id): id is string => typeof id === "string" && id !== "");
   checkModels(guardrails, named.map((id) => catalog.model(id)?.id ?? id));
+}
+
+/**
+ * The request after the content filters of every guardrail that applies to the caller: 403 when a
+ * blocking filter matches (block beats redact, across guardrails), else its messages with what the
+ * redacting filters matched replaced by their labels. Flagging filters let the request through.
+ */
+export function filterGuardrailContent(caller: Caller, request: CanonicalRequest): CanonicalRequest {
+  const rules = (caller.guardrails ?? []).flatMap((guardrail) => guardrail.contentFilters);
+  if (rules.length === 0) return request;
+  const { messages } = applyContentFilters(request.messages, rules);
+  return messages === request.messages ? request : { ...request, messages };
 }

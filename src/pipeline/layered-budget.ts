@@ -9,7 +9,7 @@ export interface LayeredSpendKey extends SpendKey {
 
 /** What a caller's request is reserved against, or undefined when neither its key nor a guardrail limits spend. */
 export function spendKeyOf(caller: Caller): LayeredSpendKey | undefined {
-  const layers = (caller.guardrails ?? []).flatMap((guardrail) => guardrailSpendKey(guardrail) ?? []);
+  const layers = (caller.guardrails ?? []).flatMap((guardrail) => guardrailSpendKey(guardrail, caller.keyHash) ?? []);
   const limit = caller.limit ?? null;
   if (limit === null && layers.length === 0) return undefined;
   return { hash: caller.keyHash, limit, limitReset: caller.limitReset ?? null, layers };
@@ -17,7 +17,7 @@ export function spendKeyOf(caller: Caller): LayeredSpendKey | undefined {
 
 /**
  * Reserves a request's cost against every ledger of its spend key: the key's own limit and each
- * guardrail's budget (one ledger per guardrail, shared by the keys it applies to), over the same
+ * guardrail's budget for this key (one ledger per guardrail and key: budgets are never pooled), over the same
  * Budget (in memory on one host, PostgreSQL in team mode). A refusal by any releases the others, so
  * the lowest remaining limit wins; settling or releasing does so for every part.
  */

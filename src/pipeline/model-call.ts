@@ -17,7 +17,7 @@ import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { routePlan } from "./byok-plan.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { type AttemptRecord, type Caller, estimatedUsage } from "./generation-record.ts";
-import { checkGuardrailModels } from "./guardrail-admission.ts";
+import { checkGuardrailModels, filterGuardrailContent } from "./guardrail-admission.ts";
 
 /** The calling generation: its attempts and the cost of its calls so far. */
 export interface CallParent {
@@ -31,11 +31,12 @@ export async function modelCall(
   redact: (error: GatewayError, endpoint: Endpoint) => GatewayError,
 ): Promise<CanonicalResponse> {
   const { caller, signal, parent } = input;
-  const request = { ...input.request, model: input.model, stream: false, streamUsage: false } as CanonicalRequest;
-  delete request.plugins;
+  const called = { ...input.request, model: input.model, stream: false, streamUsage: false } as CanonicalRequest;
+  delete called.plugins;
   // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
-  const offered = request.serverTools?.length ? await offerServerTools(deps.plugins, request, input.context) : [];
-  checkGuardrailModels(caller, request, deps.catalog);
+  const offered = called.serverTools?.length ? await offerServerTools(deps.plugins, called, input.context) : [];
+  checkGuardrailModels(caller, called, deps.catalog);
+  const request = filterGuardrailContent(caller, called);
   const plan = routePlan(deps, request, caller);
   const attempts: AttemptRecord[] = [];
   try {

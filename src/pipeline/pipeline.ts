@@ -22,7 +22,7 @@ import type { OperationRequest } from "../core/operations.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Reservation } from "./limits.ts";
 import { spendKeyOf } from "./layered-budget.ts";
-import { checkGuardrailModels } from "./guardrail-admission.ts";
+import { checkGuardrailModels, filterGuardrailContent } from "./guardrail-admission.ts";
 import type { RecordedAnswer } from "../core/generation-content.ts";
 import { type AttemptRecord, type Caller, countImages, estimatedUsage, generationRow, usageFields } from "./generation-record.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
@@ -124,6 +124,7 @@ export class Pipeline {
     let plan: RoutePlan;
     try {
       checkGuardrailModels(caller, request, this.deps.catalog);
+      request = filterGuardrailContent(caller, request);
       plan = routePlan(this.deps, request, caller, conversation);
     } catch (error) {
       failed(asGatewayError(error));

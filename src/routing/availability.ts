@@ -1,4 +1,5 @@
 import { type Availability, type AvailabilityCode, type ErrorCode, GatewayError } from "../core/errors.ts";
+import { guardrailError } from "../core/guardrails.ts";
 import type { Exclusion } from "./filters.ts";
 
 /** Where a client reads about an availability code; served by the gateway itself (no CDN, no internet). */
@@ -71,8 +72,9 @@ const VOCABULARY = new Set<string>([
 ]);
 
 /**
- * Every endpoint was filtered out: region when only the data region excluded them, privacy when only
- * data policies did, otherwise a constraint.
+ * Every endpoint was filtered out: a guardrail's block (403 naming it and its rule) when a guardrail's
+ * rule excluded any of them, region when only the data region excluded them, privacy when only data
+ * policies did, otherwise a constraint.
  */
 export function filteredError(exclusions: Exclusion[], requestedModels: string[], fallbackModels: string[]): GatewayError {
   const reasons = exclusions.map((exclusion) => exclusion.reason);
@@ -86,6 +88,15 @@ export function filteredError(exclusions: Exclusion[], requestedModels: string[]
     ...(first ? { constraint: { field: first.field, detail: first.detail } } : {}),
   };
   const summary = [...new Set(exclusions.map((exclusion) => exclusion.detail))].slice(0, 5).join("; ");
+  const blocked = exclusions.find((exclusion) => exclusion.guardrail !== undefined);
+  if (blocked?.guardrail) {
+    // A guardrail's rule left the request without an endpoint: a block (403) naming it, with what was filtered.
+    const filtered = availabilityError(privacy ? "privacy_restricted" : "constraint_filtered", summary, { ...details, constraint: { field: blocked.field, detail: blocked.detail } });
+    return guardrailError(blocked.guardrail, blocked.guardrail.rule, `no endpoint of ${requestedModels.join(", ")} is left under its rules: ${summary}`, {
+      availability: filtered.availability!,
+      metadata: { requested_models: requestedModels },
+    });
+  }
   if (reasons.length > 0 && reasons.every((reason) => reason === "data_region")) {
     return availabilityError("region_restricted", `No endpoint of ${requestedModels.join(", ")} serves from the workspace's data region: ${summary}`, details);
   }

@@ -38,6 +38,8 @@ export interface Exclusion {
   /** The request field (or workspace setting) behind the exclusion, for `availability.constraint.field`. */
   field: string;
   detail: string;
+  /** Set when a guardrail's rule excluded the endpoint: the request is then refused (403) naming it. */
+  guardrail?: { id: string; name: string; rule: string };
 }
 
 /** The request parameters an endpoint must list in `supported_parameters` under require_parameters. */
@@ -206,21 +208,21 @@ function guardrailExclusion(model: CatalogModel, endpoint: Endpoint, guardrails:
   const provider = endpoint.provider;
   for (const guardrail of guardrails) {
     const named = `guardrail "${guardrail.name}" (${guardrail.id})`;
-    const field = (rule: string) => `guardrail.${guardrail.id}.${rule}`;
+    const by = (reason: ExclusionReason, rule: string, detail: string) => ({ reason, field: `guardrail.${guardrail.id}.${rule}`, detail, guardrail: { id: guardrail.id, name: guardrail.name, rule } });
     if (guardrail.allowedProviders && !namedIn(guardrail.allowedProviders, provider)) {
-      return { reason: "allowed_providers", field: field("allowed_providers"), detail: `${provider.slug} is not in the allowed providers of ${named}` };
+      return by("allowed_providers", "allowed_providers", `${provider.slug} is not in the allowed providers of ${named}`);
     }
     if (guardrail.ignoredProviders && namedIn(guardrail.ignoredProviders, provider)) {
-      return { reason: "allowed_providers", field: field("ignored_providers"), detail: `${provider.slug} is in the ignored providers of ${named}` };
+      return by("allowed_providers", "ignored_providers", `${provider.slug} is in the ignored providers of ${named}`);
     }
     const group = modelGroup(model.id);
     if (endpoint.retainsPrompts && guardrail.zdr.includes(group)) {
-      return { reason: "data_policy:zdr", field: field(`enforce_zdr_${group}`), detail: `${provider.slug} retains prompts and ${named} enforces ZDR for ${group} models` };
+      return by("data_policy:zdr", `enforce_zdr_${group}`, `${provider.slug} retains prompts and ${named} enforces ZDR for ${group} models`);
     }
     const free = endpoint.pricing.prompt === 0 && endpoint.pricing.completion === 0;
     if (endpoint.collectsData && (free ? guardrail.freeModelTraining : guardrail.paidModelTraining) === false) {
       const rule = free ? "enable_free_model_training" : "enable_paid_model_training";
-      return { reason: "data_policy:training", field: field(rule), detail: `${provider.slug} may train on prompts and ${named} does not allow it for ${free ? "free" : "paid"} models` };
+      return by("data_policy:training", rule, `${provider.slug} may train on prompts and ${named} does not allow it for ${free ? "free" : "paid"} models`);
     }
   }
   return undefined;

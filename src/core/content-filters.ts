@@ -1,0 +1,155 @@
+import type { Message } from "./canonical.ts";
+import { GatewayError } from "./errors.ts";
+
+/**
+ * Guardrail content filters, run locally on a request's messages before routing: builtin recognisers
+ * (regular expressions for e-mail addresses, phone numbers, US social security numbers, card numbers
+ * and IP addresses; no cloud NLP) and a guardrail's own patterns. Each match is redacted (replaced by
+ * the filter's label), blocks the request (403 naming the patterns) or is flagged (let through). Block
+ * beats redact: a request any blocking filter matches is refused before anything is redacted.
+ */
+
+/** What a filter does on a match. */
+export type ContentFilterAction = "redact" | "block" | "flag";
+
+/** The builtin recognisers this gateway runs. */
+export const BUILTIN_SLUGS = ["email", "phone", "ssn", "credit-card", "ip-address"] as const;
+
+export type BuiltinSlug = (typeof BUILTIN_SLUGS)[number];
+
+/** A builtin filter as stored: which recogniser and what it does. */
+export interface BuiltinFilter {
+  slug: BuiltinSlug;
+  action: ContentFilterAction;
+}
+
+/** A guardrail's own filter as stored: a validated JS-flavoured pattern, its action and its placeholder. */
+export interface CustomFilter {
+  pattern: string;
+  action: ContentFilterAction;
+  label?: string | null;
+}
+
+/** One filter ready to run: its pattern (global), action, placeholder, the name a block reports and its guardrail. */
+export interface ContentFilterRule {
+  name: string;
+  guardrail: { id: string; name: string };
+  regex: RegExp;
+  action: ContentFilterAction;
+  label: string;
+}
+
+const BUILTINS: Record<BuiltinSlug, { source: string; label: string }> = {
+  email: { source: String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`, label: "[EMAIL]" },
+  phone: { source: String.raw`(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]\d{3,4}\b`, label: "[PHONE]" },
+  ssn: { source: String.raw`\b\d{3}-\d{2}-\d{4}\b`, label: "[SSN]" },
+  "credit-card": { source: String.raw`\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b`, label: "[CREDIT_CARD]" },
+  "ip-address": { source: String.raw`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, label: "[IP_ADDRESS]" },
+};
+
+/** The read-only placeholder of a builtin filter, such as [EMAIL]. */
+export function builtinLabel(slug: BuiltinSlug): string {
+  return BUILTINS[slug].label;
+}
+
+/** The placeholder of a custom filter without a label. */
+export const CUSTOM_LABEL = "[REDACTED]";
+
+/**
+ * Why a custom pattern is refused, or undefined when it is accepted: it must compile as a JavaScript
+ * regular expression and use no lookaround, no backreference and no quantified group that itself
+ * contains a quantifier (nested quantifiers backtrack catastrophically).
+ */
+export function patternProblem(pattern: string): string | undefined {
+  if (/\(\?<?[=!]/.test(pattern)) return "lookaround is not allowed";
+  if (/\\[1-9]|\\k</.test(pattern)) return "backreferences are not allowed";
+  try {
+    new RegExp(pattern, "u");
+  } catch (error) {
+    return `not a valid regular expression (${(error as Error).message})`;
+  }
+  return nestedQuantifier(pattern) ? "nested quantifiers are not allowed" : undefined;
+}
+
+/** Whether a group holding a quantifier is itself quantified, e.g. `(a+)+` or `(?:x*){2,}`. */
+function nestedQuantifier(pattern: string): boolean {
+  const groups: boolean[] = [];
+  let quantifiedInside = false;
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index]!;
+    if (char === "\\") {
+      index++;
+      continue;
+    }
+    if (char === "[") {
+      while (index < pattern.length && pattern[index] !== "]") index += pattern[index] === "\\" ? 2 : 1;
+      continue;
+    }
+    if (char === "(") {
+      groups.push(quantifiedInside);
+      quantifiedInside = false;
+    } else if (char === ")") {
+      const inner: boolean = quantifiedInside;
+      quantifiedInside = groups.pop() ?? false;
+      const next = pattern[index + 1];
+      const quantified = next === "*" || next === "+" || next === "?" || next === "{";
+      if (inner && quantified && next !== "?") return true;
+      quantifiedInside ||= inner || quantified;
+    } else if (char === "*" || char === "+" || char === "{") {
+      quantifiedInside = true;
+    }
+  }
+  return false;
+}
+
+/** The order builtins redact in: the longer, more specific shapes first (a card number holds phone-like runs). */
+const PRECEDENCE: readonly BuiltinSlug[] = ["credit-card", "ssn", "email", "ip-address", "phone"];
+
+/** The runnable filters of a guardrail's stored builtins and patterns. */
+export function contentFilterRules(guardrail: { id: string; name: string }, builtins: readonly BuiltinFilter[] | null, custom: readonly CustomFilter[] | null): ContentFilterRule[] {
+  return [
+    ...[...(builtins ?? [])].sort((a, b) => PRECEDENCE.indexOf(a.slug) - PRECEDENCE.indexOf(b.slug)).map((filter) => ({ name: filter.slug, guardrail, regex: new RegExp(BUILTINS[filter.slug].source, "g"), action: filter.action, label: BUILTINS[filter.slug].label })),
+    ...(custom ?? []).map((filter) => ({ name: filter.pattern, guardrail, regex: new RegExp(filter.pattern, "gu"), action: filter.action, label: filter.label ?? CUSTOM_LABEL })),
+  ];
+}
+
+/** The text of a message's parts, for scanning. */
+function textsOf(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) => message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])));
+}
+
+/** Whether `regex` matches `text` (a global regex's state reset around the test). */
+function matches(regex: RegExp, text: string): boolean {
+  regex.lastIndex = 0;
+  const found = regex.test(text);
+  regex.lastIndex = 0;
+  return found;
+}
+
+/**
+ * Applies filters to a request's messages: 403 naming every blocking filter that matched
+ * (`metadata.patterns`, naming the first one's guardrail), else the messages with every redacting filter's matches replaced by its
+ * label, and the names of the flagging filters that matched.
+ */
+export function applyContentFilters(messages: Message[], rules: readonly ContentFilterRule[]): { messages: Message[]; flagged: string[] } {
+  if (rules.length === 0) return { messages, flagged: [] };
+  const texts = textsOf(messages);
+  const hit = (rule: ContentFilterRule) => texts.some((text) => matches(rule.regex, text));
+  const blocked = rules.filter((rule) => rule.action === "block" && hit(rule));
+  const first = blocked[0];
+  if (first) {
+    const patterns = [...new Set(blocked.map((rule) => rule.name))];
+    throw new GatewayError("forbidden", `Guardrail "${first.guardrail.name}" (${first.guardrail.id}) refuses this request: its content filters match ${patterns.join(", ")} (content_filters)`, {
+      metadata: { patterns, guardrail_id: first.guardrail.id, guardrail_name: first.guardrail.name, rule: "content_filters" },
+    });
+  }
+  const flagged = rules.filter((rule) => rule.action === "flag" && hit(rule)).map((rule) => rule.name);
+  const redacting = rules.filter((rule) => rule.action === "redact");
+  if (redacting.length === 0) return { messages, flagged };
+  const redact = (text: string) => redacting.reduce((current, rule) => current.replace(rule.regex, rule.label), text);
+  const redacted = messages.map((message) => ({
+    ...message,
+    content: message.content.map((part) => (part.type === "text" ? { ...part, text: redact(part.text) } : part)),
+  })) as Message[];
+  return { messages: redacted, flagged };
+}
