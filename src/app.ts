@@ -172,6 +172,10 @@ export function createApp(services: Services) {
       } else if (code === "PARSE") {
         // Elysia wraps whatever the parse hook throws (our 401 and 413 included).
         failure = error.cause instanceof GatewayError ? error.cause : new GatewayError("bad_request", "Request body is not valid JSON");
+      } else if (elysiaValidationCrash(error)) {
+        // Elysia's validation error summary interpolates the offending value, which throws for JSON
+        // whose object has a non-function "toString" or "valueOf" member; the value was invalid anyway.
+        failure = new GatewayError("bad_request", "Request body does not match the expected schema (a value whose toString or valueOf is not a function)");
       } else if (code === "NOT_FOUND") {
         const path = pathOf(request);
         failure = /^\/api\/v1\/.*\/\//.test(path)
@@ -212,3 +216,8 @@ export function createApp(services: Services) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/** Elysia failed while building a validation error (its summary of the invalid value threw). */
+function elysiaValidationCrash(error: unknown): boolean {
+  return error instanceof TypeError && (error.stack?.includes("mapValueError") ?? false);
+}
