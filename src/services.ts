@@ -81,9 +81,11 @@ export async function createServices(input: {
   const memory = new RouterMemory({ maxEntries: memoryConfig.max_entries, maxTtlMs: memoryConfig.max_ttl_ms });
   const keys = new KeyStore(backend);
   const destinations = new DestinationStore(backend, box);
+  const workspaces = new WorkspaceStore(backend);
+  // A workspace exports nothing unless its `is_observability_broadcast_enabled` switch is on.
   const broadcast = new BroadcastExporter({
-    destinations: (workspaceId) => destinations.active(workspaceId),
-    skip: (workspaceId) => destinations.knownInactive(workspaceId),
+    destinations: async (workspaceId) => ((await workspaces.get(workspaceId))?.isObservabilityBroadcastEnabled ? destinations.active(workspaceId) : []),
+    skip: (workspaceId) => workspaces.cached(workspaceId)?.isObservabilityBroadcastEnabled === false || destinations.knownInactive(workspaceId),
     keyName: async (keyHash) => (await keys.findByHash(keyHash))?.name ?? undefined,
     logger: input.logger,
   });
@@ -171,7 +173,7 @@ export async function createServices(input: {
     broadcast,
     analytics: new AnalyticsStore(backend),
     datasets: new DatasetStore(backend),
-    workspaces: new WorkspaceStore(backend),
+    workspaces,
     interns: new InternStore(backend),
     internFeatures: new InternFeatureStore(backend),
     features: featureCatalog(input.config.interns.features),

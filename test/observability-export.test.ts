@@ -12,6 +12,7 @@ let upstream: Upstream;
 let collector: ReturnType<typeof startCollector>;
 let gateway: Awaited<ReturnType<typeof listening>>;
 let inference: string;
+let workspaceId: string;
 const destinations: string[] = [];
 
 const admin = (method: string, path: string, body?: unknown) => callApi(gateway.url, method, path, body);
@@ -44,7 +45,14 @@ models:
 `,
   });
   inference = await newInferenceKey(gateway.url, "broadcast test key");
+  workspaceId = ((await (await admin("GET", "/workspaces")).json()) as { data: Array<{ id: string }> }).data[0]!.id;
+  await broadcastSwitch(true);
 });
+
+/** Turns the workspace's `is_observability_broadcast_enabled` switch on or off. */
+async function broadcastSwitch(on: boolean): Promise<void> {
+  expect((await admin("PATCH", `/workspaces/${workspaceId}`, { is_observability_broadcast_enabled: on })).status).toBe(200);
+}
 
 afterAll(async () => {
   await gateway.stop();
@@ -60,6 +68,21 @@ beforeEach(async () => {
 });
 
 describe("broadcast export", () => {
+  test("a workspace whose broadcast switch is off exports nothing, even to its enabled destinations", async () => {
+    await destination({ type: "webhook", config: { url: `${collector.url}/switched` } });
+    await broadcastSwitch(false);
+    try {
+      expect((await chat()).status).toBe(200);
+      await gateway.services.broadcast.flush();
+      expect(collector.received).toHaveLength(0);
+    } finally {
+      await broadcastSwitch(true);
+    }
+    expect((await chat()).status).toBe(200);
+    await gateway.services.broadcast.flush();
+    expect(collector.received.map((item) => item.path)).toEqual(["/switched"]);
+  });
+
   test("OTLP/HTTP protobuf: the collector decodes a generation span with GenAI and routing attributes", async () => {
     await destination({
       type: "otel-collector",

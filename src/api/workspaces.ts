@@ -24,7 +24,7 @@ const fields = {
   io_logging_api_key_ids: t.Optional(t.Union([t.Array(t.Integer()), t.Null()])),
   io_logging_sampling_rate: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
   is_data_discount_logging_enabled: t.Optional(t.Boolean()),
-  is_observability_broadcast_enabled: t.Optional(t.Boolean()),
+  is_observability_broadcast_enabled: t.Optional(t.Boolean({ description: "Exports the workspace's generations to its broadcast destinations (default false: nothing is exported until it is on)" })),
   is_observability_io_logging_enabled: t.Optional(t.Boolean()),
   include_byok_in_budgets: t.Optional(t.Boolean()),
 };

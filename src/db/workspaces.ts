@@ -35,6 +35,12 @@ export class WorkspaceStore {
     }
   }
 
+  /** The workspace's row when it is cached (undefined when it was not read since the last change). */
+  cached(id: string): WorkspaceRow | undefined {
+    this.backend.changes.check();
+    return this.#cache.get(id);
+  }
+
   async get(id: string): Promise<WorkspaceRow | undefined> {
     this.backend.changes.check();
     const cached = this.#cache.get(id);
