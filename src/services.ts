@@ -82,11 +82,14 @@ export async function createServices(input: {
   const keys = new KeyStore(backend);
   const destinations = new DestinationStore(backend, box);
   const workspaces = new WorkspaceStore(backend);
+  const generationContent = new GenerationContentStore(backend, box, input.logger);
   // A workspace exports nothing unless its `is_observability_broadcast_enabled` switch is on.
   const broadcast = new BroadcastExporter({
     destinations: async (workspaceId) => ((await workspaces.get(workspaceId))?.isObservabilityBroadcastEnabled ? destinations.active(workspaceId) : []),
     skip: (workspaceId) => workspaces.cached(workspaceId)?.isObservabilityBroadcastEnabled === false || destinations.knownInactive(workspaceId),
     keyName: async (keyHash) => (await keys.findByHash(keyHash))?.name ?? undefined,
+    // The content is written behind the response: wait for what is in flight, then read it.
+    content: async (workspaceId, generationId) => (await generationContent.flush(), generationContent.get(workspaceId, generationId)),
     logger: input.logger,
   });
   broadcast.start();
@@ -188,7 +191,7 @@ export async function createServices(input: {
     benchmarks,
     plugins,
     generations,
-    generationContent: new GenerationContentStore(backend, box, input.logger),
+    generationContent,
     generationFeedback: new GenerationFeedbackStore(backend),
     pipeline,
     rateLimits,

@@ -182,6 +182,64 @@ describe("broadcast export", () => {
   });
 });
 
+describe("generation content", () => {
+  const logIo = async (on: boolean) =>
+    expect((await admin("PATCH", `/workspaces/${workspaceId}`, { is_observability_io_logging_enabled: on, io_logging_sampling_rate: 1 })).status).toBe(200);
+  /** Chats with a system text and a user text beside an image; the generation's id. */
+  const said = async (text: string) => {
+    const response = await chat("acme/chat", { messages: [{ role: "system", content: "be brief" }, { role: "user", content: [{ type: "text", text }, { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } }] }] });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { id: string }).id;
+  };
+  /** The generation spans a path received for these generations (records of earlier tests may still arrive). */
+  const spansAt = (path: string, ids: string[]) =>
+    collector.received.filter((item) => item.path === path).flatMap((item) => item.spans.filter((span) => ids.includes(span.attributes["roundhouse.generation.id"] as string)));
+
+  test("exported as gen_ai.input.messages / gen_ai.output.messages when stored and not in privacy mode; never in privacy mode", async () => {
+    await logIo(true);
+    try {
+      await destination({ type: "webhook", config: { url: `${collector.url}/open` } });
+      await destination({ type: "webhook", config: { url: `${collector.url}/private` }, privacy_mode: true });
+      const id = await said("what is the weather");
+      await gateway.services.broadcast.flush();
+      const [open] = spansAt("/open", [id]);
+      expect(JSON.parse(open!.attributes["gen_ai.input.messages"] as string)).toEqual([
+        { role: "system", parts: [{ type: "text", content: "be brief" }] },
+        { role: "user", parts: [{ type: "text", content: "what is the weather" }] },
+      ]);
+      expect(JSON.parse(open!.attributes["gen_ai.output.messages"] as string)).toEqual([{ role: "assistant", parts: [{ type: "text", content: "Hello from upstream" }], finish_reason: "stop" }]);
+      const [hidden] = spansAt("/private", [id]);
+      expect(hidden!.attributes["gen_ai.request.model"]).toBe("acme/chat");
+      expect(hidden!.attributes["gen_ai.input.messages"]).toBeUndefined();
+      expect(hidden!.attributes["gen_ai.output.messages"]).toBeUndefined();
+    } finally {
+      await logIo(false);
+    }
+  });
+
+  test("input and output filter rules match on the stored content, also in privacy mode; without stored content they do not", async () => {
+    await logIo(true);
+    try {
+      const rule = (field: string, operator: string, value?: string) => ({ groups: [{ logic: "and", rules: [{ field, operator, ...(value === undefined ? {} : { value }) }] }] });
+      await destination({ type: "webhook", config: { url: `${collector.url}/weather` }, privacy_mode: true, filter_rules: rule("input", "contains", "weather") });
+      await destination({ type: "webhook", config: { url: `${collector.url}/hello` }, filter_rules: rule("output", "starts_with", "Hello") });
+      await destination({ type: "webhook", config: { url: `${collector.url}/has-input` }, filter_rules: rule("input", "exists") });
+      const ids = [await said("what is the weather"), await said("tell me a joke")];
+      await gateway.services.broadcast.flush();
+      expect(spansAt("/weather", ids).map((span) => span.attributes["roundhouse.generation.id"])).toEqual([ids[0]]);
+      expect(spansAt("/weather", ids)[0]!.attributes["gen_ai.input.messages"]).toBeUndefined();
+      expect(spansAt("/hello", ids)).toHaveLength(2);
+      expect(spansAt("/has-input", ids)).toHaveLength(2);
+      await logIo(false);
+      const unlogged = await said("what is the weather");
+      await gateway.services.broadcast.flush();
+      expect(["/weather", "/hello", "/has-input"].flatMap((path) => spansAt(path, [unlogged]))).toEqual([]);
+    } finally {
+      await logIo(false);
+    }
+  });
+});
+
 describe("the exporter's bounds", () => {
   const row = (id: string): GenerationRow =>
     ({ id, workspaceId: "w", keyHash: "k", requestId: null, style: "chat", model: "m", providerSlug: "p", providerName: "P", upstreamModel: null, upstreamId: null, presetId: null, streamed: false, cancelled: false, status: 200, errorCode: null, finishReason: "stop", nativeFinishReason: null, tokensPrompt: 1, tokensCompletion: 1, tokensCached: null, tokensCacheWrite: null, tokensReasoning: null, mediaPrompt: 0, totalCost: 0, latencyMs: 5, generationTimeMs: 10, sessionId: null, externalUser: null, userAgent: null, httpReferer: null, serviceTier: null, attempts: null, warnings: null, meters: null, costs: null, createdAt: new Date().toISOString() }) as GenerationRow;

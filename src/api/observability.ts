@@ -28,7 +28,7 @@ const FilterRulesOut = t.Object({
 
 const settings = {
   enabled: t.Optional(t.Boolean()),
-  privacy_mode: t.Optional(t.Boolean()),
+  privacy_mode: t.Optional(t.Boolean({ description: "When true only metadata is sent; when false a generation's stored input and output (the workspace logs I/O) go out as gen_ai.input.messages / gen_ai.output.messages (default false)" })),
   /** 0 pauses a destination (an on-prem extension of the reference's 0.0001 minimum). */
   sampling_rate: t.Optional(t.Number({ minimum: 0, maximum: 1 })),
   api_key_hashes: t.Optional(t.Union([t.Array(t.String({ minLength: 1, maxLength: 128 }), { minItems: 1, maxItems: 1000 }), t.Null()])),

@@ -1,4 +1,5 @@
 import type { GenerationRow } from "./generation.ts";
+import { contentText, type GenerationContent } from "./generation-content.ts";
 
 /**
  * Broadcast destinations: where a workspace's generation records are exported as traces. Only the
@@ -79,8 +80,19 @@ export interface ActiveDestination {
   includeRequestContext: boolean;
 }
 
-/** The value a filter field has on a record; undefined when the record has none (its content is never kept). */
-export function fieldValue(row: GenerationRow, field: FilterRule["field"], keyName: string | undefined): string | number | undefined {
+/** What a record's filter rules may read beside the record: its key's name, its stored content (when the workspace logs I/O). */
+export interface RecordContext {
+  keyName?: string | undefined;
+  content?: GenerationContent | undefined;
+}
+
+/** Whether a filter rule reads `field`. */
+export function readsField(destination: ActiveDestination, fields: ReadonlyArray<FilterRule["field"]>): boolean {
+  return destination.filterRules?.groups.some((group) => group.rules.some((rule) => fields.includes(rule.field))) ?? false;
+}
+
+/** The value a filter field has on a record; undefined when the record has none (`input`/`output` without stored content). */
+export function fieldValue(row: GenerationRow, field: FilterRule["field"], context: RecordContext): string | number | undefined {
   switch (field) {
     case "model":
       return row.model;
@@ -91,7 +103,10 @@ export function fieldValue(row: GenerationRow, field: FilterRule["field"], keyNa
     case "user_id":
       return row.externalUser ?? undefined;
     case "api_key_name":
-      return keyName;
+      return context.keyName;
+    case "input":
+    case "output":
+      return context.content ? contentText(context.content, field) : undefined;
     case "finish_reason":
       return row.finishReason ?? undefined;
     case "total_cost":
@@ -102,8 +117,6 @@ export function fieldValue(row: GenerationRow, field: FilterRule["field"], keyNa
       return row.tokensPrompt ?? undefined;
     case "completion_tokens":
       return row.tokensCompletion ?? undefined;
-    default:
-      return undefined;
   }
 }
 
@@ -149,12 +162,12 @@ export function safeRegex(pattern: string): RegExp | undefined {
 }
 
 /** Whether a destination takes this record: its key allow-list, then its filter rules (sampling is the caller's draw). */
-export function destinationTakes(destination: ActiveDestination, row: GenerationRow, keyName: string | undefined): boolean {
+export function destinationTakes(destination: ActiveDestination, row: GenerationRow, context: RecordContext): boolean {
   if (destination.apiKeyHashes && !destination.apiKeyHashes.includes(row.keyHash)) return false;
   const rules = destination.filterRules;
   if (!rules || !rules.enabled) return true;
   return rules.groups.every((group) => {
-    const results = group.rules.map((rule) => ruleMatches(rule, fieldValue(row, rule.field, keyName)));
+    const results = group.rules.map((rule) => ruleMatches(rule, fieldValue(row, rule.field, context)));
     return group.logic === "or" ? results.some(Boolean) : results.every(Boolean);
   });
 }

@@ -59,3 +59,21 @@ export function generationContent(input: ContentInput, row: GenerationRow, answe
       : { status: row.status, message: answer.error?.message ?? row.errorCode, provider_name: row.providerName, raw: null, previous_errors: previous };
   return { input, output: outputText(answer.output), error };
 }
+
+/** The text of a message's content: a string, or its text parts joined (other parts, such as images, left out). */
+function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => (part && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** The plain text of a generation's input (its prompt, or its messages' text one per line) or of its output (the completion). */
+export function contentText(content: GenerationContent, side: "input" | "output"): string | undefined {
+  if (side === "output") return content.output.completion ?? undefined;
+  if ("prompt" in content.input) return content.input.prompt;
+  const texts = content.input.messages.map((message) => messageText((message as { content?: unknown } | null)?.content)).filter((text) => text !== "");
+  return texts.length === 0 ? undefined : texts.join("\n");
+}

@@ -1,6 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import { type ActiveDestination, destinationTakes } from "../../core/broadcast.ts";
+import { type ActiveDestination, destinationTakes, readsField } from "../../core/broadcast.ts";
 import type { GenerationRow } from "../../core/generation.ts";
+import type { GenerationContent } from "../../core/generation-content.ts";
 import type { Logger } from "../../core/log.ts";
 import { encodeSpans, generationSpans } from "./spans.ts";
 
@@ -39,6 +40,8 @@ export interface ExporterDeps {
   skip?: (workspaceId: string) => boolean;
   /** A key's name, for filter rules on `api_key_name`. */
   keyName: (keyHash: string) => Promise<string | undefined>;
+  /** A generation's stored content (when its workspace logs I/O), read at drain time, never on the request path. */
+  content?: (workspaceId: string, generationId: string) => Promise<GenerationContent | undefined>;
   logger: Logger;
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   random?: () => number;
@@ -165,15 +168,28 @@ export class BroadcastExporter {
       let destinations = byWorkspace.get(row.workspaceId);
       if (!destinations) byWorkspace.set(row.workspaceId, (destinations = await this.#deps.destinations(row.workspaceId)));
       if (destinations.length === 0) continue;
-      const needsName = destinations.some((destination) => destination.filterRules?.groups.some((group) => group.rules.some((rule) => rule.field === "api_key_name")));
+      const needsName = destinations.some((destination) => readsField(destination, ["api_key_name"]));
       const keyName = needsName ? await this.#deps.keyName(row.keyHash) : undefined;
+      // Content is read when a destination may receive it (not in privacy mode) or a rule matches on it.
+      const needsContent = destinations.some((destination) => !destination.privacyMode || readsField(destination, ["input", "output"]));
+      const content = needsContent ? await this.#content(row) : undefined;
       for (const destination of destinations) {
-        if (!destinationTakes(destination, row, keyName) || random() >= destination.samplingRate) continue;
+        if (!destinationTakes(destination, row, { keyName, content }) || random() >= destination.samplingRate) continue;
         const box = this.#outbox(destination);
-        const spans = generationSpans(row, destination);
+        const spans = generationSpans(row, destination, content);
         if (box.spans.length + spans.length > this.#limits.maxPendingSpans) this.#dropped.queue += spans.length;
         else box.spans.push(...spans);
       }
+    }
+  }
+
+  /** A record's stored content; a failure to read it is logged and the record goes out without it. */
+  async #content(row: GenerationRow): Promise<GenerationContent | undefined> {
+    try {
+      return await this.#deps.content?.(row.workspaceId, row.id);
+    } catch (error) {
+      this.#deps.logger.warn("broadcast could not read a generation's content", { id: row.id, error: error instanceof Error ? error.message : String(error) });
+      return undefined;
     }
   }
 

@@ -5,6 +5,8 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { ActiveDestination, OtlpEncoding } from "../../core/broadcast.ts";
 import type { GenerationRow } from "../../core/generation.ts";
+import type { GenerationContent } from "../../core/generation-content.ts";
+import { contentAttributes } from "./content.ts";
 
 const RESOURCE = resourceFromAttributes({ "service.name": "roundhouse", "telemetry.sdk.name": "roundhouse", "telemetry.sdk.language": "nodejs" });
 const SCOPE = { name: "roundhouse.broadcast" };
@@ -37,8 +39,11 @@ function put(attributes: Attributes, name: string, value: string | number | bool
   if (value !== null && value !== undefined) attributes[name] = value;
 }
 
-/** The GenAI and Roundhouse attributes of a generation's span, as much as the destination is given. */
-export function generationAttributes(row: GenerationRow, destination: ActiveDestination): Attributes {
+/**
+ * The GenAI and Roundhouse attributes of a generation's span, as much as the destination is given;
+ * its input and output messages only when content was stored and the destination is not in privacy mode.
+ */
+export function generationAttributes(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent): Attributes {
   const attributes: Attributes = {};
   put(attributes, "gen_ai.operation.name", OPERATION_NAMES[row.style] ?? row.style);
   put(attributes, "gen_ai.provider.name", row.providerSlug);
@@ -83,6 +88,7 @@ export function generationAttributes(row: GenerationRow, destination: ActiveDest
     put(attributes, "user_agent.original", row.userAgent);
     put(attributes, "http.request.header.referer", row.httpReferer);
   }
+  if (content && !destination.privacyMode) Object.assign(attributes, contentAttributes(content, row.finishReason));
   return attributes;
 }
 
@@ -114,8 +120,8 @@ function span(fields: { name: string; traceId: string; spanId: string; parentId?
  * one child per upstream attempt, laid one after another from the start. Generations of one API
  * request share a trace.
  */
-export function generationSpans(row: GenerationRow, destination: ActiveDestination): ReadableSpan[] {
-  const attributes = generationAttributes(row, destination);
+export function generationSpans(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent): ReadableSpan[] {
+  const attributes = generationAttributes(row, destination, content);
   const end = Date.parse(row.createdAt);
   const start = end - (row.generationTimeMs ?? row.latencyMs ?? 0);
   const traceId = idOf(`trace:${row.requestId ?? row.id}`, 16);
