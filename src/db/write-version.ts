@@ -1,0 +1,31 @@
+import type { Backend } from "./backend.ts";
+
+/**
+ * A counter of the writes to one table, for readers that keep decrypted copies of its rows: bumped
+ * before and after each write made here and on every change another process or replica announces, so
+ * a copy taken at one value is stale once the value differs.
+ */
+export class WriteVersion {
+  #value = 0;
+
+  constructor(backend: Backend, table: string) {
+    backend.changes.onChange((changed) => {
+      if (changed === "*" || changed === table) this.#value++;
+    });
+  }
+
+  /** The current value; only its equality with an earlier reading means anything. */
+  get value(): number {
+    return this.#value;
+  }
+
+  /** Runs a write, marking kept copies stale before it starts and after it ends (committed or not). */
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    this.#value++;
+    try {
+      return await work();
+    } finally {
+      this.#value++;
+    }
+  }
+}
