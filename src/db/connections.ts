@@ -4,7 +4,7 @@ import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend } from "./backend.ts";
 import { upsertRetried } from "./errors.ts";
 import type { ConnectionRow } from "./schema.ts";
-import { WriteVersion } from "./write-version.ts";
+import { SealedStore } from "./sealed-store.ts";
 
 export interface InternConnectionSetting {
   turnedOff: boolean;
@@ -21,19 +21,9 @@ export function openCredentials(box: SecretBox, row: ConnectionRow): string | nu
 }
 
 /** Connections of a workspace (credentials sealed), with per-intern "turned off" and "hidden" settings. */
-export class ConnectionStore {
-  readonly #writes: WriteVersion;
-
-  /** Bumped on every write (here, or another process's or replica's), so readers of revealed credentials know their copy is stale. */
-  get version(): number {
-    return this.#writes.value;
-  }
-
-  constructor(
-    private readonly backend: Backend,
-    private readonly box: SecretBox,
-  ) {
-    this.#writes = new WriteVersion(backend, "connections");
+export class ConnectionStore extends SealedStore {
+  constructor(backend: Backend, box: SecretBox) {
+    super(backend, box, "connections");
   }
 
   /** Stores a connection, or replaces the credentials of an existing one. */
@@ -77,7 +67,7 @@ export class ConnectionStore {
           .returning();
         return inserted!;
       });
-    return this.#writes.around(() => upsertRetried(write));
+    return this.writes.around(() => upsertRetried(write));
   }
 
   async get(workspaceId: string, key: string): Promise<ConnectionRow | undefined> {
@@ -101,7 +91,7 @@ export class ConnectionStore {
 
   setEnabled(workspaceId: string, key: string, enabled: boolean): Promise<ConnectionRow | undefined> {
     const { connections } = this.backend.tables;
-    return this.#writes.around(async () => {
+    return this.writes.around(async () => {
       const [row] = await this.backend.write((db) => db
         .update(connections)
         .set({ enabled, updatedAt: nowIso() })
@@ -124,7 +114,7 @@ export class ConnectionStore {
 
   delete(workspaceId: string, key: string): Promise<boolean> {
     const { connections } = this.backend.tables;
-    return this.#writes.around(async () => {
+    return this.writes.around(async () => {
       const removed = await this.backend.write((db) => db
         .delete(connections)
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))

@@ -5,7 +5,7 @@ import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend, Conn, Tables } from "./backend.ts";
 import { upsertRetried } from "./errors.ts";
 import type { VaultSecretRow } from "./schema.ts";
-import { WriteVersion } from "./write-version.ts";
+import { SealedStore } from "./sealed-store.ts";
 
 /** A vault is a workspace's own secrets (internId null) or one intern's. */
 export interface VaultScope {
@@ -38,23 +38,13 @@ export function openSecret(box: SecretBox, row: VaultSecretRow): string {
 }
 
 /** Vault secrets: values sealed with AES-256-GCM, bound to their scope and name; reads return metadata only. */
-export class VaultStore {
-  readonly #writes: WriteVersion;
-
-  /** Bumped on every write (here, or another process's or replica's), so readers of decrypted secrets know their copy is stale. */
-  get version(): number {
-    return this.#writes.value;
-  }
-
-  constructor(
-    private readonly backend: Backend,
-    private readonly box: SecretBox,
-  ) {
-    this.#writes = new WriteVersion(backend, "vault_secrets");
+export class VaultStore extends SealedStore {
+  constructor(backend: Backend, box: SecretBox) {
+    super(backend, box, "vault_secrets");
   }
 
   put(scope: VaultScope, name: string, hosts: string[], value: string): Promise<VaultSecretRow> {
-    return this.#writes.around(() => upsertRetried(() => this.backend.transaction((tx) => this.#upsert(tx, scope, name, hosts, value))));
+    return this.writes.around(() => upsertRetried(() => this.backend.transaction((tx) => this.#upsert(tx, scope, name, hosts, value))));
   }
 
   async #upsert(db: Conn, scope: VaultScope, name: string, hosts: string[] | null, value: string): Promise<VaultSecretRow> {
@@ -107,7 +97,7 @@ export class VaultStore {
 
   delete(scope: VaultScope, name: string): Promise<boolean> {
     const { vaultSecrets } = this.backend.tables;
-    return this.#writes.around(async () => {
+    return this.writes.around(async () => {
       const removed = await this.backend.write((db) => db
         .delete(vaultSecrets)
         .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
@@ -119,7 +109,7 @@ export class VaultStore {
   /** Copies workspace secrets into an intern's vault, all or nothing. */
   copyToIntern(workspaceId: string, internId: string, names: string[]): Promise<VaultSecretRow[]> {
     const { vaultSecrets } = this.backend.tables;
-    return this.#writes.around(() =>
+    return this.writes.around(() =>
       this.backend.transaction(async (db) => {
         const source = { workspaceId, internId: null };
         const found = await db

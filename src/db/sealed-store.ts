@@ -1,3 +1,4 @@
+import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend } from "./backend.ts";
 
 /**
@@ -5,7 +6,7 @@ import type { Backend } from "./backend.ts";
  * before and after each write made here and on every change another process or replica announces, so
  * a copy taken at one value is stale once the value differs.
  */
-export class WriteVersion {
+class WriteVersion {
   #value = 0;
 
   constructor(backend: Backend, table: string) {
@@ -27,5 +28,26 @@ export class WriteVersion {
     } finally {
       this.#value++;
     }
+  }
+}
+
+/**
+ * A store of secrets sealed with the SecretBox in one table, whose `version` tells readers holding
+ * revealed plaintext when their copy is stale; subclasses run their writes through `writes.around`.
+ */
+export abstract class SealedStore {
+  protected readonly writes: WriteVersion;
+
+  constructor(
+    protected readonly backend: Backend,
+    protected readonly box: SecretBox,
+    table: string,
+  ) {
+    this.writes = new WriteVersion(backend, table);
+  }
+
+  /** Bumped on every write (here, or another process's or replica's): revealed secrets are stale. */
+  get version(): number {
+    return this.writes.value;
   }
 }
