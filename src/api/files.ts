@@ -7,7 +7,7 @@ import type { Services } from "./services.ts";
 import type { Principal } from "./auth.ts";
 import { parseIntegerParam } from "./http.ts";
 import { readMultipart } from "./multipart.ts";
-import { checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
+import { ANY_WORKSPACE_KEY, checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
 
 /** A stored file as the API shows it (the reference's `openrouter` shape). */
 export const FileObject = t.Object({
@@ -56,7 +56,7 @@ function checkQuery(principal: Principal, query: Record<string, string | undefin
 export function filesApi(services: Services) {
   const uploads = join(services.config.data_dir, "uploads");
   const notFound = () => new GatewayError("not_found", "File not found");
-  return workspaceRoutes(services, { name: "files-api", prefix: "/files" }, ["management", "inference"])
+  return workspaceRoutes(services, { name: "files-api", prefix: "/files" }, ANY_WORKSPACE_KEY)
     .post(
       "/",
       async ({ principal, request, query, set }) => {

@@ -4,6 +4,9 @@ import { GatewayError } from "../core/errors.ts";
 import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
 import type { Services } from "./services.ts";
 
+/** Every kind of key that acts for its workspace: an intern's key is confined to its intern. */
+export const ANY_WORKSPACE_KEY: KeyKind[] = ["management", "inference"];
+
 /**
  * A plugin for routes over the caller's workspace: every request is authenticated, must come from a
  * key of one of `kinds` (management only by default; see requireWorkspaceRoute) and hands its
