@@ -4,7 +4,7 @@ import { UUID_PATTERN } from "../core/ids.ts";
 import type { ByokKeyRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
 import { parsePage } from "./http.ts";
-import { checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
+import { checkWorkspace, LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const ProviderSlug = t.String({ pattern: "^[a-z0-9][a-z0-9._/-]{0,99}$", expected: "a lowercase provider slug" });
 const AllowList = (maxItems: number) => t.Union([t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems }), t.Null()]);
@@ -83,11 +83,11 @@ export function byokApi(services: Services) {
       "/",
       async ({ principal, query }) => {
         checkWorkspace(principal, query.workspace_id);
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.byok.list(principal.workspace.id, { provider: query.provider, ...page });
         return { data: rows.map(byokKeyJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(ByokKey), total_count: t.Integer() }) } },
+      { response: { 200: listOf(ByokKey) } },
     )
     .post(
       "/",

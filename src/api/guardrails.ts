@@ -7,7 +7,7 @@ import type { GuardrailRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
 import type { Principal } from "./auth.ts";
 import { parsePage } from "./http.ts";
-import { workspaceRoutes } from "./workspace-routes.ts";
+import { LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const Interval = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], { expected: '"daily", "weekly", "monthly" or null' });
 const NameList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }), t.Null()], { expected: "a non-empty list of names, or null" });
@@ -167,11 +167,11 @@ export function guardrailsApi(services: Services) {
     .get(
       "/",
       async ({ query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.guardrails.list(workspaceOf(principal, query.workspace_id), page.offset, page.limit);
         return { data: rows.map(guardrailJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Guardrail), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Guardrail) } },
     )
     .post(
       "/",
@@ -185,11 +185,11 @@ export function guardrailsApi(services: Services) {
     .get(
       "/assignments/keys",
       async ({ query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.guardrails.keyAssignments(principal.workspace.id, undefined, page.offset, page.limit);
         return { data: rows.map(assignmentJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Assignment), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Assignment) } },
     )
     .get("/:id", async ({ params, principal }) => ({ data: guardrailJson(await find(principal, params.id)) }), { response: { 200: t.Object({ data: Guardrail }) } })
     .patch(
@@ -212,12 +212,12 @@ export function guardrailsApi(services: Services) {
     .get(
       "/:id/assignments/keys",
       async ({ params, query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const row = await find(principal, params.id);
         const { rows, total } = await services.guardrails.keyAssignments(principal.workspace.id, row.id, page.offset, page.limit);
         return { data: rows.map(assignmentJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Assignment), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Assignment) } },
     )
     .post(
       "/:id/assignments/keys",

@@ -6,7 +6,7 @@ import type { Destination, DestinationSettings } from "../db/observability.ts";
 import type { Services } from "./services.ts";
 import type { Principal } from "./auth.ts";
 import { parsePage } from "./http.ts";
-import { checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
+import { checkWorkspace, LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const literals = (values: readonly string[]) => t.Union(values.map((value) => t.Literal(value)), { expected: values.map((value) => `"${value}"`).join(", ") });
 
@@ -129,11 +129,11 @@ export function observabilityApi(services: Services) {
       "/",
       async ({ principal, query }) => {
         checkWorkspace(principal, query.workspace_id);
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.destinations.list(principal.workspace.id, page.offset, page.limit);
         return { data: rows.map(destinationJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(DestinationSchema), total_count: t.Integer() }) } },
+      { response: { 200: listOf(DestinationSchema) } },
     )
     .post(
       "/",

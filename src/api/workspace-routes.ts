@@ -1,4 +1,5 @@
-import { Elysia } from "elysia";
+import type { TSchema } from "@sinclair/typebox";
+import { Elysia, t } from "elysia";
 import type { KeyKind } from "../core/api-key.ts";
 import { GatewayError } from "../core/errors.ts";
 import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
@@ -25,4 +26,12 @@ export function checkWorkspace(principal: Principal, workspaceId: string | undef
   if (workspaceId !== undefined && workspaceId !== principal.workspace.id && workspaceId !== principal.workspace.slug) {
     throw new GatewayError("not_found", "Workspace not found");
   }
+}
+
+/** The paging of a list route (parsePage): offset from 0, limit 1 to 100, 50 when not given. */
+export const LIST_PAGE = { defaultLimit: 50, maxLimit: 100 };
+
+/** The response of a list route: one page of `item`s and how many there are in all. */
+export function listOf<Item extends TSchema>(item: Item) {
+  return t.Object({ data: t.Array(item), total_count: t.Integer() });
 }
