@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { INFERENCE_KEY } from "./helpers/child-gateway.ts";
+import { freePort } from "./helpers/free-port.ts";
 import { freshDatabaseUrl } from "./helpers/postgres.ts";
 import { call, chatConfig, type Replicas, startReplicas, within } from "./helpers/replicas.ts";
 import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
@@ -253,15 +253,4 @@ async function metric(url: string, name: string): Promise<number> {
     .split("\n")
     .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
     .reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -7,8 +7,8 @@
  */
 import { SQL } from "bun";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../test/helpers/free-port.ts";
 import { TestPostgres } from "../../test/helpers/postgres.ts";
 import { coreBusyMicros, cpuMicros, onCleanup, pin, processTree, round, type Started, start } from "./proc.ts";
 import { ADMIN_KEY, type GatewayProcess, JSON_HEADERS, ROOT, startGateway } from "./targets.ts";
@@ -97,17 +97,6 @@ export async function startPostgres(): Promise<Postgres> {
       await server.stop();
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**

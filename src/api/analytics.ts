@@ -1,9 +1,9 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { ActivityRow } from "../db/analytics.ts";
 import type { Services } from "./services.ts";
-import { authenticate, requireWorkspaceRoute } from "./auth.ts";
 import { AnalyticsQueryBody, analyticsMeta, parseAnalyticsQuery } from "./analytics-query.ts";
+import { checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** `/activity` covers this many completed UTC days. */
@@ -76,19 +76,12 @@ function activityJson(row: ActivityRow, withWorkspace: boolean) {
  * of the management key's own workspace (another workspace is not found).
  */
 export function analyticsApi(services: Services) {
-  return new Elysia({ name: "analytics-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "analytics-api" })
     .get(
       "/activity",
       async ({ query, principal }) => {
         const workspaceId = principal.workspace.id;
-        if (query.workspace_id !== undefined && query.workspace_id !== workspaceId && query.workspace_id !== principal.workspace.slug) {
-          throw new GatewayError("not_found", "Workspace not found");
-        }
+        checkWorkspace(principal, query.workspace_id);
         // The last 30 completed UTC days: from 30 days before today up to the start of today.
         const today = Date.parse(`${dayOf(Date.now())}T00:00:00.000Z`);
         let since = today - ACTIVITY_DAYS * DAY_MS;

@@ -1,8 +1,7 @@
-import { Elysia, t } from "elysia";
-import { GatewayError } from "../core/errors.ts";
+import { t } from "elysia";
 import type { BenchmarkItem } from "../config/benchmarks.ts";
 import type { Services } from "./services.ts";
-import { authenticate } from "./auth.ts";
+import { ANY_WORKSPACE_KEY, workspaceRoutes } from "./workspace-routes.ts";
 
 /**
  * `GET /benchmarks`: the operator's imported snapshot (config `benchmarks_file`) plus, as source
@@ -94,12 +93,7 @@ function select(items: BenchmarkItem[], query: Query): BenchmarkItem[] {
 }
 
 export function benchmarksApi(services: Services) {
-  return new Elysia({ name: "benchmarks-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "benchmarks-api" }, ANY_WORKSPACE_KEY)
     .get(
       "/benchmarks",
       ({ query }) => {

@@ -1,10 +1,10 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { UUID_PATTERN } from "../core/ids.ts";
 import type { ByokKeyRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
+import { checkWorkspace, LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const ProviderSlug = t.String({ pattern: "^[a-z0-9][a-z0-9._/-]{0,99}$", expected: "a lowercase provider slug" });
 const AllowList = (maxItems: number) => t.Union([t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems }), t.Null()]);
@@ -68,12 +68,6 @@ export function byokKeyJson(row: ByokKeyRow): typeof ByokKey.static {
   };
 }
 
-function checkWorkspace(principal: Principal, workspaceId: string | undefined): void {
-  if (workspaceId !== undefined && workspaceId !== principal.workspace.id && workspaceId !== principal.workspace.slug) {
-    throw new GatewayError("not_found", "Workspace not found");
-  }
-}
-
 function checkId(id: string): string {
   if (!UUID_PATTERN.test(id)) throw new GatewayError("not_found", "BYOK key not found");
   return id;
@@ -84,21 +78,16 @@ function checkId(id: string): string {
  * and sealed at rest; routing uses them for their provider's endpoints (src/pipeline/byok-plan.ts).
  */
 export function byokApi(services: Services) {
-  return new Elysia({ name: "byok-api", prefix: "/byok" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "byok-api", prefix: "/byok" })
     .get(
       "/",
       async ({ principal, query }) => {
         checkWorkspace(principal, query.workspace_id);
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.byok.list(principal.workspace.id, { provider: query.provider, ...page });
         return { data: rows.map(byokKeyJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(ByokKey), total_count: t.Integer() }) } },
+      { response: { 200: listOf(ByokKey) } },
     )
     .post(
       "/",

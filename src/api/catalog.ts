@@ -1,8 +1,7 @@
-import { Elysia } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
 import type { Services } from "./services.ts";
-import { authenticate } from "./auth.ts";
+import { ANY_WORKSPACE_KEY, workspaceRoutes } from "./workspace-routes.ts";
 import { namedIn } from "../routing/preferences.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import { endpointParameters, type ModelSummary, parseModelQuery, POPULARITY_DAYS, selectModels, summarize, tokenizerOf } from "./catalog-filters.ts";
@@ -195,12 +194,7 @@ export function catalogApi(services: Services) {
     return { data: page.map((m) => modelJson(m, startedAt)), total_count: models.length, links: { next } };
   };
 
-  return new Elysia({ name: "catalog-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "catalog-api" }, ANY_WORKSPACE_KEY)
     .get("/models", ({ request, principal }) => listing(request, principal.workspace, "models"))
     // The models this workspace can route to: /models after its data region and provider lists.
     .get("/models/user", ({ request, principal }) => listing(request, principal.workspace, "models/user", true))

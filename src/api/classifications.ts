@@ -1,8 +1,7 @@
-import { Elysia, t } from "elysia";
-import { GatewayError } from "../core/errors.ts";
+import { t } from "elysia";
 import type { TaskUsage } from "../db/generations.ts";
 import type { Services } from "./services.ts";
-import { authenticate } from "./auth.ts";
+import { ANY_WORKSPACE_KEY, workspaceRoutes } from "./workspace-routes.ts";
 
 /**
  * `GET /classifications/task`: shares of this workspace's own traffic per task, as the auto-router's
@@ -82,12 +81,7 @@ const Response = t.Object({
 });
 
 export function classificationsApi(services: Services) {
-  return new Elysia({ name: "classifications-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "classifications-api" }, ANY_WORKSPACE_KEY)
     .get(
       "/classifications/task",
       async ({ principal }) => {

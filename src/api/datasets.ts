@@ -1,8 +1,8 @@
 import type { TLiteral, TUnion } from "@sinclair/typebox";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { Services } from "./services.ts";
-import { authenticate } from "./auth.ts";
+import { ANY_WORKSPACE_KEY, workspaceRoutes } from "./workspace-routes.ts";
 import { APP_CATEGORIES, APP_SUBCATEGORIES, type AppCategory, appMatches, appRankings, appTotals, sessionCosts, TURN_RANGES } from "./dataset-apps.ts";
 import { CATEGORIES, CONTEXT_BUCKETS, dateWindow, LANGUAGE_TYPES, MODALITIES, rankingsFilter, rankingsRows } from "./dataset-rankings.ts";
 
@@ -55,12 +55,7 @@ export function datasetsApi(services: Services) {
     license_url: LICENSE_URL,
     attribution: `Source: ${services.config.deployment.name} (/datasets/${dataset}), as of ${asOf}.`,
   });
-  return new Elysia({ name: "datasets-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "datasets-api" }, ANY_WORKSPACE_KEY)
     .get(
       "/datasets/rankings-daily",
       async ({ query, principal }) => {

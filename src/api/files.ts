@@ -1,12 +1,13 @@
 import { join } from "node:path";
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { sniffFileType } from "../core/file-type.ts";
 import type { FileRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
+import type { Principal } from "./auth.ts";
 import { parseIntegerParam } from "./http.ts";
 import { readMultipart } from "./multipart.ts";
+import { ANY_WORKSPACE_KEY, checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
 
 /** A stored file as the API shows it (the reference's `openrouter` shape). */
 export const FileObject = t.Object({
@@ -43,11 +44,8 @@ export function fileJson(row: FileRow): typeof FileObject.static {
   };
 }
 
-function checkWorkspace(principal: Principal, query: Record<string, string | undefined>): void {
-  const workspaceId = query.workspace_id;
-  if (workspaceId !== undefined && workspaceId !== principal.workspace.id && workspaceId !== principal.workspace.slug) {
-    throw new GatewayError("not_found", "Workspace not found");
-  }
+function checkQuery(principal: Principal, query: Record<string, string | undefined>): void {
+  checkWorkspace(principal, query.workspace_id);
   if (query.provider !== undefined) throw new GatewayError("bad_request", "provider: files are stored by this gateway only; leave provider out");
 }
 
@@ -58,16 +56,11 @@ function checkWorkspace(principal: Principal, query: Record<string, string | und
 export function filesApi(services: Services) {
   const uploads = join(services.config.data_dir, "uploads");
   const notFound = () => new GatewayError("not_found", "File not found");
-  return new Elysia({ name: "files-api", prefix: "/files" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal, ["management", "inference"]);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "files-api", prefix: "/files" }, ANY_WORKSPACE_KEY)
     .post(
       "/",
       async ({ principal, request, query, set }) => {
-        checkWorkspace(principal, query);
+        checkQuery(principal, query);
         const upload = await readMultipart(request, { maxBytes: services.config.server.max_upload_bytes, spoolDir: uploads, fileField: "file", anyType: true });
         try {
           if (!upload.file) throw new GatewayError("bad_request", "file: a multipart part named file is required");
@@ -86,7 +79,7 @@ export function filesApi(services: Services) {
     .get(
       "/",
       async ({ principal, query }) => {
-        checkWorkspace(principal, query);
+        checkQuery(principal, query);
         if (query.order !== undefined && query.order !== "asc") throw new GatewayError("bad_request", 'order: only "asc" is supported');
         if (query.before_id !== undefined) throw new GatewayError("bad_request", "before_id: not supported; page forward with cursor, after or after_id");
         const limit = parseIntegerParam(query, "limit", 100, 1, 1000);
@@ -100,7 +93,7 @@ export function filesApi(services: Services) {
     .get(
       "/:id",
       async ({ principal, params, query }) => {
-        checkWorkspace(principal, query);
+        checkQuery(principal, query);
         const row = await services.files.get(principal.workspace.id, params.id);
         if (!row) throw notFound();
         return fileJson(row);
@@ -108,7 +101,7 @@ export function filesApi(services: Services) {
       { response: { 200: FileObject } },
     )
     .get("/:id/content", async ({ principal, params, query }) => {
-      checkWorkspace(principal, query);
+      checkQuery(principal, query);
       const row = await services.files.get(principal.workspace.id, params.id);
       const chunks = row && (await services.files.chunks(principal.workspace.id, params.id));
       if (!row || !chunks) throw notFound();
@@ -130,7 +123,7 @@ export function filesApi(services: Services) {
     .delete(
       "/:id",
       async ({ principal, params, query }) => {
-        checkWorkspace(principal, query);
+        checkQuery(principal, query);
         if (!(await services.files.delete(principal.workspace.id, params.id))) throw notFound();
         return { _shape: "openrouter" as const, id: params.id, type: "file_deleted" as const };
       },

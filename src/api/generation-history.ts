@@ -1,9 +1,9 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { Services } from "./services.ts";
-import { authenticate, requireWorkspaceRoute } from "./auth.ts";
 import { parseIntegerParam } from "./http.ts";
 import { generationJson } from "./inference.ts";
+import { workspaceRoutes } from "./workspace-routes.ts";
 
 const ListQuery = t.Object({
   api_key_hash: t.Optional(t.String({ minLength: 1, maxLength: 128 })),
@@ -35,12 +35,7 @@ const iso = (value: string | undefined) => (value === undefined ? undefined : ne
 
 /** `GET /generations`: the management key's workspace's recent generations, newest first, cursor paged. */
 export function generationHistoryApi(services: Services) {
-  return new Elysia({ name: "generation-history-api" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "generation-history-api" })
     .get(
       "/generations",
       async ({ query, principal }) => {

@@ -1,12 +1,13 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { BUILTIN_SLUGS, builtinLabel, type CustomFilter, patternProblem } from "../core/content-filters.ts";
 import { DATA_POLICY_FIELDS, defaultGuardrailId } from "../core/guardrails.ts";
 import type { GuardrailInput, KeyAssignment } from "../db/guardrails.ts";
 import type { GuardrailRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
+import type { Principal } from "./auth.ts";
 import { parsePage } from "./http.ts";
+import { LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const Interval = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], { expected: '"daily", "weekly", "monthly" or null' });
 const NameList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 1000 }), t.Null()], { expected: "a non-empty list of names, or null" });
@@ -162,20 +163,15 @@ export function guardrailsApi(services: Services) {
     if (row.id === defaultGuardrailId(principal.workspace.id)) throw new GatewayError("bad_request", "id: the workspace's default guardrail applies to every key of the workspace and cannot be assigned");
     return row;
   };
-  return new Elysia({ name: "guardrails-api", prefix: "/guardrails" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "guardrails-api", prefix: "/guardrails" })
     .get(
       "/",
       async ({ query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.guardrails.list(workspaceOf(principal, query.workspace_id), page.offset, page.limit);
         return { data: rows.map(guardrailJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Guardrail), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Guardrail) } },
     )
     .post(
       "/",
@@ -189,11 +185,11 @@ export function guardrailsApi(services: Services) {
     .get(
       "/assignments/keys",
       async ({ query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.guardrails.keyAssignments(principal.workspace.id, undefined, page.offset, page.limit);
         return { data: rows.map(assignmentJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Assignment), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Assignment) } },
     )
     .get("/:id", async ({ params, principal }) => ({ data: guardrailJson(await find(principal, params.id)) }), { response: { 200: t.Object({ data: Guardrail }) } })
     .patch(
@@ -216,12 +212,12 @@ export function guardrailsApi(services: Services) {
     .get(
       "/:id/assignments/keys",
       async ({ params, query, principal }) => {
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const row = await find(principal, params.id);
         const { rows, total } = await services.guardrails.keyAssignments(principal.workspace.id, row.id, page.offset, page.limit);
         return { data: rows.map(assignmentJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(Assignment), total_count: t.Integer() }) } },
+      { response: { 200: listOf(Assignment) } },
     )
     .post(
       "/:id/assignments/keys",

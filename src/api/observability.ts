@@ -1,11 +1,12 @@
-import { Elysia, t } from "elysia";
+import { t } from "elysia";
 import { FILTER_FIELDS, FILTER_OPERATORS, type FilterRules, safeRegex } from "../core/broadcast.ts";
 import { checkType, MASK, maskedConfig, splitConfig } from "../core/broadcast-config.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { Destination, DestinationSettings } from "../db/observability.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
+import type { Principal } from "./auth.ts";
 import { parsePage } from "./http.ts";
+import { checkWorkspace, LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
 
 const literals = (values: readonly string[]) => t.Union(values.map((value) => t.Literal(value)), { expected: values.map((value) => `"${value}"`).join(", ") });
 
@@ -112,13 +113,6 @@ function settingsOf(body: SettingsBody, current?: Destination): DestinationSetti
   };
 }
 
-/** A workspace named in a request must be the key's own: another workspace is not found. */
-function checkWorkspace(principal: Principal, workspaceId: string | undefined): void {
-  if (workspaceId !== undefined && workspaceId !== principal.workspace.id && workspaceId !== principal.workspace.slug) {
-    throw new GatewayError("not_found", "Workspace not found");
-  }
-}
-
 /**
  * `/observability/destinations`: the broadcast destinations of the management key's workspace. Secret
  * settings (headers, Langfuse's secret key) are sealed and shown masked; a masked value sent back in
@@ -130,21 +124,16 @@ export function observabilityApi(services: Services) {
     if (!found) throw new GatewayError("not_found", "Observability destination not found");
     return found;
   };
-  return new Elysia({ name: "observability-api", prefix: "/observability/destinations" })
-    .derive(async ({ request }) => {
-      const principal = await authenticate(services, request);
-      requireWorkspaceRoute(principal);
-      return { principal };
-    })
+  return workspaceRoutes(services, { name: "observability-api", prefix: "/observability/destinations" })
     .get(
       "/",
       async ({ principal, query }) => {
         checkWorkspace(principal, query.workspace_id);
-        const page = parsePage(query, { defaultLimit: 50, maxLimit: 100 });
+        const page = parsePage(query, LIST_PAGE);
         const { rows, total } = await services.destinations.list(principal.workspace.id, page.offset, page.limit);
         return { data: rows.map(destinationJson), total_count: total };
       },
-      { response: { 200: t.Object({ data: t.Array(DestinationSchema), total_count: t.Integer() }) } },
+      { response: { 200: listOf(DestinationSchema) } },
     )
     .post(
       "/",

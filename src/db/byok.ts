@@ -3,6 +3,7 @@ import { newId, nowIso } from "../core/ids.ts";
 import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend } from "./backend.ts";
 import type { ByokKeyRow } from "./schema-groups.ts";
+import { SealedStore } from "./sealed-store.ts";
 
 /** What a BYOK credential is created with; allow-lists are null for "any". */
 export interface ByokInput {
@@ -39,30 +40,9 @@ export function maskedLabel(key: string): string {
  * BYOK provider credentials of a workspace: secrets sealed with the SecretBox (bound to workspace and
  * id), reads return metadata only, delete is soft and wipes the key material.
  */
-export class ByokStore {
-  #version = 0;
-
-  /** Bumped on every write (here, or another process's or replica's): revealed credentials are stale. */
-  get version(): number {
-    return this.#version;
-  }
-
-  constructor(
-    private readonly backend: Backend,
-    private readonly box: SecretBox,
-  ) {
-    backend.changes.onChange((table) => {
-      if (table === "*" || table === "byok_keys") this.#version++;
-    });
-  }
-
-  async #written<T>(work: () => Promise<T>): Promise<T> {
-    this.#version++;
-    try {
-      return await work();
-    } finally {
-      this.#version++;
-    }
+export class ByokStore extends SealedStore {
+  constructor(backend: Backend, box: SecretBox) {
+    super(backend, box, "byok_keys");
   }
 
   #live(workspaceId: string) {
@@ -73,7 +53,7 @@ export class ByokStore {
   /** Creates a credential; without `sortOrder` it goes after the provider's others. */
   create(workspaceId: string, input: ByokInput): Promise<ByokKeyRow> {
     const { byokKeys } = this.backend.tables;
-    return this.#written(() =>
+    return this.writes.around(() =>
       this.backend.transaction(async (tx) => {
         let sortOrder = input.sortOrder;
         if (sortOrder === undefined) {
@@ -149,7 +129,7 @@ export class ByokStore {
     if (patch.allowedApiKeyHashes !== undefined) fields.allowedApiKeyHashes = patch.allowedApiKeyHashes;
     if (patch.allowedModels !== undefined) fields.allowedModels = patch.allowedModels;
     if (patch.allowedUserIds !== undefined) fields.allowedUserIds = patch.allowedUserIds;
-    return this.#written(async () => {
+    return this.writes.around(async () => {
       const [row] = await this.backend.write((db) =>
         db.update(byokKeys).set(fields).where(and(this.#live(workspaceId), eq(byokKeys.id, id))).returning(),
       );
@@ -161,7 +141,7 @@ export class ByokStore {
   delete(workspaceId: string, id: string): Promise<boolean> {
     const { byokKeys } = this.backend.tables;
     const now = nowIso();
-    return this.#written(async () => {
+    return this.writes.around(async () => {
       const removed = await this.backend.write((db) =>
         db
           .update(byokKeys)

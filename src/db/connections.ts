@@ -4,6 +4,7 @@ import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend } from "./backend.ts";
 import { upsertRetried } from "./errors.ts";
 import type { ConnectionRow } from "./schema.ts";
+import { SealedStore } from "./sealed-store.ts";
 
 export interface InternConnectionSetting {
   turnedOff: boolean;
@@ -20,31 +21,9 @@ export function openCredentials(box: SecretBox, row: ConnectionRow): string | nu
 }
 
 /** Connections of a workspace (credentials sealed), with per-intern "turned off" and "hidden" settings. */
-export class ConnectionStore {
-  #version = 0;
-
-  /** Bumped on every write (here, or another process's or replica's), so readers of revealed credentials know their copy is stale. */
-  get version(): number {
-    return this.#version;
-  }
-
-  constructor(
-    private readonly backend: Backend,
-    private readonly box: SecretBox,
-  ) {
-    backend.changes.onChange((table) => {
-      if (table === "*" || table === "connections") this.#version++;
-    });
-  }
-
-  /** Runs a write, marking revealed credentials stale before and after it commits. */
-  async #written<T>(work: () => Promise<T>): Promise<T> {
-    this.#version++;
-    try {
-      return await work();
-    } finally {
-      this.#version++;
-    }
+export class ConnectionStore extends SealedStore {
+  constructor(backend: Backend, box: SecretBox) {
+    super(backend, box, "connections");
   }
 
   /** Stores a connection, or replaces the credentials of an existing one. */
@@ -88,7 +67,7 @@ export class ConnectionStore {
           .returning();
         return inserted!;
       });
-    return this.#written(() => upsertRetried(write));
+    return this.writes.around(() => upsertRetried(write));
   }
 
   async get(workspaceId: string, key: string): Promise<ConnectionRow | undefined> {
@@ -112,7 +91,7 @@ export class ConnectionStore {
 
   setEnabled(workspaceId: string, key: string, enabled: boolean): Promise<ConnectionRow | undefined> {
     const { connections } = this.backend.tables;
-    return this.#written(async () => {
+    return this.writes.around(async () => {
       const [row] = await this.backend.write((db) => db
         .update(connections)
         .set({ enabled, updatedAt: nowIso() })
@@ -135,7 +114,7 @@ export class ConnectionStore {
 
   delete(workspaceId: string, key: string): Promise<boolean> {
     const { connections } = this.backend.tables;
-    return this.#written(async () => {
+    return this.writes.around(async () => {
       const removed = await this.backend.write((db) => db
         .delete(connections)
         .where(and(eq(connections.workspaceId, workspaceId), eq(connections.key, key)))

@@ -5,6 +5,7 @@ import type { SecretBox } from "../core/secret-box.ts";
 import type { Backend, Conn, Tables } from "./backend.ts";
 import { upsertRetried } from "./errors.ts";
 import type { VaultSecretRow } from "./schema.ts";
+import { SealedStore } from "./sealed-store.ts";
 
 /** A vault is a workspace's own secrets (internId null) or one intern's. */
 export interface VaultScope {
@@ -37,34 +38,17 @@ export function openSecret(box: SecretBox, row: VaultSecretRow): string {
 }
 
 /** Vault secrets: values sealed with AES-256-GCM, bound to their scope and name; reads return metadata only. */
-export class VaultStore {
-  #version = 0;
-
-  /** Bumped on every write (here, or another process's or replica's), so readers of decrypted secrets know their copy is stale. */
-  get version(): number {
-    return this.#version;
+export class VaultStore extends SealedStore {
+  constructor(backend: Backend, box: SecretBox) {
+    super(backend, box, "vault_secrets");
   }
 
-  constructor(
-    private readonly backend: Backend,
-    private readonly box: SecretBox,
-  ) {
-    backend.changes.onChange((table) => {
-      if (table === "*" || table === "vault_secrets") this.#version++;
-    });
-  }
-
-  async put(scope: VaultScope, name: string, hosts: string[], value: string): Promise<VaultSecretRow> {
-    try {
-      return await upsertRetried(() => this.backend.transaction((tx) => this.#upsert(tx, scope, name, hosts, value)));
-    } finally {
-      this.#version++;
-    }
+  put(scope: VaultScope, name: string, hosts: string[], value: string): Promise<VaultSecretRow> {
+    return this.writes.around(() => upsertRetried(() => this.backend.transaction((tx) => this.#upsert(tx, scope, name, hosts, value))));
   }
 
   async #upsert(db: Conn, scope: VaultScope, name: string, hosts: string[] | null, value: string): Promise<VaultSecretRow> {
     const { vaultSecrets } = this.backend.tables;
-    this.#version++;
     const now = nowIso();
     const sealed = this.box.seal(value, associatedData(scope, name));
     const fingerprint = this.box.fingerprint(value, fingerprintScope(scope));
@@ -111,22 +95,22 @@ export class VaultStore {
     return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
   }
 
-  async delete(scope: VaultScope, name: string): Promise<boolean> {
+  delete(scope: VaultScope, name: string): Promise<boolean> {
     const { vaultSecrets } = this.backend.tables;
-    this.#version++;
-    const removed = await this.backend.write((db) => db
-      .delete(vaultSecrets)
-      .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
-      .returning({ id: vaultSecrets.id }));
-    this.#version++;
-    return removed.length > 0;
+    return this.writes.around(async () => {
+      const removed = await this.backend.write((db) => db
+        .delete(vaultSecrets)
+        .where(and(scopeCondition(vaultSecrets, scope), eq(vaultSecrets.name, name)))
+        .returning({ id: vaultSecrets.id }));
+      return removed.length > 0;
+    });
   }
 
   /** Copies workspace secrets into an intern's vault, all or nothing. */
-  async copyToIntern(workspaceId: string, internId: string, names: string[]): Promise<VaultSecretRow[]> {
+  copyToIntern(workspaceId: string, internId: string, names: string[]): Promise<VaultSecretRow[]> {
     const { vaultSecrets } = this.backend.tables;
-    try {
-      return await this.backend.transaction(async (db) => {
+    return this.writes.around(() =>
+      this.backend.transaction(async (db) => {
         const source = { workspaceId, internId: null };
         const found = await db
           .select()
@@ -152,10 +136,8 @@ export class VaultStore {
           copied.push(await this.#upsert(db, target, name, row.hosts, value));
         }
         return copied;
-      });
-    } finally {
-      this.#version++;
-    }
+      }),
+    );
   }
 
   /** What an intern can use: the workspace's secrets, overridden by the intern's own of the same name. */

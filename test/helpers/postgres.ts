@@ -6,10 +6,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
+import { freePort } from "./free-port.ts";
 
 function binDir(): string {
   const root = "/usr/lib/postgresql";
@@ -22,17 +22,6 @@ function binDir(): string {
   const found = spawnSync("pg_config", ["--bindir"], { encoding: "utf8" });
   if (found.status === 0) return found.stdout.trim();
   throw new Error("PostgreSQL is not installed: apt-get install -y postgresql (the .ci/run script does it)");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Runs a PostgreSQL program as the user that owns the cluster. */

@@ -2,9 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { ByokStore } from "../../src/db/byok.ts";
-import { WorkspaceStore } from "../../src/db/workspaces.ts";
 import { DIALECTS, PROPAGATION_MS, databases, eventually } from "./backends.ts";
-import { box } from "./rows.ts";
+import { box, twoWorkspaces } from "./rows.ts";
 
 const input = (key: string, fields: Partial<Parameters<ByokStore["create"]>[1]> = {}) => ({
   provider: "openai",
@@ -24,9 +23,7 @@ describe.each(DIALECTS)("BYOK credentials on %s", (dialect) => {
   test("sealed at rest, revealed in order (fallback last), scoped, soft-deleted with the key wiped", async () => {
     const database = await open();
     const { backend } = database;
-    const workspaces = new WorkspaceStore(backend);
-    const workspaceId = (await workspaces.create({ name: "Acme", slug: "acme" }, null)).id;
-    const otherId = (await workspaces.create({ name: "Other", slug: "other" }, null)).id;
+    const { workspaceId, otherId } = await twoWorkspaces(backend);
     const store = new ByokStore(backend, box);
     const fallback = await store.create(workspaceId, input("sk-plaintext-fallback", { isFallback: true }));
     const first = await store.create(workspaceId, input("sk-plaintext-first", { allowedModels: ["a/b"] }));

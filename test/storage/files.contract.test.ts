@@ -1,8 +1,8 @@
 /** FileStore on both backends: bytes round trip across chunks, pages in order, scoped, deleted with their chunks. */
 import { describe, expect, test } from "bun:test";
 import { FILE_CHUNK_BYTES, FileStore } from "../../src/db/files.ts";
-import { WorkspaceStore } from "../../src/db/workspaces.ts";
 import { DIALECTS, databases } from "./backends.ts";
+import { twoWorkspaces } from "./rows.ts";
 
 describe.each(DIALECTS)("files on %s", (dialect) => {
   const open = databases(dialect);
@@ -10,9 +10,7 @@ describe.each(DIALECTS)("files on %s", (dialect) => {
   test("a file larger than a chunk round trips, through another backend too; scoped; deleted with its chunks", async () => {
     const database = await open();
     const { backend } = database;
-    const workspaces = new WorkspaceStore(backend);
-    const workspaceId = (await workspaces.create({ name: "Acme", slug: "acme" }, null)).id;
-    const otherId = (await workspaces.create({ name: "Other", slug: "other" }, null)).id;
+    const { workspaceId, otherId } = await twoWorkspaces(backend);
     const store = new FileStore(backend);
     const bytes = new Uint8Array(FILE_CHUNK_BYTES * 2 + 17).map((_, index) => index % 251);
     const big = await store.create(workspaceId, { filename: "big.bin", mimeType: "application/octet-stream", bytes });

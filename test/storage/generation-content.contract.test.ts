@@ -2,10 +2,9 @@
 import { describe, expect, test } from "bun:test";
 import { GenerationContentStore } from "../../src/db/generation-content.ts";
 import { GenerationFeedbackStore } from "../../src/db/generation-feedback.ts";
-import { WorkspaceStore } from "../../src/db/workspaces.ts";
 import type { GenerationContent } from "../../src/core/generation-content.ts";
 import { DIALECTS, databases } from "./backends.ts";
-import { box, quiet } from "./rows.ts";
+import { box, quiet, twoWorkspaces } from "./rows.ts";
 
 const content: GenerationContent = {
   input: { messages: [{ role: "user", content: "the plain question \u00e9" }] },
@@ -19,9 +18,7 @@ describe.each(DIALECTS)("generation content and feedback on %s", (dialect) => {
   test("content is sealed at rest, read back by another replica, scoped to its workspace, first write kept", async () => {
     const database = await open();
     const { backend } = database;
-    const workspaces = new WorkspaceStore(backend);
-    const workspaceId = (await workspaces.create({ name: "Acme", slug: "acme" }, null)).id;
-    const otherId = (await workspaces.create({ name: "Other", slug: "other" }, null)).id;
+    const { workspaces, workspaceId, otherId } = await twoWorkspaces(backend);
     const store = new GenerationContentStore(backend, box, quiet);
     store.save(workspaceId, "gen-1", content);
     await store.flush();
@@ -40,9 +37,7 @@ describe.each(DIALECTS)("generation content and feedback on %s", (dialect) => {
   test("feedback: one per generation, a later one replaces it, scoped to its workspace", async () => {
     const database = await open();
     const { backend } = database;
-    const workspaces = new WorkspaceStore(backend);
-    const workspaceId = (await workspaces.create({ name: "Acme", slug: "acme" }, null)).id;
-    const otherId = (await workspaces.create({ name: "Other", slug: "other" }, null)).id;
+    const { workspaceId, otherId } = await twoWorkspaces(backend);
     const store = new GenerationFeedbackStore(backend);
     const first = await store.submit(workspaceId, "gen-1", { category: "latency", comment: "slow", keyHash: "k1" });
     const second = await store.submit(workspaceId, "gen-1", { category: "billing", comment: null, keyHash: "k2" });

@@ -1,13 +1,23 @@
 /** Small sample rows and shared collaborators for the repository contract suite. */
 import { createLogger } from "../../src/core/log.ts";
 import { SecretBox } from "../../src/core/secret-box.ts";
+import type { Backend } from "../../src/db/backend.ts";
 import type { GenerationRow } from "../../src/db/schema.ts";
+import { WorkspaceStore } from "../../src/db/workspaces.ts";
 
 /** One master key for every backend of a test: what one backend seals, another opens. */
 export const box = new SecretBox(new Uint8Array(32).fill(7));
 
 /** A logger that writes nothing. */
 export const quiet = createLogger("silent");
+
+/** Two workspaces on a backend: "acme", the one a test works in, and "other", to check that reads stay scoped. */
+export async function twoWorkspaces(backend: Backend): Promise<{ workspaces: WorkspaceStore; workspaceId: string; otherId: string }> {
+  const workspaces = new WorkspaceStore(backend);
+  const workspaceId = (await workspaces.create({ name: "Acme", slug: "acme" }, null)).id;
+  const otherId = (await workspaces.create({ name: "Other", slug: "other" }, null)).id;
+  return { workspaces, workspaceId, otherId };
+}
 
 /** A generation record with every kind of column filled (booleans, JSON, reals), changed by `fields`. */
 export function generation(id: string, fields: Partial<GenerationRow> = {}): GenerationRow {

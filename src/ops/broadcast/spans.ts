@@ -35,8 +35,15 @@ function idOf(value: string, bytes: number): string {
   return createHash("sha256").update(value).digest("hex").slice(0, bytes * 2);
 }
 
-function put(attributes: Attributes, name: string, value: string | number | boolean | string[] | null | undefined): void {
+type Value = string | number | boolean | string[] | null | undefined;
+
+function put(attributes: Attributes, name: string, value: Value): void {
   if (value !== null && value !== undefined) attributes[name] = value;
+}
+
+/** Sets each attribute that has a value, in the order given (null and undefined are left out). */
+function putAll(attributes: Attributes, values: Record<string, Value>): void {
+  for (const [name, value] of Object.entries(values)) put(attributes, name, value);
 }
 
 /**
@@ -45,32 +52,36 @@ function put(attributes: Attributes, name: string, value: string | number | bool
  */
 export function generationAttributes(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent): Attributes {
   const attributes: Attributes = {};
-  put(attributes, "gen_ai.operation.name", OPERATION_NAMES[row.style] ?? row.style);
-  put(attributes, "gen_ai.provider.name", row.providerSlug);
-  put(attributes, "gen_ai.system", row.providerSlug);
-  put(attributes, "gen_ai.request.model", row.model);
-  put(attributes, "gen_ai.response.model", row.upstreamModel ?? row.model);
-  put(attributes, "gen_ai.response.id", row.id);
-  put(attributes, "gen_ai.usage.input_tokens", row.tokensPrompt);
-  put(attributes, "gen_ai.usage.output_tokens", row.tokensCompletion);
-  put(attributes, "gen_ai.usage.cache_read.input_tokens", row.tokensCached);
-  put(attributes, "gen_ai.usage.cache_creation.input_tokens", row.tokensCacheWrite);
-  put(attributes, "gen_ai.usage.reasoning_tokens", row.tokensReasoning);
+  putAll(attributes, {
+    "gen_ai.operation.name": OPERATION_NAMES[row.style] ?? row.style,
+    "gen_ai.provider.name": row.providerSlug,
+    "gen_ai.system": row.providerSlug,
+    "gen_ai.request.model": row.model,
+    "gen_ai.response.model": row.upstreamModel ?? row.model,
+    "gen_ai.response.id": row.id,
+    "gen_ai.usage.input_tokens": row.tokensPrompt,
+    "gen_ai.usage.output_tokens": row.tokensCompletion,
+    "gen_ai.usage.cache_read.input_tokens": row.tokensCached,
+    "gen_ai.usage.cache_creation.input_tokens": row.tokensCacheWrite,
+    "gen_ai.usage.reasoning_tokens": row.tokensReasoning,
+  });
   if (row.finishReason) attributes["gen_ai.response.finish_reasons"] = [row.finishReason];
   put(attributes, "gen_ai.request.service_tier", row.serviceTier);
   if (row.status >= 400 || row.errorCode) put(attributes, "error.type", row.errorCode ?? String(row.status));
-  put(attributes, "roundhouse.generation.id", row.id);
-  put(attributes, "roundhouse.request.id", row.requestId);
-  put(attributes, "roundhouse.workspace.id", row.workspaceId);
-  put(attributes, "roundhouse.request.style", row.style);
-  put(attributes, "roundhouse.provider", row.providerName ?? row.providerSlug);
-  put(attributes, "roundhouse.preset.id", row.presetId);
-  put(attributes, "roundhouse.http.status", row.status);
-  put(attributes, "roundhouse.streamed", row.streamed);
-  put(attributes, "roundhouse.cancelled", row.cancelled);
-  put(attributes, "roundhouse.native_finish_reason", row.nativeFinishReason);
-  put(attributes, "roundhouse.latency_ms", row.latencyMs);
-  put(attributes, "roundhouse.generation_time_ms", row.generationTimeMs);
+  putAll(attributes, {
+    "roundhouse.generation.id": row.id,
+    "roundhouse.request.id": row.requestId,
+    "roundhouse.workspace.id": row.workspaceId,
+    "roundhouse.request.style": row.style,
+    "roundhouse.provider": row.providerName ?? row.providerSlug,
+    "roundhouse.preset.id": row.presetId,
+    "roundhouse.http.status": row.status,
+    "roundhouse.streamed": row.streamed,
+    "roundhouse.cancelled": row.cancelled,
+    "roundhouse.native_finish_reason": row.nativeFinishReason,
+    "roundhouse.latency_ms": row.latencyMs,
+    "roundhouse.generation_time_ms": row.generationTimeMs,
+  });
   const attempts = row.attempts ?? [];
   put(attributes, "roundhouse.attempts", attempts.length);
   if (attempts.length > 0) attributes["roundhouse.attempts.providers"] = attempts.map((attempt) => attempt.provider);
