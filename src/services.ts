@@ -12,6 +12,8 @@ import { keyOfLedger } from "./core/guardrails.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
+import { MembersStore } from "./db/members.ts";
+import { SessionStore } from "./db/sessions.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -185,6 +187,8 @@ export async function createServices(input: {
     vault,
     byok,
     files: new FileStore(backend),
+    members: new MembersStore(backend, keys),
+    sessions: new SessionStore(backend),
     connections,
     catalog,
     health,

@@ -1,6 +1,7 @@
 import type { KeyKind } from "../core/api-key.ts";
 import type { GuardrailPolicy } from "../core/guardrails.ts";
 import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
+import type { MemberRow, MemberSessionRow } from "../db/schema-people.ts";
 
 /** Who a request authenticated as. */
 export interface Principal {
@@ -10,6 +11,10 @@ export interface Principal {
   internId: string | null;
   /** For an inference key: the guardrails that apply to it (its workspace's default, then its own). */
   guardrails?: GuardrailPolicy[];
+  /** The signed-in member, when the request authenticated with a member's session cookie. */
+  member?: MemberRow;
+  /** The session, when the request authenticated with a session cookie instead of a bearer key. */
+  session?: MemberSessionRow;
 }
 
 /** What a handler learned about its request that the access log reports (inference: model, provider). */

@@ -9,6 +9,8 @@ import type { PresetStore } from "../db/presets.ts";
 import type { GuardrailStore } from "../db/guardrails.ts";
 import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
+import type { MembersStore } from "../db/members.ts";
+import type { SessionStore } from "../db/sessions.ts";
 import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -57,6 +59,10 @@ export interface Services {
   byok: ByokStore;
   /** Uploaded files (`/files`), read by `file_id` content parts. */
   files: FileStore;
+  /** The organization's members and their workspace memberships. */
+  members: MembersStore;
+  /** Signed-in sessions (dashboard and CLI sign-in). */
+  sessions: SessionStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

@@ -6,9 +6,10 @@ import { type Db, openDatabase } from "./client.ts";
 import type { MigrationSource } from "./migrations.ts";
 import * as lite from "./schema.ts";
 import * as liteGroups from "./schema-groups.ts";
+import * as litePeople from "./schema-people.ts";
 
-/** Every table of the SQLite schema: the core and the operation groups. */
-const LITE = { ...lite, ...liteGroups };
+/** Every table of the SQLite schema: the core, the operation groups and the people tables. */
+const LITE = { ...lite, ...liteGroups, ...litePeople };
 
 /**
  * The storage backend: the embedded SQLite file (one host) or PostgreSQL (team mode: N replicas on one
@@ -45,6 +46,9 @@ export type Tables = Pick<
   | "generationContents"
   | "generationFeedback"
   | "generationRollups"
+  | "members"
+  | "workspaceMembers"
+  | "memberSessions"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

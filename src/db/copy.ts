@@ -30,6 +30,9 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "generationContents",
   "generationFeedback",
   "generationRollups",
+  "members",
+  "workspaceMembers",
+  "memberSessions",
 ];
 
 export interface CopiedTable {

@@ -158,6 +158,22 @@ export class KeyStore {
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Disables every key a member created, in every workspace (deprovisioning); `tx` writes inside the
+   * caller's transaction. Returns how many were enabled before. Keys are not re-enabled on reactivation.
+   */
+  async disableCreatedBy(memberId: string, tx?: Conn): Promise<number> {
+    const { apiKeys } = this.backend.tables;
+    const update = (db: Conn) => db
+      .update(apiKeys)
+      .set({ disabled: true, updatedAt: nowIso() })
+      .where(and(eq(apiKeys.creatorUserId, memberId), eq(apiKeys.disabled, false)))
+      .returning({ hash: apiKeys.hash });
+    const disabled = tx ? await update(tx) : await this.backend.write(update);
+    this.forgetWhere((row) => row.creatorUserId === memberId);
+    return disabled.length;
+  }
+
   /** Drops cached entries of keys removed by a cascade (an intern or workspace deleted). */
   forgetWhere(predicate: (row: ApiKeyRow) => boolean): void {
     for (const [hash, row] of this.#cache) if (predicate(row)) this.#cache.delete(hash);

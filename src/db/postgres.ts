@@ -4,9 +4,10 @@ import type { Backend, ChangeFeed, ChangeListener, Conn, Tables } from "./backen
 import { type MigrationSource, readMigrationSources, toMigrationMeta, PG_MIGRATIONS_DIR } from "./migrations.ts";
 import * as pgCore from "./schema-pg.ts";
 import * as pgGroups from "./schema-pg-groups.ts";
+import * as pgPeople from "./schema-pg-people.ts";
 
-/** Every table of the PostgreSQL schema: the core, the team tables and the operation groups. */
-const pgSchema = { ...pgCore, ...pgGroups };
+/** Every table of the PostgreSQL schema: the core, the team tables, the operation groups and the people tables. */
+const pgSchema = { ...pgCore, ...pgGroups, ...pgPeople };
 
 /**
  * Team mode's backend: PostgreSQL through Bun's built-in SQL client (pooled connections, LISTEN/NOTIFY
