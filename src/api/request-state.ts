@@ -17,6 +17,16 @@ export interface Principal {
   session?: MemberSessionRow;
 }
 
+/**
+ * Who performed an action, for the audit log: a key (its hash), a signed-in member (its id), a SCIM
+ * token (its id), or nobody known (a refused sign-in). Set by routes that authenticate without a
+ * principal (SCIM, sign-in); otherwise taken from the principal.
+ */
+export interface Actor {
+  kind: "key" | "member" | "scim-token" | "anonymous";
+  id: string | null;
+}
+
 /** What a handler learned about its request that the access log reports (inference: model, provider). */
 export interface RequestNote {
   model?: string;
@@ -32,6 +42,8 @@ export interface RequestState {
   requestId: string | undefined;
   principal: Principal | undefined;
   note: RequestNote | undefined;
+  /** Set when the request's actor is not its principal's key or member (see Actor). */
+  actor?: Actor | undefined;
 }
 
 const states = new WeakMap<Request, RequestState>();
