@@ -255,6 +255,8 @@ export const generations = sqliteTable(
     /** The task the auto-router's classifier assigned, or null. */
     task: text("task"),
     createdAt: text("created_at").notNull(),
+    /** The attempt that answered sent a BYOK credential of the workspace. */
+    isByok: integer("is_byok", { mode: "boolean" }).notNull().default(false),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
