@@ -8,6 +8,7 @@ import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { GuardrailStore } from "./db/guardrails.ts";
+import { WorkspaceBudgetStore } from "./db/workspace-budgets.ts";
 import { ledgerOwner } from "./core/ledgers.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
@@ -183,6 +184,7 @@ export async function createServices(input: {
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(backend),
     guardrails,
+    workspaceBudgets: new WorkspaceBudgetStore(backend),
     vault,
     byok,
     files: new FileStore(backend),

@@ -31,6 +31,7 @@ export function callerOf(principal: Principal, request: Request, presetId: strin
     limitReset: principal.key.limitReset,
     includeByokInLimit: principal.key.includeByokInLimit,
     guardrails: principal.guardrails ?? [],
+    ...(principal.workspaceBudgets ? { workspaceBudgets: principal.workspaceBudgets } : {}),
   };
 }
 

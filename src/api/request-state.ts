@@ -1,5 +1,6 @@
 import type { KeyKind } from "../core/api-key.ts";
 import type { GuardrailPolicy } from "../core/guardrails.ts";
+import type { WorkspaceBudgets } from "../core/ledgers.ts";
 import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
 
 /** Who a request authenticated as. */
@@ -10,6 +11,8 @@ export interface Principal {
   internId: string | null;
   /** For an inference key: the guardrails that apply to it (its workspace's default, then its own). */
   guardrails?: GuardrailPolicy[];
+  /** For an inference key: its workspace's interval budgets and whether they count BYOK spend. */
+  workspaceBudgets?: WorkspaceBudgets;
 }
 
 /** What a handler learned about its request that the access log reports (inference: model, provider). */

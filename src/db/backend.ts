@@ -45,6 +45,7 @@ export type Tables = Pick<
   | "generationContents"
   | "generationFeedback"
   | "generationRollups"
+  | "workspaceBudgets"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -30,6 +30,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "generationContents",
   "generationFeedback",
   "generationRollups",
+  "workspaceBudgets",
 ];
 
 export interface CopiedTable {

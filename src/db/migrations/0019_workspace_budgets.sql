@@ -1,0 +1,11 @@
+CREATE TABLE `workspace_budgets` (
+	`id` text PRIMARY KEY NOT NULL,
+	`workspace_id` text NOT NULL,
+	`reset_interval` text NOT NULL,
+	`limit_usd` real NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `workspace_budgets_workspace_interval_idx` ON `workspace_budgets` (`workspace_id`,`reset_interval`);
