@@ -8,6 +8,7 @@ import { authenticate } from "./api/auth.ts";
 import { isMultipart, readJsonBody } from "./api/http.ts";
 import { keysApi } from "./api/keys.ts";
 import { workspacesApi } from "./api/workspaces.ts";
+import { workspaceBudgetsApi } from "./api/workspace-budgets.ts";
 import { internFeaturesApi } from "./api/intern-features.ts";
 import { internsApi } from "./api/interns.ts";
 import { byokApi } from "./api/byok.ts";
@@ -120,6 +121,7 @@ export function createApp(services: Services) {
     })
     .use(keysApi(services))
     .use(workspacesApi(services))
+    .use(workspaceBudgetsApi(services))
     .use(internsApi(services))
     .use(internFeaturesApi(services))
     .use(presetsApi(services))

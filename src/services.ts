@@ -8,7 +8,8 @@ import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { GuardrailStore } from "./db/guardrails.ts";
-import { keyOfLedger } from "./core/guardrails.ts";
+import { WorkspaceBudgetStore } from "./db/workspace-budgets.ts";
+import { ledgerOwner } from "./core/ledgers.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
@@ -119,8 +120,9 @@ export async function createServices(input: {
       : undefined;
   const rateLimits: RateLimits = team?.rateLimits ?? new RateLimiter();
   const guardrails = new GuardrailStore(backend);
-  // One ledger per key and one per guardrail and key (a guardrail's budget is per key): each counts the key's spend.
-  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger((ledger, since) => generations.spentSince(keyOfLedger(ledger), since)));
+  // One ledger per key, one per guardrail and key (a guardrail's budget is per key) and one per workspace
+  // budget: each counts its owner's spend, BYOK spend only where it is counted (core/ledgers.ts).
+  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger((ledger, since) => generations.spentSince(ledgerOwner(ledger), since)));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
@@ -184,6 +186,7 @@ export async function createServices(input: {
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(backend),
     guardrails,
+    workspaceBudgets: new WorkspaceBudgetStore(backend),
     vault,
     byok,
     files: new FileStore(backend),

@@ -142,6 +142,33 @@ export const MATRIX: Record<string, Entry> = {
     admin: { own: 200, foreign: 200 },
     note: "deployment admin: manages any workspace",
   },
+  "GET /api/v1/workspaces/:id/budgets": {
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}/budgets` })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's budgets",
+  },
+  "GET /api/v1/workspaces/:id/budgets/:interval": {
+    ...managed(404, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}/budgets/weekly` })),
+    note: "no weekly budget is set on either side: not found, for the deployment admin too",
+  },
+  "PUT /api/v1/workspaces/:id/budgets/:interval": {
+    ...managed({ own: 200, foreign: 404 }, async ({ side, target, victim, victims }) => ({
+      method: "PUT",
+      // The deployment admin's change to another workspace goes to a throwaway one.
+      path: `${V1}/workspaces/${target === "foreign" && victim ? await victims.workspace() : side.workspaceId}/budgets/lifetime`,
+      body: { limit_usd: 1000 },
+    })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's budgets",
+  },
+  "DELETE /api/v1/workspaces/:id/budgets/:interval": {
+    ...managed({ own: 200, foreign: 404 }, async ({ side, target, victim, victims }) => ({
+      method: "DELETE",
+      path: `${V1}/workspaces/${target === "foreign" && victim ? await victims.workspace() : side.workspaceId}/budgets/daily`,
+    })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's budgets",
+  },
   "DELETE /api/v1/workspaces/:id": {
     ...managed({ own: 400, foreign: 404 }, ({ side }) => ({ method: "DELETE", path: `${V1}/workspaces/${side.workspaceId}` })),
     admin: { own: 400, foreign: 400 },

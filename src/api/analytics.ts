@@ -66,7 +66,7 @@ function activityJson(row: ActivityRow, withWorkspace: boolean) {
     completion_tokens: row.completionTokens,
     reasoning_tokens: row.reasoningTokens,
     usage: row.usage,
-    byok_usage_inference: 0,
+    byok_usage_inference: row.byokUsage,
     ...(withWorkspace ? { workspace_id: row.workspaceId } : {}),
   };
 }

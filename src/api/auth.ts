@@ -45,7 +45,12 @@ export async function authenticate(services: Services, request: Request): Promis
   if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
   await services.credentials.prepare(workspace.id);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
-  if (key.kind === "inference") principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash);
+  if (key.kind === "inference") {
+    principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash);
+    const budgets = await services.workspaceBudgets.list(workspace.id);
+    const limits = budgets.map((row) => ({ interval: row.resetInterval, limitUsd: row.limitUsd }));
+    principal.workspaceBudgets = { limits, includeByok: workspace.includeByokInBudgets };
+  }
   state.principal = principal;
   return principal;
 }

@@ -29,7 +29,9 @@ export function callerOf(principal: Principal, request: Request, presetId: strin
     dataRegion: principal.workspace.dataRegion ?? null,
     limit: principal.key.limit,
     limitReset: principal.key.limitReset,
+    includeByokInLimit: principal.key.includeByokInLimit,
     guardrails: principal.guardrails ?? [],
+    ...(principal.workspaceBudgets ? { workspaceBudgets: principal.workspaceBudgets } : {}),
   };
 }
 

@@ -31,7 +31,7 @@ export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<st
     region: null,
     summary: `${outcome.model.id} via ${outcome.endpoint.provider.slug}${failed > 0 ? ` after ${failed} failed attempt${failed > 1 ? "s" : ""}` : ""}`,
     attempt: routing.attempts.length,
-    is_byok: false,
+    is_byok: outcome.endpoint.credential !== undefined,
     endpoints: routing.endpoints,
     attempts: routing.attempts,
     ...(outcome.upstream.warnings ? { warnings: outcome.upstream.warnings } : {}),
@@ -52,6 +52,7 @@ function context(
     request,
     body,
     costOf: outcome.costOf,
+    isByok: outcome.endpoint.credential !== undefined,
   };
   if (withMetadata) {
     encode.metadata = routingMetadata(outcome);
@@ -231,7 +232,7 @@ export function generationJson(row: GenerationRow) {
       provider_name: attempt.provider,
       status: attempt.status,
       latency: attempt.latency_ms,
-      is_byok: false,
+      is_byok: attempt.byok === true,
       ...(attempt.warnings ? { warnings: attempt.warnings } : {}),
       // A later turn of the server-tool loop and the tools run before it; a plugin's model call.
       ...(attempt.turn !== undefined ? { turn: attempt.turn, server_tools: attempt.server_tools ?? [] } : {}),
@@ -259,7 +260,7 @@ export function generationJson(row: GenerationRow) {
     http_referer: row.httpReferer,
     user_agent: row.userAgent,
     external_user: row.externalUser,
-    is_byok: false,
+    is_byok: row.isByok,
     preset_id: row.presetId,
     router: null,
     service_tier: row.serviceTier,

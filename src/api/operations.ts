@@ -89,6 +89,7 @@ export function operationRunner(services: Services) {
       providerSlug: outcome.endpoint.provider.slug,
       usage: outcome.usage,
       cost: outcome.cost,
+      isByok: outcome.endpoint.credential !== undefined,
     });
     return respond(encoded, outcome.generationId);
   };

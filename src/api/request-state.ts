@@ -1,5 +1,6 @@
 import type { KeyKind } from "../core/api-key.ts";
 import type { GuardrailPolicy } from "../core/guardrails.ts";
+import type { WorkspaceBudgets } from "../core/ledgers.ts";
 import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
 import type { MemberRow, MemberSessionRow } from "../db/schema-people.ts";
 
@@ -15,6 +16,8 @@ export interface Principal {
   member?: MemberRow;
   /** The session, when the request authenticated with a session cookie instead of a bearer key. */
   session?: MemberSessionRow;
+  /** For an inference key: its workspace's interval budgets and whether they count BYOK spend. */
+  workspaceBudgets?: WorkspaceBudgets;
 }
 
 /**

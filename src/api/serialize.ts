@@ -7,17 +7,23 @@ import type {
   VaultSecretRow,
   WorkspaceRow,
 } from "../db/schema.ts";
-import type { KeyUsage } from "../db/generations.ts";
+import { type KeyUsage, NO_USAGE } from "../db/generations.ts";
 import { defaultGuardrailId } from "../core/guardrails.ts";
 
 /** Wire shapes of stored resources, in the field names and nullability real clients require. */
 
-const NO_USAGE: KeyUsage = { total: 0, daily: 0, weekly: 0, monthly: 0 };
-
-/** What the key may still spend in its current limit period, or null without a limit. */
+/**
+ * What the key may still spend in its current limit period, or null without a limit. BYOK spend
+ * counts against the limit only when the key's `include_byok_in_limit` says so.
+ */
 function remaining(row: ApiKeyRow, usage: KeyUsage): number | null {
   if (row.limit === null) return null;
-  const spent = row.limitReset === "daily" ? usage.daily : row.limitReset === "weekly" ? usage.weekly : row.limitReset === "monthly" ? usage.monthly : usage.total;
+  const [all, byok] =
+    row.limitReset === "daily" ? [usage.daily, usage.byokDaily]
+    : row.limitReset === "weekly" ? [usage.weekly, usage.byokWeekly]
+    : row.limitReset === "monthly" ? [usage.monthly, usage.byokMonthly]
+    : [usage.total, usage.byokTotal];
+  const spent = row.includeByokInLimit ? all : all - byok;
   return Math.max(0, Math.round((row.limit - spent) * 1e9) / 1e9);
 }
 
@@ -31,10 +37,10 @@ function usageFields(row: ApiKeyRow, usage: KeyUsage) {
     usage_daily: usage.daily,
     usage_weekly: usage.weekly,
     usage_monthly: usage.monthly,
-    byok_usage: 0,
-    byok_usage_daily: 0,
-    byok_usage_weekly: 0,
-    byok_usage_monthly: 0,
+    byok_usage: usage.byokTotal,
+    byok_usage_daily: usage.byokDaily,
+    byok_usage_weekly: usage.byokWeekly,
+    byok_usage_monthly: usage.byokMonthly,
   };
 }
 

@@ -22,6 +22,13 @@ export interface AttemptSummary {
   cost?: number;
   /** A model call a plugin made (`context.call`), accounted in this generation. */
   call?: boolean;
+  /** The attempt sent a BYOK credential of the workspace (left out when it did not). */
+  byok?: boolean;
+}
+
+/** The `byok` mark of an attempt through `endpoint`: set only when it runs with a BYOK credential. */
+export function byokMark(endpoint: { credential?: unknown }): { byok?: true } {
+  return endpoint.credential === undefined ? {} : { byok: true };
 }
 
 export interface GenerationRow {
@@ -67,4 +74,6 @@ export interface GenerationRow {
   /** The task the auto-router's classifier assigned (`code:debugging`), or null when none ran. */
   task: string | null;
   createdAt: string;
+  /** The attempt that answered sent a BYOK credential of the workspace (not the provider's configured key). */
+  isByok: boolean;
 }

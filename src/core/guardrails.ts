@@ -2,6 +2,7 @@ import type { ContentFilterRule } from "./content-filters.ts";
 import { GatewayError, type GatewayErrorOptions } from "./errors.ts";
 import type { LimitReset } from "./periods.ts";
 import type { SpendKey } from "./limits.ts";
+import { ledgerName } from "./ledgers.ts";
 
 /**
  * Guardrails as admission and routing see them: the policy of every guardrail that applies to a
@@ -22,6 +23,8 @@ export interface GuardrailPolicy {
   /** Budget in USD of each key the guardrail applies to (null: none), and when it resets. */
   limitUsd: number | null;
   resetInterval: LimitReset;
+  /** The budget counts the cost of generations served with a BYOK credential. */
+  includeByokInBudgets: boolean;
   /** Canonical model ids; null restricts nothing. */
   allowedModels: string[] | null;
   ignoredModels: string[] | null;
@@ -73,16 +76,11 @@ export function guardrailLedgerKey(guardrailId: string, keyHash: string): string
   return `guardrail:${guardrailId}:${keyHash}`;
 }
 
-/** The key whose spend a ledger counts: the key of a guardrail's ledger (after its last colon), else the ledger's own name. */
-export function keyOfLedger(ledgerKey: string): string {
-  return ledgerKey.startsWith("guardrail:") ? ledgerKey.slice(ledgerKey.lastIndexOf(":") + 1) : ledgerKey;
-}
-
 /** A guardrail's budget for one key as a spend limit of its own ledger, or undefined when it has none. */
 export function guardrailSpendKey(guardrail: GuardrailPolicy, keyHash: string): SpendKey | undefined {
   return guardrail.limitUsd === null
     ? undefined
-    : { hash: guardrailLedgerKey(guardrail.id, keyHash), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
+    : { hash: ledgerName(guardrailLedgerKey(guardrail.id, keyHash), guardrail.includeByokInBudgets), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
 }
 
 /** The id of a workspace's default guardrail: derived from the workspace's, so it exists before it is configured. */

@@ -30,8 +30,11 @@ export interface Budget {
    * is what carries the settled cost into the ledger.
    */
   reserve(key: SpendKey, amount: number, generationId: string): Promise<Reservation | undefined>;
-  /** The request ended costing `cost` (its generation record holds it). */
-  settle(reservation: Reservation | undefined, cost: number): void;
+  /**
+   * The request ended costing `cost` (its generation record holds it); `byok`: it was served with a
+   * BYOK credential, which counts only in ledgers that count BYOK spend (core/ledgers.ts).
+   */
+  settle(reservation: Reservation | undefined, cost: number, byok?: boolean): void;
   /** The reservation is no longer needed and nothing was spent against it. */
   release(reservation: Reservation | undefined): void;
 }
@@ -51,6 +54,8 @@ export interface SpendKey {
   limitReset: LimitReset;
   /** Set when the ledger is a guardrail's budget for the key (per key, never pooled), not the key's own limit. */
   guardrail?: { id: string; name: string };
+  /** Set when the ledger is one of a workspace's interval budgets (pooled across its keys). */
+  workspaceBudget?: { workspaceId: string; interval: string };
 }
 
 /** What a request holds of its key's limit until it settles. */
@@ -67,11 +72,17 @@ export interface Reservation {
 /** The 402 of a reservation of `amount` USD (Infinity: unbounded) the key's limit does not cover. */
 export function spendLimitError(key: SpendKey, limit: number, amount: number, remaining: number): GatewayError {
   const most = Number.isFinite(amount) ? `${amount.toFixed(6)} USD` : "an unbounded amount (without max_tokens, or with images or files, at an endpoint that states no max_output or context_length)";
-  const owner = key.guardrail ? `Guardrail "${key.guardrail.name}" (${key.guardrail.id}): its budget` : "This key's spend limit";
+  const budget = key.workspaceBudget;
+  const owner = key.guardrail
+    ? `Guardrail "${key.guardrail.name}" (${key.guardrail.id}): its budget`
+    : budget ? `Workspace ${budget.workspaceId}: its ${budget.interval} budget` : "This key's spend limit";
+  const owned = key.guardrail
+    ? { guardrail_id: key.guardrail.id, guardrail_name: key.guardrail.name, rule: "limit_usd" }
+    : budget ? { workspace_id: budget.workspaceId, budget_interval: budget.interval } : {};
   return new GatewayError(
     "payment_required",
     `${owner} of ${limit} USD${key.limitReset ? ` per ${key.limitReset.replace(/ly$/, "").replace("dai", "day")}` : ""} would be exceeded (remaining ${remaining.toFixed(6)} USD, this request may cost up to ${most})`,
-    { metadata: { limit, limit_remaining: remaining, ...(key.guardrail ? { guardrail_id: key.guardrail.id, guardrail_name: key.guardrail.name, rule: "limit_usd" } : {}) } },
+    { metadata: { limit, limit_remaining: remaining, ...owned } },
   );
 }
 

@@ -23,6 +23,7 @@ const SUMS: Array<{ name: string; raw(g: Generations): SQL | Column; rollup(r: R
   { name: "requests", raw: () => sql`1`, rollup: (r) => r.requests },
   { name: "errors", raw: (g) => sql`case when ${g.status} >= 400 then 1 else 0 end`, rollup: (r) => sql`case when ${r.status} >= 400 then ${r.requests} else 0 end` },
   { name: "total_cost", raw: (g) => g.totalCost, rollup: (r) => r.totalCost },
+  { name: "byok_cost", raw: (g) => sql`case when ${g.isByok} then ${g.totalCost} else 0 end`, rollup: (r) => r.byokCost },
   { name: "tokens_prompt", raw: (g) => g.tokensPrompt, rollup: (r) => r.tokensPrompt },
   { name: "tokens_completion", raw: (g) => g.tokensCompletion, rollup: (r) => r.tokensCompletion },
   { name: "tokens_reasoning", raw: (g) => g.tokensReasoning, rollup: (r) => r.tokensReasoning },

@@ -71,6 +71,8 @@ export interface ActivityRow {
   completionTokens: number;
   reasoningTokens: number;
   usage: number;
+  /** Cost of the generations served with a BYOK credential (part of `usage`). */
+  byokUsage: number;
 }
 
 /**
@@ -119,6 +121,7 @@ export class AnalyticsStore {
         completionTokens: total("tokens_completion"),
         reasoningTokens: total("tokens_reasoning"),
         usage: total("total_cost"),
+        byokUsage: total("byok_cost"),
       })
       .from(source)
       .groupBy(date, model, providerSlug, providerName, upstreamModel)
@@ -131,6 +134,7 @@ export class AnalyticsStore {
       completionTokens: Number(row.completionTokens),
       reasoningTokens: Number(row.reasoningTokens),
       usage: Number(row.usage),
+      byokUsage: Number(row.byokUsage),
     }));
   }
 

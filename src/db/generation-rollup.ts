@@ -17,6 +17,7 @@ const SUMS = {
   generationTimeSum: (row: GenerationRow) => row.generationTimeMs,
   generationTimeCount: (row: GenerationRow) => (row.generationTimeMs === null ? null : 1),
   completionTimeSum: (row: GenerationRow) => (row.tokensCompletion === null ? null : row.generationTimeMs),
+  byokCost: (row: GenerationRow) => (row.isByok ? row.totalCost : null),
 } satisfies Partial<Record<keyof GenerationRollupRow, (row: GenerationRow) => number | null>>;
 
 /**
@@ -45,7 +46,7 @@ export function rollupRows(records: GenerationRow[]): GenerationRollupRow[] {
     const id = rollupId(key);
     let group = groups.get(id);
     if (!group) {
-      group = { id, ...key, requests: 0, totalCost: 0, tokensPrompt: 0, tokensCompletion: 0, tokensReasoning: 0, tokensCached: 0, latencySum: 0, latencyCount: 0, generationTimeSum: 0, generationTimeCount: 0, completionTimeSum: 0 };
+      group = { id, ...key, requests: 0, totalCost: 0, tokensPrompt: 0, tokensCompletion: 0, tokensReasoning: 0, tokensCached: 0, latencySum: 0, latencyCount: 0, generationTimeSum: 0, generationTimeCount: 0, completionTimeSum: 0, byokCost: 0 };
       groups.set(id, group);
     }
     group.requests += 1;

@@ -49,6 +49,7 @@ function row(id: string): GenerationRow {
     meters: null,
     costs: null,
     createdAt: new Date().toISOString(),
+    isByok: false,
   };
 }
 
@@ -101,15 +102,15 @@ describe("GenerationStore", () => {
     store.record({ ...row("gen-x"), totalCost: 1 });
     const flushing = store.flush();
     store.record({ ...row("gen-y"), totalCost: 2 });
-    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+    expect(await store.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(3);
     await flushing;
     expect((await stored(db)).map((written) => written.id)).toEqual(["gen-x"]);
     expect(store.pendingCount).toBe(1);
-    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+    expect(await store.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(3);
     expect((await store.usageByKey(["hash"])).get("hash")?.total).toBe(3);
     expect((await store.popularity("ws", new Date(0))).get("m/x")).toBe(2);
     await store.close();
-    expect(await store.spentSince("hash", new Date(0))).toBe(3);
+    expect(await store.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(3);
   });
 
   test("a batch the database cannot take is kept, reported failing, and written once it can", async () => {
@@ -203,7 +204,7 @@ describe("generation journal", () => {
       await second.flush();
       const written = (await stored(db)).map((row) => `${row.id} ${row.status}`);
       expect(written.sort()).toEqual(["gen-lost 200", "gen-written 200"]);
-      expect(await second.spentSince("hash", new Date(0))).toBe(0.5);
+      expect(await second.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(0.5);
       expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe("");
       expect(lines.some((line) => line.includes("incomplete last line of the generation journal"))).toBe(true);
       await second.close();

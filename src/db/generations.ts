@@ -1,6 +1,7 @@
 import { dirname, join } from "node:path";
 import { and, eq, gte, inArray, isNotNull, lt, notInArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/periods.ts";
+import type { LedgerOwner } from "../core/ledgers.ts";
 import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
 import type { Backend } from "./backend.ts";
@@ -13,7 +14,15 @@ export interface KeyUsage {
   daily: number;
   weekly: number;
   monthly: number;
+  /** Of each, the cost of the generations served with a BYOK credential. */
+  byokTotal: number;
+  byokDaily: number;
+  byokWeekly: number;
+  byokMonthly: number;
 }
+
+/** No spend at all. */
+export const NO_USAGE: Readonly<KeyUsage> = { total: 0, daily: 0, weekly: 0, monthly: 0, byokTotal: 0, byokDaily: 0, byokWeekly: 0, byokMonthly: 0 };
 
 /** Successful generations of one classified task on one model. */
 export interface TaskUsage {
@@ -254,33 +263,42 @@ export class GenerationStore {
    * memory and left out of the query, so one committed while the query runs is counted once.
    */
   async usageByKey(keyHashes: string[], now = new Date()): Promise<Map<string, KeyUsage>> {
-    const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { total: 0, daily: 0, weekly: 0, monthly: 0 }]));
+    const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { ...NO_USAGE }]));
     if (keyHashes.length === 0) return result;
     const { generations } = this.backend.tables;
     const day = periodStart("daily", now).toISOString();
     const week = periodStart("weekly", now).toISOString();
     const month = periodStart("monthly", now).toISOString();
+    const cost = generations.totalCost;
+    const since = (start: string, byok: boolean) =>
+      sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${start}${byok ? sql` and ${generations.isByok}` : sql``} then ${cost} end), 0)`;
     const pending = this.#pending().filter((row) => result.has(row.keyHash));
     const rows = await this.backend.db
       .select({
         keyHash: generations.keyHash,
-        total: sql<number>`coalesce(sum(${generations.totalCost}), 0)`,
-        daily: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${day} then ${generations.totalCost} end), 0)`,
-        weekly: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${week} then ${generations.totalCost} end), 0)`,
-        monthly: sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${month} then ${generations.totalCost} end), 0)`,
+        total: sql<number>`coalesce(sum(${cost}), 0)`,
+        daily: since(day, false),
+        weekly: since(week, false),
+        monthly: since(month, false),
+        byokTotal: sql<number>`coalesce(sum(case when ${generations.isByok} then ${cost} end), 0)`,
+        byokDaily: since(day, true),
+        byokWeekly: since(week, true),
+        byokMonthly: since(month, true),
       })
       .from(generations)
       .where(and(inArray(generations.keyHash, keyHashes), notPending(generations.id, pending)))
       .groupBy(generations.keyHash);
-    for (const row of rows) {
-      result.set(row.keyHash, { total: Number(row.total), daily: Number(row.daily), weekly: Number(row.weekly), monthly: Number(row.monthly) });
+    for (const { keyHash, ...sums } of rows) {
+      result.set(keyHash, Object.fromEntries(Object.entries(sums).map(([name, value]) => [name, Number(value)])) as unknown as KeyUsage);
     }
     for (const row of pending) {
       const usage = result.get(row.keyHash)!;
+      const byok = row.isByok ? row.totalCost : 0;
       usage.total += row.totalCost;
-      if (row.createdAt >= day) usage.daily += row.totalCost;
-      if (row.createdAt >= week) usage.weekly += row.totalCost;
-      if (row.createdAt >= month) usage.monthly += row.totalCost;
+      usage.byokTotal += byok;
+      if (row.createdAt >= day) (usage.daily += row.totalCost), (usage.byokDaily += byok);
+      if (row.createdAt >= week) (usage.weekly += row.totalCost), (usage.byokWeekly += byok);
+      if (row.createdAt >= month) (usage.monthly += row.totalCost), (usage.byokMonthly += byok);
     }
     return result;
   }
@@ -332,16 +350,25 @@ export class GenerationStore {
     return [...usage.values()];
   }
 
-  /** USD a key spent since a moment, queued records included. */
-  async spentSince(keyHash: string, since: Date): Promise<number> {
+  /**
+   * USD a ledger's owner (a key, or a whole workspace) spent since a moment, queued records included;
+   * the cost of generations served with a BYOK credential only when the ledger counts it.
+   */
+  async spentSince(owner: LedgerOwner, since: Date): Promise<number> {
     const { generations } = this.backend.tables;
     const iso = since.toISOString();
-    const pending = this.#pending().filter((row) => row.keyHash === keyHash && row.createdAt >= iso);
+    const byKey = "keyHash" in owner;
+    const pending = this.#pending().filter((row) => (byKey ? row.keyHash === owner.keyHash : row.workspaceId === owner.workspaceId) && row.createdAt >= iso);
     const [stored] = await this.backend.db
       .select({ total: sum(generations.totalCost) })
       .from(generations)
-      .where(and(eq(generations.keyHash, keyHash), gte(generations.createdAt, iso), notPending(generations.id, pending)));
-    return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + row.totalCost, 0);
+      .where(and(
+        byKey ? eq(generations.keyHash, owner.keyHash) : eq(generations.workspaceId, owner.workspaceId),
+        owner.includeByok ? undefined : eq(generations.isByok, false),
+        gte(generations.createdAt, iso),
+        notPending(generations.id, pending),
+      ));
+    return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + (owner.includeByok || !row.isByok ? row.totalCost : 0), 0);
   }
 }
 

@@ -55,6 +55,7 @@ export function guardrailPolicy(row: GuardrailRow): GuardrailPolicy {
     name: row.name,
     limitUsd: row.limitUsd,
     resetInterval: row.resetInterval,
+    includeByokInBudgets: row.includeByokInBudgets,
     allowedModels: row.allowedModels,
     ignoredModels: row.ignoredModels,
     allowedProviders: row.allowedProviders,

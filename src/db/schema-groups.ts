@@ -228,6 +228,8 @@ export const generationRollups = sqliteTable(
     generationTimeCount: integer("generation_time_count").notNull(),
     /** Generation time of the records with completion tokens (throughput's denominator). */
     completionTimeSum: integer("completion_time_sum").notNull(),
+    /** Cost of the records served with a BYOK credential (part of total_cost). */
+    byokCost: real("byok_cost").notNull().default(0),
   },
   (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)],
 );

@@ -125,6 +125,7 @@ export const generationRollups = pgTable("generation_rollups", {
   tokensPrompt: total("tokens_prompt"), tokensCompletion: total("tokens_completion"), tokensReasoning: total("tokens_reasoning"), tokensCached: total("tokens_cached"),
   latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
   generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"),
+  byokCost: doublePrecision("byok_cost").notNull().default(0),
 }, (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)]);
 const sameRollupRows: Same<Rows<typeof generationRollups>, Rows<typeof groups.generationRollups>> = true;
 void sameRollupRows;

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as lite from "./schema.ts";
 import type { VideoRequest, VideoStatus } from "../core/operations.ts";
+import type { BudgetInterval } from "../core/ledgers.ts";
 
 /**
  * The same state as schema.ts, in PostgreSQL's types, for team mode. Column names and the TypeScript
@@ -250,6 +251,8 @@ export const generations = pgTable(
     /** The task the auto-router's classifier assigned, or null. */
     task: text("task"),
     createdAt: text("created_at").notNull(),
+    /** The attempt that answered sent a BYOK credential of the workspace. */
+    isByok: boolean("is_byok").notNull().default(false),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
@@ -339,3 +342,21 @@ export const spendReservations = pgTable(
   },
   (table) => [index("spend_reservations_key_idx").on(table.keyHash)],
 );
+
+/** A workspace's spend budgets, one per interval (see schema.ts). */
+export const workspaceBudgets = pgTable(
+  "workspace_budgets",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    resetInterval: text("reset_interval").$type<BudgetInterval>().notNull(),
+    limitUsd: doublePrecision("limit_usd").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("workspace_budgets_workspace_interval_idx").on(table.workspaceId, table.resetInterval)],
+);
+const sameWorkspaceBudgetRows: Same<Rows<typeof workspaceBudgets>, Rows<typeof lite.workspaceBudgets>> = true;
+void sameWorkspaceBudgetRows;

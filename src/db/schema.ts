@@ -3,6 +3,7 @@ import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import type { VideoRequest, VideoStatus } from "../core/operations.ts";
+import type { BudgetInterval } from "../core/ledgers.ts";
 
 /**
  * The whole persistent state. Timestamps are ISO 8601 strings in UTC; booleans are integers;
@@ -255,6 +256,8 @@ export const generations = sqliteTable(
     /** The task the auto-router's classifier assigned, or null. */
     task: text("task"),
     createdAt: text("created_at").notNull(),
+    /** The attempt that answered sent a BYOK credential of the workspace. */
+    isByok: integer("is_byok", { mode: "boolean" }).notNull().default(false),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
@@ -299,3 +302,25 @@ export const videoJobs = sqliteTable(
 );
 
 export type VideoJobRow = typeof videoJobs.$inferSelect;
+
+/**
+ * A workspace's spend budgets, one per interval (`daily`, `weekly`, `monthly`, `lifetime`): each is one
+ * ledger pooled over all of the workspace's keys. Whether they count BYOK spend is the workspace's
+ * `include_byok_in_budgets`.
+ */
+export const workspaceBudgets = sqliteTable(
+  "workspace_budgets",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    resetInterval: text("reset_interval").$type<BudgetInterval>().notNull(),
+    limitUsd: real("limit_usd").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("workspace_budgets_workspace_interval_idx").on(table.workspaceId, table.resetInterval)],
+);
+
+export type WorkspaceBudgetRow = typeof workspaceBudgets.$inferSelect;

@@ -1,4 +1,5 @@
 import { GatewayError } from "../core/errors.ts";
+import { byokMark } from "../core/generation.ts";
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import type { Logger } from "../core/log.ts";
 import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
@@ -60,7 +61,7 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
       const error = options.failed(asGatewayError(caught), attempt);
       if (error.endsRequest) {
         // A plugin's verdict on the request, not a failure of this endpoint: it ends here, as it is.
-        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: error.status, latency_ms: Math.round(performance.now() - started) });
+        attempts.push({ provider: endpoint.provider.slug, endpoint: endpoint.key, model: model.id, status: error.status, latency_ms: Math.round(performance.now() - started), ...byokMark(endpoint) });
         throw new RequestEnded(error);
       }
       attempts.push({
@@ -69,6 +70,7 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
         model: model.id,
         status: error.status,
         latency_ms: Math.round(performance.now() - started),
+        ...byokMark(endpoint),
         ...(typeof error.metadata?.provider_code === "string" ? { code: error.metadata.provider_code } : {}),
       });
       options.counted?.(endpoint.provider.slug, error.status, error.code);

@@ -1,4 +1,5 @@
 import type { GuardrailPolicy } from "../core/guardrails.ts";
+import type { WorkspaceBudgets } from "../core/ledgers.ts";
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ResponseAccumulator } from "../core/accumulate.ts";
@@ -26,8 +27,12 @@ export interface Caller {
   /** The key's spend limit (USD) and its reset period. */
   limit?: number | null;
   limitReset?: "daily" | "weekly" | "monthly" | null;
+  /** The key's limit counts the cost of generations served with a BYOK credential (`include_byok_in_limit`). */
+  includeByokInLimit?: boolean;
   /** The guardrails that apply to the key (the workspace's default, then the key's own). */
   guardrails?: GuardrailPolicy[];
+  /** The workspace's interval budgets, pooled across its keys, and whether they count BYOK spend. */
+  workspaceBudgets?: WorkspaceBudgets;
   /** Takes the generation's content with its record: set only when the workspace logs I/O. */
   content?: ContentSink;
 }
@@ -92,6 +97,7 @@ export function generationRow(
     meters: null,
     costs: null,
     createdAt: isoNow(),
+    isByok: endpoint?.credential !== undefined,
   };
   return Object.assign(row, fields);
 }

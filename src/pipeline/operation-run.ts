@@ -7,7 +7,7 @@
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import { chargeFor } from "../core/cost.ts";
 import { GatewayError } from "../core/errors.ts";
-import type { GenerationRow } from "../core/generation.ts";
+import { byokMark, type GenerationRow } from "../core/generation.ts";
 import type { ImagesResult, OperationRequest, SpeechResult, TranscriptionResult, VideoJobState } from "../core/operations.ts";
 import type { Usage } from "../core/usage.ts";
 import type { BuildOptions, ProviderAdapter, UpstreamAnswer, UpstreamRequest } from "../providers/adapter.ts";
@@ -135,6 +135,7 @@ export async function runOperation<R extends OperationRequest>(
           model: model.id,
           status: 200,
           latency_ms: latencyMs,
+          ...byokMark(endpoint),
           ...(upstream.warnings ? { warnings: upstream.warnings } : {}),
         });
         deps.metrics?.attempt(endpoint.provider.slug, 200);
@@ -148,7 +149,7 @@ export async function runOperation<R extends OperationRequest>(
           outcome.reservation = reservation;
           return outcome;
         }
-        deps.budget?.settle(reservation, cost);
+        deps.budget?.settle(reservation, cost, endpoint.credential !== undefined);
         const fields = {
           ...usageFields(usage, charge),
           upstreamId: (result as { upstreamId?: string }).upstreamId ?? null,

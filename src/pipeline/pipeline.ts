@@ -1,4 +1,4 @@
-import type { GenerationRow } from "../core/generation.ts";
+import { byokMark, type GenerationRow } from "../core/generation.ts";
 import type { AttemptResult } from "../plugins/contract.ts";
 import type { JsonUpstreamRequest } from "../providers/adapter.ts";
 import { openStream, sendJson } from "../transport/engine.ts";
@@ -146,10 +146,10 @@ export class Pipeline {
     let settled = false;
     // Later turns of a server-tool loop each reserve one more turn's worst case; all settle once.
     const extra: Reservation[] = [];
-    const settle = (cost: number) => {
+    const settle = (cost: number, endpoint?: Endpoint) => {
       if (settled) return;
       settled = true;
-      this.deps.budget?.settle(reservation, cost);
+      this.deps.budget?.settle(reservation, cost, endpoint?.credential !== undefined);
       for (const more of extra) this.deps.budget?.release(more);
     };
     const extendReservation = async (amount: number): Promise<boolean> => {
@@ -237,6 +237,7 @@ export class Pipeline {
             model: model.id,
             status: 200,
             latency_ms: Math.round(performance.now() - attemptStart),
+            ...byokMark(endpoint),
             ...(sent.warnings ? { warnings: sent.warnings } : {}),
           });
           if (sent.warnings) this.deps.logger.info("request parameters not taken upstream", { id: generationId, provider: endpoint.provider.slug, warnings: sent.warnings });
@@ -247,7 +248,7 @@ export class Pipeline {
             this.#succeeded(plan, model, endpoint, response.usage, seconds * 1000, seconds);
             // An answer without usage is charged its estimate, as a stream without usage is.
             const usage = response.usage ?? estimatedUsage(response.output, request);
-            settle(cost(usage) + calls.cost);
+            settle(cost(usage) + calls.cost, endpoint);
             record({
               status: 200,
               upstreamId: response.upstreamId ?? null,
@@ -268,7 +269,7 @@ export class Pipeline {
             record,
             redact: (error) => redactError(error, this.#secrets(caller.workspaceId, endpoint)),
             onEnd: (end) => {
-              settle((end.usage ? cost(end.usage) : 0) + calls.cost);
+              settle((end.usage ? cost(end.usage) : 0) + calls.cost, endpoint);
               this.#streamEnded(plan, model, endpoint, end, signal);
             },
           });

@@ -88,6 +88,7 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "PATCH /api/v1/keys/:hash": { name: "renamed" },
   "POST /api/v1/workspaces/": { name: "Fuzzed", slug: "fuzzed" },
   "PATCH /api/v1/workspaces/:id": { description: "fuzzed" },
+  "PUT /api/v1/workspaces/:id/budgets/:interval": { limit_usd: 1000 },
   "POST /api/v1/interns/": { name: "fuzzed intern" },
   "PATCH /api/v1/interns/:internId": { name: "renamed intern" },
   "POST /api/v1/interns/:internId/keys": { name: "fuzzed intern key" },

@@ -44,12 +44,12 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
     await reader.close();
   });
 
-  test("usage by key: total, today, this week and this month, queued records included, as numbers", async () => {
+  test("usage by key: total, today, this week and this month (and of each, BYOK spend), queued records included, as numbers", async () => {
     const { backend, another } = await open();
     const writer = new GenerationStore(backend, quiet, options);
     const rows = [
       generation("gen-today", { createdAt: "2025-03-19T01:00:00.000Z", totalCost: 0.25 }),
-      generation("gen-monday", { createdAt: "2025-03-17T00:00:00.000Z", totalCost: 0.5 }),
+      generation("gen-monday", { createdAt: "2025-03-17T00:00:00.000Z", totalCost: 0.5, isByok: true }),
       generation("gen-month", { createdAt: "2025-03-03T10:00:00.000Z", totalCost: 1 }),
       generation("gen-before", { createdAt: "2025-02-28T23:59:59.999Z", totalCost: 2 }),
       generation("gen-other-key", { keyHash: "key-2", totalCost: 8 }),
@@ -58,13 +58,19 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
     await writer.flush();
     await writer.record(generation("gen-queued", { createdAt: "2025-03-19T11:00:00.000Z", totalCost: 0.125 }));
     const usage = await writer.usageByKey(["key-1", "key-unused"], NOW);
-    expect(usage.get("key-1")).toEqual({ total: 3.875, daily: 0.375, weekly: 0.875, monthly: 1.875 });
-    expect(usage.get("key-unused")).toEqual({ total: 0, daily: 0, weekly: 0, monthly: 0 });
-    expect(await writer.spentSince("key-1", new Date("2025-03-17T00:00:00.000Z"))).toBe(0.875);
-    expect(await writer.spentSince("key-unused", NOW)).toBe(0);
+    const byok = { byokTotal: 0.5, byokDaily: 0, byokWeekly: 0.5, byokMonthly: 0.5 };
+    expect(usage.get("key-1")).toEqual({ total: 3.875, daily: 0.375, weekly: 0.875, monthly: 1.875, ...byok });
+    expect(usage.get("key-unused")).toEqual({ total: 0, daily: 0, weekly: 0, monthly: 0, byokTotal: 0, byokDaily: 0, byokWeekly: 0, byokMonthly: 0 });
+    const monday = new Date("2025-03-17T00:00:00.000Z");
+    expect(await writer.spentSince({ keyHash: "key-1", includeByok: true }, monday)).toBe(0.875);
+    expect(await writer.spentSince({ keyHash: "key-1", includeByok: false }, monday)).toBe(0.375);
+    expect(await writer.spentSince({ workspaceId: "ws-1", includeByok: true }, monday)).toBe(8.875);
+    expect(await writer.spentSince({ workspaceId: "ws-1", includeByok: false }, monday)).toBe(8.375);
+    expect(await writer.spentSince({ keyHash: "key-unused", includeByok: true }, NOW)).toBe(0);
     const reader = new GenerationStore(await another(), quiet, options);
-    expect((await reader.usageByKey(["key-1"], NOW)).get("key-1")).toEqual({ total: 3.75, daily: 0.25, weekly: 0.75, monthly: 1.75 });
-    expect(await reader.spentSince("key-1", new Date("2025-03-03T00:00:00.000Z"))).toBe(1.75);
+    expect((await reader.usageByKey(["key-1"], NOW)).get("key-1")).toEqual({ total: 3.75, daily: 0.25, weekly: 0.75, monthly: 1.75, ...byok });
+    expect(await reader.spentSince({ keyHash: "key-1", includeByok: true }, new Date("2025-03-03T00:00:00.000Z"))).toBe(1.75);
+    expect(await reader.spentSince({ workspaceId: "ws-1", includeByok: false }, new Date("2025-03-03T00:00:00.000Z"))).toBe(9.25);
     await writer.close();
     await reader.close();
   });

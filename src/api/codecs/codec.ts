@@ -19,6 +19,8 @@ export interface EncodeContext {
   body: Record<string, unknown>;
   /** USD cost of a usage on the answering endpoint. */
   costOf(usage: Usage): number;
+  /** The answering attempt sent a BYOK credential of the workspace (`usage.is_byok`); default false. */
+  isByok?: boolean;
   /** Routing metadata (`X-OpenRouter-Metadata: enabled`): sent as `openrouter_metadata` (streams: at the end). */
   metadata?: Record<string, unknown>;
 }

@@ -17,6 +17,8 @@ export interface OperationEncodeContext {
   /** The meters the generation is charged for (reported or measured) and their USD cost. */
   usage: Usage;
   cost: number;
+  /** The answering attempt sent a BYOK credential of the workspace (`usage.is_byok`); default false. */
+  isByok?: boolean;
 }
 
 /**

@@ -16,7 +16,7 @@ export function chatUsage(usage: Usage, context: EncodeContext, serverToolUse?: 
     prompt_tokens_details: { cached_tokens: usage.cacheReadTokens, cache_write_tokens: usage.cacheWriteTokens },
     completion_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     cost: context.costOf(usage),
-    is_byok: false,
+    is_byok: context.isByok ?? false,
   };
   if (serverToolUse !== undefined) encoded.server_tool_use = serverToolUseJson(serverToolUse);
   return encoded;

@@ -134,7 +134,7 @@ describe("embeddings encode", () => {
       ],
       model: "acme/embedder",
       id: "gen-123",
-      usage: { prompt_tokens: 12, total_tokens: 12, cost: 0.0003 },
+      usage: { prompt_tokens: 12, total_tokens: 12, cost: 0.0003, is_byok: false },
     });
     for (const [index, entry] of answer.json.data.entries()) expect(Float32Array.from(entry.embedding)).toEqual(vectors[index]!);
   });

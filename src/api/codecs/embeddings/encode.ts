@@ -37,7 +37,7 @@ export function encodeEmbeddings(result: EmbeddingsResult, request: EmbeddingsRe
       })),
       model: context.model,
       id: context.id,
-      usage: { prompt_tokens: context.usage.inputTokens, total_tokens: context.usage.inputTokens, cost: context.cost },
+      usage: { prompt_tokens: context.usage.inputTokens, total_tokens: context.usage.inputTokens, cost: context.cost, is_byok: context.isByok ?? false },
     },
   };
 }

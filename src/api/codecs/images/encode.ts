@@ -16,7 +16,7 @@ export function encodeImages(result: ImagesResult, _request: ImagesRequest, cont
         completion_tokens: usage.outputTokens,
         total_tokens: usage.inputTokens + usage.outputTokens,
         cost: context.cost,
-        is_byok: false,
+        is_byok: context.isByok ?? false,
       },
     },
   };

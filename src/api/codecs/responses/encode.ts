@@ -123,6 +123,7 @@ export function encodeUsage(usage: Usage, context: EncodeContext, serverToolUse?
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens },
     total_tokens: usage.inputTokens + usage.outputTokens,
     cost: context.costOf(usage),
+    is_byok: context.isByok ?? false,
   };
   if (serverToolUse !== undefined) encoded.server_tool_use = serverToolUseJson(serverToolUse);
   return encoded;

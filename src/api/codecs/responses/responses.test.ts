@@ -54,6 +54,7 @@ describe("responses codec: encodeResponse", () => {
         output_tokens_details: { reasoning_tokens: 10 },
         total_tokens: 140,
         cost: 100 * 0.000001 + 40 * 0.000002,
+        is_byok: false,
       },
       provider: "Acme",
     });
