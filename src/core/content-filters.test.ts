@@ -32,7 +32,7 @@ describe("content filters", () => {
     expect((error as GatewayError).metadata).toMatchObject({ patterns: ["secret-\\d+"], guardrail_id: "g1", rule: "content_filters" });
     const passed = applyContentFilters(user("about project x: a@b.io"), rules);
     expect(textOf(passed.messages)).toBe("about project x: [EMAIL]");
-    expect(passed.flagged).toEqual(["project x"]);
+    expect(passed.flagged).toEqual([{ guardrail_id: "g1", filter: "project x" }]);
   });
 
   test("custom patterns: lookaround, backreferences, nested quantifiers and invalid syntax are refused", () => {
