@@ -66,6 +66,7 @@ function record(index: number, next: () => number, at: number): GenerationRow {
     costs: null,
     task: null,
     createdAt: new Date(at).toISOString(),
+    guardrailFlags: null,
   };
 }
 

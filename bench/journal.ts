@@ -62,6 +62,7 @@ function row(): GenerationRow {
     meters: { inputTokens: 1200, outputTokens: 300 },
     costs: { prompt: 0.00012, completion: 0.00009 },
     createdAt: new Date().toISOString(),
+    guardrailFlags: null,
   };
 }
 

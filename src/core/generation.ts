@@ -2,6 +2,7 @@
  * The generation record: one per client request, written behind the answer. The domain type storage
  * maps to and from its table (src/db/schema.ts asserts that the two agree).
  */
+import type { GuardrailFlag } from "./content-filters.ts";
 import type { Usage } from "./usage.ts";
 
 /** One upstream attempt of a generation, in the record. */
@@ -67,4 +68,6 @@ export interface GenerationRow {
   /** The task the auto-router's classifier assigned (`code:debugging`), or null when none ran. */
   task: string | null;
   createdAt: string;
+  /** The guardrails' flagging content filters that matched the request (never the matched text); null when none did. */
+  guardrailFlags: GuardrailFlag[] | null;
 }

@@ -49,6 +49,7 @@ function row(id: string): GenerationRow {
     meters: null,
     costs: null,
     createdAt: new Date().toISOString(),
+    guardrailFlags: null,
   };
 }
 

@@ -1,4 +1,5 @@
 import type { AttemptSummary } from "../core/generation.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
@@ -250,6 +251,8 @@ export const generations = pgTable(
     /** The task the auto-router's classifier assigned, or null. */
     task: text("task"),
     createdAt: text("created_at").notNull(),
+    /** The guardrails' flagging content filters that matched (guardrail and filter, never the matched text), or null. */
+    guardrailFlags: jsonb("guardrail_flags").$type<GuardrailFlag[]>(),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups

@@ -1,4 +1,5 @@
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -255,6 +256,8 @@ export const generations = sqliteTable(
     /** The task the auto-router's classifier assigned, or null. */
     task: text("task"),
     createdAt: text("created_at").notNull(),
+    /** The guardrails' flagging content filters that matched (guardrail and filter, never the matched text), or null. */
+    guardrailFlags: text("guardrail_flags", { mode: "json" }).$type<GuardrailFlag[]>(),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups

@@ -1,3 +1,4 @@
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { GuardrailPolicy } from "../core/guardrails.ts";
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
@@ -49,10 +50,12 @@ export function generationRow(
     started: number;
     attempts: AttemptRecord[];
     images: number;
+    /** What the guardrails' flagging content filters matched. */
+    flags?: readonly GuardrailFlag[];
   },
   fields: Partial<GenerationRow>,
 ): GenerationRow {
-  const { id, request, style, caller, endpoint, started, attempts, images } = input;
+  const { id, request, style, caller, endpoint, started, attempts, images, flags } = input;
   const chat = chatOf(request);
   const row: GenerationRow = {
     id,
@@ -92,6 +95,7 @@ export function generationRow(
     meters: null,
     costs: null,
     createdAt: isoNow(),
+    guardrailFlags: flags?.length ? [...flags] : null,
   };
   return Object.assign(row, fields);
 }

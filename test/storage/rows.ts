@@ -59,6 +59,7 @@ export function generation(id: string, fields: Partial<GenerationRow> = {}): Gen
     meters: { inputTokens: 12, outputTokens: 34 },
     costs: { prompt: 0.125, completion: 0.125 },
     createdAt: "2025-03-19T01:00:00.000Z",
+    guardrailFlags: [{ guardrail_id: "guardrail-1", filter: "person-name" }],
     ...fields,
   };
 }
