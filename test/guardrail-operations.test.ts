@@ -8,8 +8,9 @@ type Json = Record<string, any>;
 
 /**
  * Guardrail content filters beyond chat messages, over HTTP against real local upstreams: embeddings'
- * inputs, an image prompt and the Responses `instructions` are redacted before the upstream, blocked
- * with 403, and a flag lets the request through and is recorded on its generation.
+ * inputs, image and video prompts and the Responses `instructions` are redacted before the upstream,
+ * blocked with 403, and a flag lets the request through and is recorded on its generation (a video
+ * job's when the job ends).
  */
 describe("guardrail content filters on every operation", () => {
   let chat: Upstream;
@@ -41,6 +42,8 @@ models:
     endpoints: [{ provider: embedder, model: e, operations: [embeddings] }]
   - id: acme/paint
     endpoints: [{ provider: painter, model: p, operations: [images] }]
+  - id: acme/film
+    endpoints: [{ provider: painter, model: f, operations: [video] }]
 `,
     });
     const guardrail = (
@@ -97,5 +100,21 @@ models:
     expect(sent).toContain("answer [EMAIL]");
     expect((await generation(answer)).guardrail_flags).toEqual([{ guardrail_id: guardrailId, filter: "person-name" }]);
     expect((await post("/responses", { model: "acme/chat", instructions: "ssn 123-45-6789", input: "hi", max_output_tokens: 10 })).status).toBe(403);
+  });
+
+  test("video: the prompt is redacted at submission; the flag is recorded on the job's generation when it ends", async () => {
+    painter.requests.length = 0;
+    const submitted = await post("/videos", { model: "acme/film", prompt: "Dr. Jane Roe waves at jo@example.com" });
+    expect(submitted.status).toBe(202);
+    expect(painter.requests[0]!.body).toMatchObject({ prompt: "Dr. Jane Roe waves at [EMAIL]" });
+    const job = (await submitted.json()) as Json;
+    const deadline = Date.now() + 15_000;
+    let status = job.status;
+    while (status !== "completed" && Date.now() < deadline) {
+      await Bun.sleep(250);
+      status = ((await (await fetch(`${gateway.url}/api/v1/videos/${job.id}`, { headers: { authorization: `Bearer ${key}` } })).json()) as Json).status;
+    }
+    expect(status).toBe("completed");
+    expect((await generation(submitted)).guardrail_flags).toEqual([{ guardrail_id: guardrailId, filter: "person-name" }]);
   });
 });

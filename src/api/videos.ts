@@ -81,6 +81,7 @@ export function videosApi(services: Services) {
       // As the upstream got it: a prompt the guardrails redacted is kept redacted.
       request: outcome.request,
       attempts: outcome.attempts,
+      guardrailFlags: outcome.flags,
       state: outcome.result as VideoJobState,
     });
     return new Response(JSON.stringify(videoCodec.encodeJob(job, apiBase(request))), {

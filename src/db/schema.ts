@@ -297,6 +297,8 @@ export const videoJobs = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at"),
     expiresAt: text("expires_at").notNull(),
+    /** The guardrails' flagging content filters the prompt matched, recorded with the job's generation. */
+    guardrailFlags: text("guardrail_flags", { mode: "json" }).$type<GuardrailFlag[]>(),
   },
   (table) => [index("video_jobs_status_created_idx").on(table.status, table.createdAt), index("video_jobs_expires_idx").on(table.expiresAt)],
 );

@@ -33,6 +33,8 @@ export interface OperationOutcome<R extends OperationRequest> {
   generationId: string;
   /** The request as the upstream got it: the guardrails' redacting content filters applied. */
   request: R;
+  /** The guardrails' flagging content filters the request matched. */
+  flags: GuardrailFlag[];
   /** Unix seconds. */
   created: number;
   model: CatalogModel;
@@ -148,7 +150,7 @@ export async function runOperation<R extends OperationRequest>(
         const charge = chargeFor(endpoint.pricing);
         const usage = fallbackMeters(request, (result as { usage?: Usage }).usage, produced(result));
         const cost = charge.total(usage);
-        const outcome: OperationOutcome<R> = { generationId, request, created, model, endpoint, attempts, result, usage, cost };
+        const outcome: OperationOutcome<R> = { generationId, request, flags, created, model, endpoint, attempts, result, usage, cost };
         // A video job is charged when it ends (the job's runner records it); everything else now.
         if (request.operation === "video") {
           outcome.reservation = reservation;
