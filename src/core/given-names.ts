@@ -10,7 +10,7 @@ export const GIVEN_NAMES: readonly string[] = `
 Aaron Abigail Adam Adrian Agnes Aidan Alan Albert Alberto Alejandro Alessandro Alex Alexander Alexandra Alexis
 Alfred Alice Alicia Alison Allison Alvaro Amanda Amelia Amy Ana Andrea Andreas Andrew Angela Anja Anna Anne Annika
 Antoine Antonio Arthur Ashley Audrey Barbara Beatriz Benjamin Bernard Bernd Brandon Brenda Brian Bruno Camille
-Carlos Carmen Caroline Catherine Charles Charlotte Chloe Christian Christina Christine Christopher Claire
+Carlos Carmen Caroline Catherine Charles Charlotte Chloe Christina Christine Christopher Claire
 Claudia Daniel Daniela David Deborah Dennis Diana Diego Dieter Dominik Donald Donna Dorothy Edward Elena Elias
 Elisabeth Elizabeth Ella Emily Emma Eric Erik Esther Ethan Eva Fabian Felix Fernando Florian Francesca Francisco
 François Françoise Franziska Frederick Gabriel Gabriele Gary George Georg Gerhard Giovanni Giulia Giuseppe
@@ -29,7 +29,7 @@ Wolfgang Yannick Zachary Zoe
 
 /** Given names that are also everyday words: counted only before a capitalised surname. */
 export const AMBIGUOUS_GIVEN_NAMES: readonly string[] = `
-April Art August Bill Jan Carol Dawn Faith Frank Grace Guy Hope Iris Ivy Jack Joy June Mark May Max Miles Pat Rich
+April Art August Bill Christian Jan Carol Dawn Faith Frank Grace Guy Hope Iris Ivy Jack Joy June Mark May Max Miles Pat Rich
 Rose Ruby Sandy Summer Victor Will
 `.trim().split(/\s+/);
 

@@ -35,6 +35,7 @@ const CORPORA: Record<"person-name" | "address" | "regex-prompt-injection", { po
       "Jan 5 meeting at noon",
       "Jack of all trades",
       "Frank feedback is welcome",
+      "Christian values matter to them",
       "The Python library parses JSON",
     ],
   },
@@ -46,7 +47,7 @@ const CORPORA: Record<"person-name" | "address" | "regex-prompt-injection", { po
       ["Wir wohnen Berliner Allee 12a", "Wir wohnen [ADDRESS]"],
       ["12 rue de la Paix, 75002 Paris", "[ADDRESS], [ADDRESS]"],
       ["Calle Mayor 3, 28013 Madrid", "[ADDRESS], [ADDRESS]"],
-      ["Post code SW1A 1AA", "Post code [ADDRESS]"],
+      ["10 Downing Street, London SW1A 2AA", "[ADDRESS], London [ADDRESS]"],
     ],
     negative: [
       "I walked 3 miles down the road",
@@ -56,6 +57,9 @@ const CORPORA: Record<"person-name" | "address" | "regex-prompt-injection", { po
       "Route 66 is famous",
       "He scored 3 points in the last quarter",
       "Section 4 Place holders",
+      "Buy a PS5 1TB today",
+      "Sony PS5 1TB bundle",
+      "an M2 2TB drive",
     ],
   },
   "regex-prompt-injection": {

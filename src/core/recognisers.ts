@@ -53,7 +53,8 @@ const STREET_NAME = String.raw`(?:(?:\p{Lu}[\p{L}'.-]*|\d{1,3}(?:st|nd|rd|th))\s
  * Pennsylvania Ave NW), a German street and its number (Hauptstraße 5, Berliner Allee 12a), a French
  * number before its street word (12 rue de la Paix), a Spanish street word and a number (Calle Mayor
  * 3); postal lines: US city, state and ZIP, UK postcodes, and a five-digit code and a town starting a
- * line or following a comma (10115 Berlin, 75001 Paris).
+ * line or following a comma (10115 Berlin, 75001 Paris); a UK postcode after a town, a comma or at a
+ * line's start (London SW1A 1AA), never a storage size (PS5 1TB).
  */
 const ADDRESS = [
   String.raw`${START}\d{1,5}[A-Za-z]?\s+${STREET_NAME}(?:${words(EN_STREET_TYPES)}|(?:${words(EN_STREET_ABBREVIATIONS)})\.?)${END}(?:\s+(?:NW|NE|SW|SE|N|S|E|W)${END})?`,
@@ -62,7 +63,7 @@ const ADDRESS = [
   String.raw`${START}\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:${both(FR_STREET_WORDS).join("|")})\s+(?:(?:de la|de l'|du|des|de|d')\s*)?${CAPITALISED}(?:\s+${CAPITALISED}){0,3}`,
   String.raw`${START}(?:${ES_STREET_WORDS.join("|")})\s+(?:(?:de la|de los|de las|del|de)\s+)?${CAPITALISED}(?:\s+${CAPITALISED}){0,3},?\s+(?:n\.?º\s*)?\d{1,4}${END}`,
   String.raw`${START}\p{Lu}[\p{L} .'-]{1,30},\s*[A-Z]{2}\s+\d{5}(?:-\d{4})?${END}`,
-  String.raw`\b(?:[A-Z]{1,2}\d[A-Z\d]?)\s\d[A-Z]{2}\b`,
+  String.raw`(?<=(?:^|[,\n]|\p{Lu}\p{Ll}+)[ \t]*)(?:[A-Z]{1,2}\d[A-Z\d]?)\s\d(?![TGMKP]B\b)[A-Z]{2}\b`,
   String.raw`(?<=(?:^|[,\n])[ \t]*)(?:[A-Z]-)?\d{5}\s+${CAPITALISED}(?:[ -]${CAPITALISED})?${END}`,
 ].join("|");
 
