@@ -35,6 +35,14 @@ describe("content filters", () => {
     expect(passed.flagged).toEqual([{ guardrail_id: "g1", filter: "project x" }]);
   });
 
+  test("a long run of letters without an @ is scanned in linear time, not quadratic", () => {
+    const rules = contentFilterRules(owner, [{ slug: "email", action: "redact" }], null);
+    const text = "Jane".repeat(20_000);
+    const started = performance.now();
+    expect(textOf(applyContentFilters(user(text), rules).messages)).toBe(text);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
   test("custom patterns: lookaround, backreferences, nested quantifiers and invalid syntax are refused", () => {
     expect(patternProblem("acct-[0-9]{6}")).toBeUndefined();
     expect(patternProblem("(ab)+c")).toBeUndefined();
