@@ -67,6 +67,7 @@ function record(index: number, next: () => number, at: number): GenerationRow {
     task: null,
     createdAt: new Date(at).toISOString(),
     isByok: false,
+    guardrailFlags: null,
   };
 }
 

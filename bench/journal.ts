@@ -63,6 +63,7 @@ function row(): GenerationRow {
     costs: { prompt: 0.00012, completion: 0.00009 },
     createdAt: new Date().toISOString(),
     isByok: false,
+    guardrailFlags: null,
   };
 }
 

@@ -83,7 +83,7 @@ models:
     expect((await lookaround.json()).error.message).toContain("content_filters[0].pattern: invalid_regex_pattern");
     expect((await admin("POST", "/guardrails", { name: "x", content_filters: [{ pattern: "(a+)+", action: "block" }] })).status).toBe(400);
     // Recognisers this gateway does not run are refused, not silently ignored.
-    expect((await admin("POST", "/guardrails", { name: "x", content_filter_builtins: [{ slug: "person-name", action: "redact" }] })).status).toBe(400);
+    expect((await admin("POST", "/guardrails", { name: "x", content_filter_builtins: [{ slug: "secrets", action: "redact" }] })).status).toBe(400);
     const created = (await (await admin("POST", "/guardrails", { name: "x" })).json()).data;
     const missing = await admin("POST", `/guardrails/${created.id}/assignments/keys`, { key_hashes: ["f".repeat(64)] });
     expect(missing.status).toBe(404);

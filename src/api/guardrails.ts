@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import { BUILTIN_SLUGS, builtinLabel, type CustomFilter, patternProblem } from "../core/content-filters.ts";
+import { BUILTIN_SLUGS, type BuiltinFilter, builtinLabel, type CustomFilter, patternProblem, SCOPED_SLUG } from "../core/content-filters.ts";
 import { DATA_POLICY_FIELDS, defaultGuardrailId } from "../core/guardrails.ts";
 import type { GuardrailInput, KeyAssignment } from "../db/guardrails.ts";
 import type { GuardrailRow } from "../db/schema-groups.ts";
@@ -18,7 +18,7 @@ const Action = t.Union([t.Literal("redact"), t.Literal("block"), t.Literal("flag
 const BuiltinEntry = t.Object({
   slug: t.Union(BUILTIN_SLUGS.map((slug) => t.Literal(slug)), { expected: `one of ${BUILTIN_SLUGS.join(", ")} (the recognisers this gateway runs)` }),
   action: Action,
-  scan_scope: t.Optional(t.Union([t.Literal("user_only"), t.Literal("all_messages")])),
+  scan_scope: t.Optional(t.Union([t.Literal("user_only"), t.Literal("all_messages")], { expected: '"user_only" or "all_messages" (regex-prompt-injection only)' })),
   label: t.Optional(t.String()),
 });
 const PatternEntry = t.Object({ pattern: t.String({ minLength: 1, maxLength: 100_000 }), action: Action, label: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])) });
@@ -57,7 +57,7 @@ const Guardrail = t.Object({
   allowed_providers: Nullable(t.Array(t.String())),
   ignored_providers: Nullable(t.Array(t.String())),
   ...Object.fromEntries(DATA_POLICY_FIELDS.map((field) => [field, Nullable(t.Boolean())])),
-  content_filter_builtins: Nullable(t.Array(t.Object({ slug: t.String(), action: t.String(), label: t.String() }))),
+  content_filter_builtins: Nullable(t.Array(t.Object({ slug: t.String(), action: t.String(), label: t.String(), scan_scope: t.Optional(t.String()) }))),
   content_filters: Nullable(t.Array(t.Object({ pattern: t.String(), action: t.String(), label: Nullable(t.String()) }))),
   allowed_data_regions: t.Null(),
   created_at: t.String(),
@@ -85,6 +85,18 @@ function patterns(entries: Body["content_filters"]): CustomFilter[] | null | und
   });
 }
 
+/** The builtins as stored; 400 naming the entry whose scan scope is given to a builtin other than prompt injection. */
+function builtins(entries: Body["content_filter_builtins"]): BuiltinFilter[] | null | undefined {
+  if (!entries) return entries;
+  return entries.map((entry, index) => {
+    if (entry.slug !== SCOPED_SLUG) {
+      if (entry.scan_scope !== undefined) throw new GatewayError("bad_request", `content_filter_builtins[${index}].scan_scope: only ${SCOPED_SLUG} takes a scan scope`);
+      return { slug: entry.slug, action: entry.action };
+    }
+    return { slug: entry.slug, action: entry.action, scanScope: entry.scan_scope ?? "all_messages" };
+  });
+}
+
 /** The API's shape of a guardrail. */
 export function guardrailJson(row: GuardrailRow) {
   return {
@@ -100,7 +112,8 @@ export function guardrailJson(row: GuardrailRow) {
     allowed_providers: row.allowedProviders,
     ignored_providers: row.ignoredProviders,
     ...Object.fromEntries(DATA_POLICY_FIELDS.map((field) => [field, row.dataPolicy[field] ?? null])),
-    content_filter_builtins: row.contentFilterBuiltins?.map((entry) => ({ slug: entry.slug, action: entry.action, label: builtinLabel(entry.slug) })) ?? null,
+    content_filter_builtins:
+      row.contentFilterBuiltins?.map((entry) => ({ slug: entry.slug, action: entry.action, label: builtinLabel(entry.slug), ...(entry.scanScope ? { scan_scope: entry.scanScope } : {}) })) ?? null,
     content_filters: row.contentFilters?.map((entry) => ({ pattern: entry.pattern, action: entry.action, label: entry.label ?? null })) ?? null,
     allowed_data_regions: null,
     created_at: row.createdAt,
@@ -145,7 +158,7 @@ export function guardrailsApi(services: Services) {
       allowedProviders: body.allowed_providers,
       ignoredProviders: body.ignored_providers,
       dataPolicy,
-      contentFilterBuiltins: body.content_filter_builtins && body.content_filter_builtins.map((entry) => ({ slug: entry.slug, action: entry.action })),
+      contentFilterBuiltins: builtins(body.content_filter_builtins),
       contentFilters: patterns(body.content_filters),
     };
   };

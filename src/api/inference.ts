@@ -211,7 +211,10 @@ const API_TYPES: Record<string, string> = {
   video: "video",
 };
 
-/** The generation record in the shape the OpenRouter SDK reads, plus its meters and the cost of each. */
+/**
+ * The generation record in the shape the OpenRouter SDK reads, plus its meters and the cost of each
+ * and the content filters that flagged it (`guardrail_flags: [{guardrail_id, filter}]`).
+ */
 export function generationJson(row: GenerationRow) {
   return {
     id: row.id,
@@ -274,5 +277,7 @@ export function generationJson(row: GenerationRow) {
     warnings: row.warnings ?? [],
     meters: row.meters ?? {},
     cost_details: row.costs ?? {},
+    // Roundhouse extension: the guardrails' flagging content filters that matched (never the matched text).
+    guardrail_flags: row.guardrailFlags ?? [],
   };
 }

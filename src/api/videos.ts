@@ -68,7 +68,7 @@ export function videosApi(services: Services) {
     if (problem !== null) throw new GatewayError("bad_request", problem);
     const fields = raw as Record<string, unknown>;
     const decoded: VideoRequest = videoCodec.decode(fields, decodeEnvelope(fields));
-    const { request: submitted, outcome } = await runner.run({ principal, request }, decoded);
+    const { outcome } = await runner.run({ principal, request }, decoded);
     // Held before the job is kept: a job that settled at once settles its reservation on creation.
     services.videoHooks.hold(outcome.generationId, outcome.reservation);
     const job = await services.videos.create({
@@ -78,8 +78,10 @@ export function videosApi(services: Services) {
       model: outcome.model.id,
       providerSlug: outcome.endpoint.provider.slug,
       endpointKey: outcome.endpoint.key,
-      request: submitted,
+      // As the upstream got it: a prompt the guardrails redacted is kept redacted.
+      request: outcome.request,
       attempts: outcome.attempts,
+      guardrailFlags: outcome.flags,
       state: outcome.result as VideoJobState,
     });
     return new Response(JSON.stringify(videoCodec.encodeJob(job, apiBase(request))), {

@@ -32,7 +32,15 @@ describe("content filters", () => {
     expect((error as GatewayError).metadata).toMatchObject({ patterns: ["secret-\\d+"], guardrail_id: "g1", rule: "content_filters" });
     const passed = applyContentFilters(user("about project x: a@b.io"), rules);
     expect(textOf(passed.messages)).toBe("about project x: [EMAIL]");
-    expect(passed.flagged).toEqual(["project x"]);
+    expect(passed.flagged).toEqual([{ guardrail_id: "g1", filter: "project x" }]);
+  });
+
+  test("a long run of letters without an @ is scanned in linear time, not quadratic", () => {
+    const rules = contentFilterRules(owner, [{ slug: "email", action: "redact" }], null);
+    const text = "Jane".repeat(20_000);
+    const started = performance.now();
+    expect(textOf(applyContentFilters(user(text), rules).messages)).toBe(text);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 
   test("custom patterns: lookaround, backreferences, nested quantifiers and invalid syntax are refused", () => {

@@ -1,10 +1,12 @@
 import type { Message } from "./canonical.ts";
 import { GatewayError } from "./errors.ts";
+import { RECOGNISERS, type Recogniser } from "./recognisers.ts";
 
 /**
- * Guardrail content filters, run locally on a request's messages before routing: builtin recognisers
- * (regular expressions for e-mail addresses, phone numbers, US social security numbers, card numbers
- * and IP addresses; no cloud NLP) and a guardrail's own patterns. Each match is redacted (replaced by
+ * Guardrail content filters, run locally on a request's text before routing: builtin recognisers
+ * (regular expressions for e-mail addresses, phone numbers, US social security numbers, card numbers,
+ * IP addresses, person names, street addresses and prompt injection; no cloud NLP, see
+ * recognisers.ts) and a guardrail's own patterns. Each match is redacted (replaced by
  * the filter's label), blocks the request (403 naming the patterns) or is flagged (let through). Block
  * beats redact: a request any blocking filter matches is refused before anything is redacted.
  */
@@ -13,14 +15,21 @@ import { GatewayError } from "./errors.ts";
 export type ContentFilterAction = "redact" | "block" | "flag";
 
 /** The builtin recognisers this gateway runs. */
-export const BUILTIN_SLUGS = ["email", "phone", "ssn", "credit-card", "ip-address"] as const;
+export const BUILTIN_SLUGS = ["email", "phone", "ssn", "credit-card", "ip-address", "person-name", "address", "regex-prompt-injection"] as const;
 
 export type BuiltinSlug = (typeof BUILTIN_SLUGS)[number];
 
-/** A builtin filter as stored: which recogniser and what it does. */
+/** Which messages a prompt-injection filter scans: only what the user wrote, or every message (the default). */
+export type ScanScope = "user_only" | "all_messages";
+
+/** The one builtin that takes a scan scope. */
+export const SCOPED_SLUG = "regex-prompt-injection";
+
+/** A builtin filter as stored: which recogniser, what it does and (prompt injection only) what it scans. */
 export interface BuiltinFilter {
   slug: BuiltinSlug;
   action: ContentFilterAction;
+  scanScope?: ScanScope;
 }
 
 /** A guardrail's own filter as stored: a validated JS-flavoured pattern, its action and its placeholder. */
@@ -37,14 +46,30 @@ export interface ContentFilterRule {
   regex: RegExp;
   action: ContentFilterAction;
   label: string;
+  /** Scans only the user's own text (a prompt-injection filter with scan scope `user_only`). */
+  userOnly: boolean;
 }
 
-const BUILTINS: Record<BuiltinSlug, { source: string; label: string }> = {
-  email: { source: String.raw`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`, label: "[EMAIL]" },
-  phone: { source: String.raw`(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]\d{3,4}\b`, label: "[PHONE]" },
-  ssn: { source: String.raw`\b\d{3}-\d{2}-\d{4}\b`, label: "[SSN]" },
-  "credit-card": { source: String.raw`\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b`, label: "[CREDIT_CARD]" },
-  "ip-address": { source: String.raw`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, label: "[IP_ADDRESS]" },
+/** A filter that matched with action `flag`: the guardrail and the filter's name (never the matched text). */
+export interface GuardrailFlag {
+  guardrail_id: string;
+  filter: string;
+}
+
+/** A text a filter scans, and whether the user wrote it (system prompts and instructions are not). */
+export interface ScannedText {
+  text: string;
+  user: boolean;
+}
+
+const BUILTINS: Record<BuiltinSlug, Recogniser> = {
+  // Starting only where a run of address characters starts: from inside a long run without an @ the scan would be quadratic.
+  email: { source: String.raw`(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`, flags: "g", label: "[EMAIL]" },
+  phone: { source: String.raw`(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)|\d{2,4})[ .-]\d{3,4}[ .-]\d{3,4}\b`, flags: "g", label: "[PHONE]" },
+  ssn: { source: String.raw`\b\d{3}-\d{2}-\d{4}\b`, flags: "g", label: "[SSN]" },
+  "credit-card": { source: String.raw`\b\d{4}[ -]?\d{4}[ -]?\d{4}[ -]?\d{1,7}\b`, flags: "g", label: "[CREDIT_CARD]" },
+  "ip-address": { source: String.raw`\b(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)\b`, flags: "g", label: "[IP_ADDRESS]" },
+  ...RECOGNISERS,
 };
 
 /** The read-only placeholder of a builtin filter, such as [EMAIL]. */
@@ -102,20 +127,28 @@ function nestedQuantifier(pattern: string): boolean {
   return false;
 }
 
-/** The order builtins redact in: the longer, more specific shapes first (a card number holds phone-like runs). */
-const PRECEDENCE: readonly BuiltinSlug[] = ["credit-card", "ssn", "email", "ip-address", "phone"];
+/**
+ * The order builtins redact in: the longer, more specific shapes first (a card number holds phone-like
+ * runs, an address a house number, an e-mail address a name).
+ */
+const PRECEDENCE: readonly BuiltinSlug[] = ["regex-prompt-injection", "credit-card", "ssn", "email", "ip-address", "address", "phone", "person-name"];
 
 /** The runnable filters of a guardrail's stored builtins and patterns. */
 export function contentFilterRules(guardrail: { id: string; name: string }, builtins: readonly BuiltinFilter[] | null, custom: readonly CustomFilter[] | null): ContentFilterRule[] {
   return [
-    ...[...(builtins ?? [])].sort((a, b) => PRECEDENCE.indexOf(a.slug) - PRECEDENCE.indexOf(b.slug)).map((filter) => ({ name: filter.slug, guardrail, regex: new RegExp(BUILTINS[filter.slug].source, "g"), action: filter.action, label: BUILTINS[filter.slug].label })),
-    ...(custom ?? []).map((filter) => ({ name: filter.pattern, guardrail, regex: new RegExp(filter.pattern, "gu"), action: filter.action, label: filter.label ?? CUSTOM_LABEL })),
+    ...[...(builtins ?? [])]
+      .sort((a, b) => PRECEDENCE.indexOf(a.slug) - PRECEDENCE.indexOf(b.slug))
+      .map((filter) => {
+        const { source, flags, label } = BUILTINS[filter.slug];
+        return { name: filter.slug, guardrail, regex: new RegExp(source, flags), action: filter.action, label, userOnly: filter.scanScope === "user_only" };
+      }),
+    ...(custom ?? []).map((filter) => ({ name: filter.pattern, guardrail, regex: new RegExp(filter.pattern, "gu"), action: filter.action, label: filter.label ?? CUSTOM_LABEL, userOnly: false })),
   ];
 }
 
-/** The text of a message's parts, for scanning. */
-function textsOf(messages: readonly Message[]): string[] {
-  return messages.flatMap((message) => message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])));
+/** The text parts of a request's messages, each marked with whether its message is the user's. */
+function textsOf(messages: readonly Message[]): ScannedText[] {
+  return messages.flatMap((message) => message.content.flatMap((part) => (part.type === "text" ? [{ text: part.text, user: message.role === "user" }] : [])));
 }
 
 /** Whether `regex` matches `text` (a global regex's state reset around the test). */
@@ -127,14 +160,13 @@ function matches(regex: RegExp, text: string): boolean {
 }
 
 /**
- * Applies filters to a request's messages: 403 naming every blocking filter that matched
- * (`metadata.patterns`, naming the first one's guardrail), else the messages with every redacting filter's matches replaced by its
- * label, and the names of the flagging filters that matched.
+ * Runs filters over a request's texts: 403 naming every blocking filter that matched
+ * (`metadata.patterns`, naming the first one's guardrail); else the flagging filters that matched and,
+ * when a filter redacts, how to redact one text (every redacting filter's matches replaced by its label).
  */
-export function applyContentFilters(messages: Message[], rules: readonly ContentFilterRule[]): { messages: Message[]; flagged: string[] } {
-  if (rules.length === 0) return { messages, flagged: [] };
-  const texts = textsOf(messages);
-  const hit = (rule: ContentFilterRule) => texts.some((text) => matches(rule.regex, text));
+export function scanContent(texts: readonly ScannedText[], rules: readonly ContentFilterRule[]): { flagged: GuardrailFlag[]; redact?: (text: ScannedText) => string } {
+  if (rules.length === 0) return { flagged: [] };
+  const hit = (rule: ContentFilterRule) => texts.some((text) => (text.user || !rule.userOnly) && matches(rule.regex, text.text));
   const blocked = rules.filter((rule) => rule.action === "block" && hit(rule));
   const first = blocked[0];
   if (first) {
@@ -143,13 +175,23 @@ export function applyContentFilters(messages: Message[], rules: readonly Content
       metadata: { patterns, guardrail_id: first.guardrail.id, guardrail_name: first.guardrail.name, rule: "content_filters" },
     });
   }
-  const flagged = rules.filter((rule) => rule.action === "flag" && hit(rule)).map((rule) => rule.name);
+  const flags = new Map(rules.filter((rule) => rule.action === "flag" && hit(rule)).map((rule) => [`${rule.guardrail.id}\u0000${rule.name}`, { guardrail_id: rule.guardrail.id, filter: rule.name }]));
+  const flagged = [...flags.values()];
   const redacting = rules.filter((rule) => rule.action === "redact");
-  if (redacting.length === 0) return { messages, flagged };
-  const redact = (text: string) => redacting.reduce((current, rule) => current.replace(rule.regex, rule.label), text);
+  if (redacting.length === 0) return { flagged };
+  return { flagged, redact: (text) => redacting.reduce((current, rule) => (text.user || !rule.userOnly ? current.replace(rule.regex, rule.label) : current), text.text) };
+}
+
+/**
+ * Applies filters to a request's messages (see scanContent): 403 on a block, else the messages with
+ * what the redacting filters matched replaced, and the flagging filters that matched.
+ */
+export function applyContentFilters(messages: Message[], rules: readonly ContentFilterRule[]): { messages: Message[]; flagged: GuardrailFlag[] } {
+  const { flagged, redact } = scanContent(textsOf(messages), rules);
+  if (!redact) return { messages, flagged };
   const redacted = messages.map((message) => ({
     ...message,
-    content: message.content.map((part) => (part.type === "text" ? { ...part, text: redact(part.text) } : part)),
+    content: message.content.map((part) => (part.type === "text" ? { ...part, text: redact({ text: part.text, user: message.role === "user" }) } : part)),
   })) as Message[];
   return { messages: redacted, flagged };
 }

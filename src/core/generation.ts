@@ -2,6 +2,7 @@
  * The generation record: one per client request, written behind the answer. The domain type storage
  * maps to and from its table (src/db/schema.ts asserts that the two agree).
  */
+import type { GuardrailFlag } from "./content-filters.ts";
 import type { Usage } from "./usage.ts";
 
 /** One upstream attempt of a generation, in the record. */
@@ -76,4 +77,6 @@ export interface GenerationRow {
   createdAt: string;
   /** The attempt that answered sent a BYOK credential of the workspace (not the provider's configured key). */
   isByok: boolean;
+  /** The guardrails' flagging content filters that matched the request (never the matched text); null when none did. */
+  guardrailFlags: GuardrailFlag[] | null;
 }

@@ -41,6 +41,7 @@ export function sampleVideoJob(fields: Partial<VideoJob> = {}): VideoJob {
     error: null,
     request: { model: "acme/filmmaker", operation: "video", prompt: "fox" },
     attempts: [],
+    guardrailFlags: null,
     usage: null,
     cost: 0,
     createdAt: "2026-11-01T12:00:00.000Z",

@@ -3,6 +3,7 @@
  * polled upstream until it settles, and kept until it expires), and the repository port that stores
  * jobs. Jobs survive a restart: the table is the state.
  */
+import type { GuardrailFlag } from "./content-filters.ts";
 import type { AttemptSummary } from "./generation.ts";
 import type { VideoRequest, VideoStatus } from "./operations.ts";
 import type { Usage } from "./usage.ts";
@@ -30,6 +31,8 @@ export interface VideoJob {
   request: VideoRequest;
   /** The submission's upstream attempts (a failover before the endpoint that took the job), for the record. */
   attempts: AttemptSummary[];
+  /** The guardrails' flagging content filters the prompt matched, for the record (null: none). */
+  guardrailFlags: GuardrailFlag[] | null;
   /** The meters charged, once completed. */
   usage: Usage | null;
   /** USD, once completed (0 before). */

@@ -50,6 +50,7 @@ function row(id: string): GenerationRow {
     costs: null,
     createdAt: new Date().toISOString(),
     isByok: false,
+    guardrailFlags: null,
   };
 }
 

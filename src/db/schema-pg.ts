@@ -1,4 +1,5 @@
 import type { AttemptSummary } from "../core/generation.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
@@ -253,6 +254,8 @@ export const generations = pgTable(
     createdAt: text("created_at").notNull(),
     /** The attempt that answered sent a BYOK credential of the workspace. */
     isByok: boolean("is_byok").notNull().default(false),
+    /** The guardrails' flagging content filters that matched (guardrail and filter, never the matched text), or null. */
+    guardrailFlags: jsonb("guardrail_flags").$type<GuardrailFlag[]>(),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
@@ -285,6 +288,8 @@ export const videoJobs = pgTable(
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at"),
     expiresAt: text("expires_at").notNull(),
+    /** The guardrails' flagging content filters the prompt matched, recorded with the job's generation. */
+    guardrailFlags: jsonb("guardrail_flags").$type<GuardrailFlag[]>(),
   },
   (table) => [index("video_jobs_status_created_idx").on(table.status, table.createdAt), index("video_jobs_expires_idx").on(table.expiresAt)],
 );

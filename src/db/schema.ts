@@ -1,4 +1,5 @@
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { Usage } from "../core/usage.ts";
 import { sql } from "drizzle-orm";
 import { blob, index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
@@ -258,6 +259,8 @@ export const generations = sqliteTable(
     createdAt: text("created_at").notNull(),
     /** The attempt that answered sent a BYOK credential of the workspace. */
     isByok: integer("is_byok", { mode: "boolean" }).notNull().default(false),
+    /** The guardrails' flagging content filters that matched (guardrail and filter, never the matched text), or null. */
+    guardrailFlags: text("guardrail_flags", { mode: "json" }).$type<GuardrailFlag[]>(),
   },
   (table) => [
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
@@ -297,6 +300,8 @@ export const videoJobs = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at"),
     expiresAt: text("expires_at").notNull(),
+    /** The guardrails' flagging content filters the prompt matched, recorded with the job's generation. */
+    guardrailFlags: text("guardrail_flags", { mode: "json" }).$type<GuardrailFlag[]>(),
   },
   (table) => [index("video_jobs_status_created_idx").on(table.status, table.createdAt), index("video_jobs_expires_idx").on(table.expiresAt)],
 );

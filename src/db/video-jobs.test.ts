@@ -11,6 +11,7 @@ function job(id: string, fields: Partial<VideoJob> = {}): VideoJob {
     upstreamId: `up-${id}`,
     attempts: [{ provider: "wan", endpoint: "wan:wan-2.2", status: 503, latency_ms: 12 }],
     request: { model: "acme/filmmaker", operation: "video", prompt: "waves", providerOptions: { wan: { steps: 20 } } },
+    guardrailFlags: [{ guardrail_id: "guardrail-1", filter: "person-name" }],
     ...fields,
   });
 }

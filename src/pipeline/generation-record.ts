@@ -1,3 +1,4 @@
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import type { GuardrailPolicy } from "../core/guardrails.ts";
 import type { WorkspaceBudgets } from "../core/ledgers.ts";
 import type { AttemptSummary, GenerationRow } from "../core/generation.ts";
@@ -54,10 +55,12 @@ export function generationRow(
     started: number;
     attempts: AttemptRecord[];
     images: number;
+    /** What the guardrails' flagging content filters matched. */
+    flags?: readonly GuardrailFlag[];
   },
   fields: Partial<GenerationRow>,
 ): GenerationRow {
-  const { id, request, style, caller, endpoint, started, attempts, images } = input;
+  const { id, request, style, caller, endpoint, started, attempts, images, flags } = input;
   const chat = chatOf(request);
   const row: GenerationRow = {
     id,
@@ -98,6 +101,7 @@ export function generationRow(
     costs: null,
     createdAt: isoNow(),
     isByok: endpoint?.credential !== undefined,
+    guardrailFlags: flags?.length ? [...flags] : null,
   };
   return Object.assign(row, fields);
 }

@@ -36,7 +36,8 @@ export async function modelCall(
   // Server tools the call asks for (a fusion panelist's) run in the call's own loop, on its endpoint.
   const offered = called.serverTools?.length ? await offerServerTools(deps.plugins, called, input.context) : [];
   checkGuardrailModels(caller, called, deps.catalog);
-  const request = filterGuardrailContent(caller, called);
+  // A plugin's call records no flags of its own: the generation records those of the client's request.
+  const { request } = filterGuardrailContent(caller, called);
   const plan = routePlan(deps, request, caller);
   const attempts: AttemptRecord[] = [];
   try {

@@ -5,6 +5,7 @@
  * adapter member for the operation and the engine, failover as for chat, and one generation record.
  */
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import { chargeFor } from "../core/cost.ts";
 import { GatewayError } from "../core/errors.ts";
 import { byokMark, type GenerationRow } from "../core/generation.ts";
@@ -18,7 +19,7 @@ import { routePlan } from "./byok-plan.ts";
 import { type AttemptRecord, type Caller, generationRow, usageFields } from "./generation-record.ts";
 import type { Reservation } from "./limits.ts";
 import { spendKeyOf } from "./layered-budget.ts";
-import { checkGuardrailModels } from "./guardrail-admission.ts";
+import { checkGuardrailModels, filterOperationContent } from "./guardrail-admission.ts";
 import { fallbackMeters, operationWorstCase } from "./operation-meters.ts";
 import type { PipelineDeps } from "./deps.ts";
 import { configuredSecrets, redactError } from "../core/redact.ts";
@@ -30,6 +31,10 @@ export type ResultOf<R extends OperationRequest> = R["operation"] extends "video
 
 export interface OperationOutcome<R extends OperationRequest> {
   generationId: string;
+  /** The request as the upstream got it: the guardrails' redacting content filters applied. */
+  request: R;
+  /** The guardrails' flagging content filters the request matched. */
+  flags: GuardrailFlag[];
   /** Unix seconds. */
   created: number;
   model: CatalogModel;
@@ -66,7 +71,7 @@ function produced(result: unknown): { images?: number; audioSeconds?: number } {
 
 export async function runOperation<R extends OperationRequest>(
   deps: PipelineDeps,
-  request: R,
+  input: R,
   caller: Caller,
   signal: AbortSignal,
   generationId: string,
@@ -74,7 +79,9 @@ export async function runOperation<R extends OperationRequest>(
   const started = performance.now();
   const created = Math.floor(Date.now() / 1000);
   const attempts: AttemptRecord[] = [];
-  const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style: request.operation, caller, endpoint, started, attempts, images: 0 });
+  let request = input;
+  let flags: GuardrailFlag[] = [];
+  const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style: request.operation, caller, endpoint, started, attempts, images: 0, flags });
   const failedBeforeAttempts = (error: unknown): never => {
     const failure = error instanceof GatewayError ? error : new GatewayError("internal", "The request could not be routed", { cause: error });
     deps.generations.record(generationRow(rowInput(undefined), { status: failure.status, errorCode: failure.errorType }));
@@ -84,6 +91,7 @@ export async function runOperation<R extends OperationRequest>(
   let plan;
   try {
     checkGuardrailModels(caller, request, deps.catalog);
+    ({ request, flagged: flags } = filterOperationContent(caller, request));
     plan = routePlan(deps, request, caller);
     const spendKey = spendKeyOf(caller);
     if (spendKey && deps.budget) {
@@ -143,7 +151,7 @@ export async function runOperation<R extends OperationRequest>(
         const charge = chargeFor(endpoint.pricing);
         const usage = fallbackMeters(request, (result as { usage?: Usage }).usage, produced(result));
         const cost = charge.total(usage);
-        const outcome: OperationOutcome<R> = { generationId, created, model, endpoint, attempts, result, usage, cost };
+        const outcome: OperationOutcome<R> = { generationId, request, flags, created, model, endpoint, attempts, result, usage, cost };
         // A video job is charged when it ends (the job's runner records it); everything else now.
         if (request.operation === "video") {
           outcome.reservation = reservation;

@@ -8,6 +8,7 @@ import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import { lazyConversationKey } from "../routing/sticky.ts";
 import type { CanonicalRequest, CanonicalResponse, RequestStyle, StreamPart, Usage } from "../core/canonical.ts";
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import { chargeFor } from "../core/cost.ts";
 import { ClientGone, RequestEnded, tryInOrder } from "./attempts.ts";
 import { healthKey, routePlan } from "./byok-plan.ts";
@@ -99,7 +100,8 @@ export class Pipeline {
     const context =
       active.length > 0 || input.serverTools?.length ? this.#requestContext(caller, generationId, signal, conversation, { attempts, calls }) : undefined;
     let request = input;
-    const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images });
+    let flags: GuardrailFlag[] = [];
+    const rowInput = (endpoint: Endpoint | undefined) => ({ id: generationId, request, style, caller, endpoint, started, attempts, images, flags });
     // Every record goes out with the generation's content when the workspace logs it.
     const recordRow = (row: GenerationRow, answer: RecordedAnswer) => (this.deps.generations.record(row), caller.content?.(row, answer));
     const failed = (error: GatewayError) => recordRow(generationRow(rowInput(undefined), { status: error.status, errorCode: error.errorType }), { error });
@@ -124,7 +126,7 @@ export class Pipeline {
     let plan: RoutePlan;
     try {
       checkGuardrailModels(caller, request, this.deps.catalog);
-      request = filterGuardrailContent(caller, request);
+      ({ request, flagged: flags } = filterGuardrailContent(caller, request));
       plan = routePlan(this.deps, request, caller, conversation);
     } catch (error) {
       failed(asGatewayError(error));

@@ -9,6 +9,7 @@
  * Routing and the adapters are the caller's: polling a job and fetching its content are functions the
  * caller passes in, asking the very endpoint that took the job.
  */
+import type { GuardrailFlag } from "../core/content-filters.ts";
 import { GatewayError } from "../core/errors.ts";
 import { describeError, type Logger } from "../core/log.ts";
 import type { VideoJobState, VideoRequest, VideoStatus } from "../core/operations.ts";
@@ -50,6 +51,8 @@ export interface VideoJobsOptions {
 export interface NewVideoJob extends Pick<VideoJob, "workspaceId" | "keyHash" | "generationId" | "model" | "providerSlug" | "endpointKey" | "request" | "attempts"> {
   /** What the upstream answered to the submission. */
   state: VideoJobState;
+  /** The guardrails' flagging content filters the prompt matched (none when absent). */
+  guardrailFlags?: GuardrailFlag[];
 }
 
 const SETTLED: ReadonlySet<VideoStatus> = new Set(["completed", "failed", "cancelled"]);
@@ -106,6 +109,7 @@ export class VideoJobs {
       error: null,
       request: input.request,
       attempts: input.attempts,
+      guardrailFlags: input.guardrailFlags ?? null,
       usage: null,
       cost: 0,
       createdAt: iso(now),

@@ -76,7 +76,7 @@ export function videoHooks(deps: PipelineDeps): VideoHooks {
       held.delete(job.generationId);
       deps.budget?.settle(reservation, completed ? job.cost : 0);
       const row = generationRow(
-        { id: job.generationId, request: job.request, style: "video", caller: { workspaceId: job.workspaceId, keyHash: job.keyHash }, endpoint, started: performance.now(), attempts: job.attempts as AttemptRecord[], images: 0 },
+        { id: job.generationId, request: job.request, style: "video", caller: { workspaceId: job.workspaceId, keyHash: job.keyHash }, endpoint, started: performance.now(), attempts: job.attempts as AttemptRecord[], images: 0, flags: job.guardrailFlags ?? [] },
         {
           status: completed ? 200 : 502,
           errorCode: completed ? null : job.status === "cancelled" ? "cancelled" : "video_failed",

@@ -20,7 +20,11 @@ describe.each(DIALECTS)("GuardrailStore on %s", (dialect) => {
     const elsewhere = new GuardrailStore(await another());
     expect(await elsewhere.policiesFor(workspace.id, key.hash)).toEqual([]);
 
-    const filters = { contentFilterBuiltins: [{ slug: "email" as const, action: "redact" as const }], contentFilters: [{ pattern: "acct-\\d+", action: "block" as const, label: null }] };
+    const builtins = [
+      { slug: "email" as const, action: "redact" as const },
+      { slug: "regex-prompt-injection" as const, action: "flag" as const, scanScope: "user_only" as const },
+    ];
+    const filters = { contentFilterBuiltins: builtins, contentFilters: [{ pattern: "acct-\\d+", action: "block" as const, label: null }] };
     const created = await guardrails.create(workspace.id, { name: "g", limitUsd: 2, resetInterval: "daily", allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true }, ...filters });
     expect(created).toMatchObject({ name: "g", limitUsd: 2, allowedModels: ["acme/one"], dataPolicy: { enforce_zdr_openai: true }, includeByokInBudgets: false, ...filters });
     expect(await guardrails.assignKeys(workspace.id, created.id, [key.hash], "admin")).toBe(1);
@@ -29,7 +33,11 @@ describe.each(DIALECTS)("GuardrailStore on %s", (dialect) => {
     expect(seen).toEqual([created.id]);
     const [policy] = await guardrails.policiesFor(workspace.id, key.hash);
     expect(policy).toMatchObject({ limitUsd: 2, resetInterval: "daily", zdr: ["openai"], allowedModels: ["acme/one"] });
-    expect(policy!.contentFilters.map((rule) => [rule.name, rule.action, rule.label])).toEqual([["email", "redact", "[EMAIL]"], ["acct-\\d+", "block", "[REDACTED]"]]);
+    expect(policy!.contentFilters.map((rule) => [rule.name, rule.action, rule.label, rule.userOnly])).toEqual([
+      ["regex-prompt-injection", "flag", "[PROMPT_INJECTION]", true],
+      ["email", "redact", "[EMAIL]", false],
+      ["acct-\\d+", "block", "[REDACTED]", false],
+    ]);
 
     // The default guardrail exists unconfigured, is stored on its first update and then applies first.
     const fallback = defaultGuardrailId(workspace.id);

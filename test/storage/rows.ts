@@ -60,6 +60,7 @@ export function generation(id: string, fields: Partial<GenerationRow> = {}): Gen
     costs: { prompt: 0.125, completion: 0.125 },
     createdAt: "2025-03-19T01:00:00.000Z",
     isByok: false,
+    guardrailFlags: [{ guardrail_id: "guardrail-1", filter: "person-name" }],
     ...fields,
   };
 }
