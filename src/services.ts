@@ -8,7 +8,8 @@ import { InternStore } from "./db/interns.ts";
 import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { GuardrailStore } from "./db/guardrails.ts";
-import { keyOfLedger } from "./core/guardrails.ts";
+import { keyOfLedger, memberOfLedger } from "./core/guardrails.ts";
+import { MemberGuardrailStore } from "./db/member-guardrails.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
@@ -119,8 +120,16 @@ export async function createServices(input: {
       : undefined;
   const rateLimits: RateLimits = team?.rateLimits ?? new RateLimiter();
   const guardrails = new GuardrailStore(backend);
-  // One ledger per key and one per guardrail and key (a guardrail's budget is per key): each counts the key's spend.
-  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger((ledger, since) => generations.spentSince(keyOfLedger(ledger), since)));
+  const memberGuardrails = new MemberGuardrailStore(backend, guardrails);
+  // One ledger per key, one per guardrail and key (a guardrail's budget is per key) counting the key's
+  // spend, and one per guardrail and member counting the spend of every key the member created.
+  const ledgerSpent = async (ledger: string, since: Date) => {
+    const member = memberOfLedger(ledger);
+    if (!member) return generations.spentSince(keyOfLedger(ledger), since);
+    const hashes = await memberGuardrails.keyHashesOf(member.guardrailId, member.memberId);
+    return (await Promise.all(hashes.map((hash) => generations.spentSince(hash, since)))).reduce((total, spent) => total + spent, 0);
+  };
+  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger(ledgerSpent));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
@@ -184,6 +193,7 @@ export async function createServices(input: {
     features: featureCatalog(input.config.interns.features),
     presets: new PresetStore(backend),
     guardrails,
+    memberGuardrails,
     vault,
     byok,
     files: new FileStore(backend),

@@ -45,7 +45,7 @@ export async function authenticate(services: Services, request: Request): Promis
   if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
   await services.credentials.prepare(workspace.id);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
-  if (key.kind === "inference") principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash);
+  if (key.kind === "inference") principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash, key.creatorUserId);
   state.principal = principal;
   return principal;
 }

@@ -7,6 +7,7 @@ import type { InternStore } from "../db/interns.ts";
 import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
 import type { GuardrailStore } from "../db/guardrails.ts";
+import type { MemberGuardrailStore } from "../db/member-guardrails.ts";
 import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
 import type { MembersStore } from "../db/members.ts";
@@ -54,6 +55,8 @@ export interface Services {
   presets: PresetStore;
   /** Guardrails and their key assignments; which apply to a key is read from memory. */
   guardrails: GuardrailStore;
+  /** Guardrails assigned to members (over every key each member created). */
+  memberGuardrails: MemberGuardrailStore;
   vault: VaultStore;
   /** BYOK provider credentials (`/byok`), used by routing through `credentials`. */
   byok: ByokStore;
