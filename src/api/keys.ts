@@ -54,6 +54,15 @@ export function futureTimestamp(value: string | null | undefined): string | null
   return new Date(time).toISOString();
 }
 
+/** A key's `creator_user_id` names an active member of the key's workspace: 404 for no member, else 400. */
+async function checkCreator(services: Services, workspaceId: string, memberId: string | null | undefined): Promise<void> {
+  if (memberId === undefined || memberId === null) return;
+  const member = await services.members.get(memberId);
+  if (!member) throw new GatewayError("not_found", `creator_user_id: no member ${memberId}`);
+  if (!member.active) throw new GatewayError("bad_request", `creator_user_id: member ${memberId} is deactivated`);
+  if (!await services.members.roleIn(workspaceId, memberId)) throw new GatewayError("bad_request", `creator_user_id: ${memberId} is not a member of the key's workspace`);
+}
+
 /**
  * `/keys` acts on the keys of the caller's active workspace. Only the deployment admin may create a key
  * in another workspace (`workspace_id`) or mint another deployment admin (`deployment_admin: true`);
@@ -106,6 +115,7 @@ export function keysApi(services: Services) {
           requireDeploymentAdmin(principal);
           if (kind !== "management") throw new GatewayError("bad_request", "deployment_admin: only a management key can be a deployment admin");
         }
+        await checkCreator(services, workspace.id, body.creator_user_id);
         const { row, plaintext } = await services.keys.create({
           kind,
           deploymentAdmin: body.deployment_admin ?? false,
