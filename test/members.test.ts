@@ -109,6 +109,9 @@ describe("members", () => {
     expect((await api("GET", "/key", undefined, key.key)).status).toBe(401);
     expect((await api("POST", `/workspaces/${workspaceId}/members/add`, { user_ids: [carol.id] })).status).toBe(400);
     expect((await api("POST", "/keys", { name: "carol again", creator_user_id: carol.id })).status).toBe(400);
+    const reenabled = await api("PATCH", `/keys/${key.hash}`, { disabled: false });
+    expect(reenabled.status).toBe(400);
+    expect((await reenabled.json()).error.message).toContain("deactivated");
 
     const scim = await gateway.services.members.create({ email: "sam@example.com", scimManaged: true });
     await gateway.services.members.addToWorkspace(workspaceId, scim.id, "member", "scim");

@@ -63,6 +63,14 @@ async function checkCreator(services: Services, workspaceId: string, memberId: s
   if (!await services.members.roleIn(workspaceId, memberId)) throw new GatewayError("bad_request", `creator_user_id: ${memberId} is not a member of the key's workspace`);
 }
 
+/** A key a deactivated member created stays disabled: re-enabling it is refused (400). */
+async function checkReenabled(services: Services, workspaceId: string, hash: string): Promise<void> {
+  const creator = (await services.keys.get(workspaceId, hash))?.creatorUserId;
+  if (!creator) return;
+  const member = await services.members.get(creator);
+  if (member && !member.active) throw new GatewayError("bad_request", `disabled: the key's member ${creator} is deactivated: reactivate the member first`);
+}
+
 /**
  * `/keys` acts on the keys of the caller's active workspace. Only the deployment admin may create a key
  * in another workspace (`workspace_id`) or mint another deployment admin (`deployment_admin: true`);
@@ -145,6 +153,7 @@ export function keysApi(services: Services) {
       "/keys/:hash",
       async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
+        if (body.disabled === false) await checkReenabled(services, principal.workspace.id, params.hash);
         const row = await services.keys.update(principal.workspace.id, params.hash, {
           name: body.name,
           disabled: body.disabled,

@@ -121,7 +121,7 @@ export function organizationApi(services: Services) {
         set.status = 201;
         return { data: await detail(row) };
       },
-      { body: CreateBody, response: { 201: t.Object({ data: MemberDetail }) }, detail: { summary: "Creates a local member", description: EXTENSION } },
+      { body: CreateBody, response: { 201: t.Object({ data: MemberDetail }) }, detail: { summary: "Creates a local member", description: EXTENSION, "x-roundhouse-extension": true } },
     )
     .get(
       "/members/:id",
@@ -129,7 +129,7 @@ export function organizationApi(services: Services) {
         const row = await find(principal, params.id);
         return { data: { ...(await detail(row)), ...(await usage(row)) } };
       },
-      { response: { 200: t.Object({ data: MemberWithUsage }) }, detail: { summary: "A member, with the spend of every key it created", description: EXTENSION } },
+      { response: { 200: t.Object({ data: MemberWithUsage }) }, detail: { summary: "A member, with the spend of every key it created", description: EXTENSION, "x-roundhouse-extension": true } },
     )
     .patch(
       "/members/:id",
@@ -146,7 +146,7 @@ export function organizationApi(services: Services) {
         if (Object.values(patch).some((value) => value !== undefined)) row = (await services.members.update(row.id, patch)) ?? row;
         return { data: await detail(row) };
       },
-      { body: UpdateBody, response: { 200: t.Object({ data: MemberDetail }) }, detail: { summary: "Updates a member; active: false deactivates it", description: EXTENSION } },
+      { body: UpdateBody, response: { 200: t.Object({ data: MemberDetail }) }, detail: { summary: "Updates a member; active: false deactivates it", description: EXTENSION, "x-roundhouse-extension": true } },
     )
     .delete(
       "/members/:id",
@@ -156,6 +156,6 @@ export function organizationApi(services: Services) {
         await services.members.delete(row.id);
         return { deleted: true as const };
       },
-      { response: { 200: t.Object({ deleted: t.Literal(true) }) }, detail: { summary: "Deletes a member after disabling every key it created", description: EXTENSION } },
+      { response: { 200: t.Object({ deleted: t.Literal(true) }) }, detail: { summary: "Deletes a member after disabling every key it created", description: EXTENSION, "x-roundhouse-extension": true } },
     );
 }

@@ -40,6 +40,8 @@ describe.each(DIALECTS)("MemberGuardrailStore on %s", (dialect) => {
     expect((await store.list(workspaceId, undefined, 0, 10)).rows.map((row) => [row.guardrailId, row.memberId])).toEqual([[second.id, ada.id]]);
     expect((await store.list(workspaceId, first.id, 0, 10)).total).toBe(0);
     expect(await store.keyHashesOf(second.id, ada.id)).toEqual([key.hash]);
+    expect((await keys.createdBy(ada.id, workspaceId)).map((row) => row.hash)).toEqual([key.hash]);
+    expect(await keys.createdBy(ada.id, otherId)).toEqual([]);
 
     // Another workspace sees none of it.
     expect(await store.unassign(otherId, second.id, [ada.id])).toBe(0);
