@@ -15,6 +15,7 @@ import { byokApi } from "./api/byok.ts";
 import { filesApi } from "./api/files.ts";
 import { presetsApi } from "./api/presets.ts";
 import { guardrailsApi } from "./api/guardrails.ts";
+import { membersApi } from "./api/members.ts";
 import { observabilityApi } from "./api/observability.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { benchmarksApi } from "./api/benchmarks.ts";
@@ -126,6 +127,7 @@ export function createApp(services: Services) {
     .use(internFeaturesApi(services))
     .use(presetsApi(services))
     .use(guardrailsApi(services))
+    .use(membersApi(services))
     .use(observabilityApi(services))
     .use(byokApi(services))
     .use(filesApi(services))

@@ -9,7 +9,9 @@ import { KeyStore } from "./db/keys.ts";
 import { PresetStore } from "./db/presets.ts";
 import { GuardrailStore } from "./db/guardrails.ts";
 import { WorkspaceBudgetStore } from "./db/workspace-budgets.ts";
-import { ledgerOwner } from "./core/ledgers.ts";
+import { BYOK_LEDGER_PREFIX, countsByok, ledgerOwner } from "./core/ledgers.ts";
+import { memberOfLedger } from "./core/guardrails.ts";
+import { MemberGuardrailStore } from "./db/member-guardrails.ts";
 import { LayeredBudget } from "./pipeline/layered-budget.ts";
 import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
@@ -120,9 +122,19 @@ export async function createServices(input: {
       : undefined;
   const rateLimits: RateLimits = team?.rateLimits ?? new RateLimiter();
   const guardrails = new GuardrailStore(backend);
-  // One ledger per key, one per guardrail and key (a guardrail's budget is per key) and one per workspace
-  // budget: each counts its owner's spend, BYOK spend only where it is counted (core/ledgers.ts).
-  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger((ledger, since) => generations.spentSince(ledgerOwner(ledger), since)));
+  const memberGuardrails = new MemberGuardrailStore(backend, guardrails);
+  // One ledger per key, one per guardrail and key (a guardrail's budget is per key), one per guardrail
+  // and member (every key the member created spends from it) and one per workspace budget: each counts
+  // its owner's spend, BYOK spend only where it is counted (core/ledgers.ts).
+  const ledgerSpent = async (ledger: string, since: Date) => {
+    const owner = ledgerOwner(ledger);
+    const member = memberOfLedger(countsByok(ledger) ? ledger.slice(BYOK_LEDGER_PREFIX.length) : ledger);
+    if (!member) return generations.spentSince(owner, since);
+    const hashes = await memberGuardrails.keyHashesOf(member.guardrailId, member.memberId);
+    const spent = await Promise.all(hashes.map((keyHash) => generations.spentSince({ keyHash, includeByok: owner.includeByok }, since)));
+    return spent.reduce((total, amount) => total + amount, 0);
+  };
+  const spend: Budget = new LayeredBudget(team?.budget ?? new SpendLedger(ledgerSpent));
   const transports = new Transports(input.fetch, input.config.upstream.http_client);
   const pipelineDeps: PipelineDeps = {
     // An MCP server's credential is the workspace's enabled connection for its host, never the request's.
@@ -187,6 +199,7 @@ export async function createServices(input: {
     presets: new PresetStore(backend),
     guardrails,
     workspaceBudgets: new WorkspaceBudgetStore(backend),
+    memberGuardrails,
     vault,
     byok,
     files: new FileStore(backend),

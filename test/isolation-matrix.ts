@@ -29,6 +29,7 @@ export interface TargetContext {
     destination(): Promise<string>;
     byok(): Promise<string>;
     file(): Promise<string>;
+    member(): Promise<string>;
   };
 }
 
@@ -251,6 +252,49 @@ export const MATRIX: Record<string, Entry> = {
     path: `${V1}/guardrails/default-${side.workspaceId}/assignments/keys/remove`,
     body: { key_hashes: [side.inferenceHash] },
   })),
+
+  // Member guardrails: the default guardrail cannot be assigned (400), as for keys.
+  "GET /api/v1/guardrails/assignments/members": managed(200, () => ({ method: "GET", path: `${V1}/guardrails/assignments/members` }), OWN),
+  "GET /api/v1/guardrails/:id/assignments/members": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/guardrails/default-${side.workspaceId}/assignments/members` })),
+  "POST /api/v1/guardrails/:id/assignments/members": managed({ own: 400, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/guardrails/default-${side.workspaceId}/assignments/members`,
+    body: { member_user_ids: [side.memberId] },
+  })),
+  "POST /api/v1/guardrails/:id/assignments/members/remove": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/guardrails/default-${side.workspaceId}/assignments/members/remove`,
+    body: { member_user_ids: [side.memberId] },
+  })),
+
+  // The organization spans every workspace: only the deployment admin manages its members.
+  "GET /api/v1/organization/members": { ...managed(403, () => ({ method: "GET", path: `${V1}/organization/members` }), OWN), admin: 200 },
+  "POST /api/v1/organization/members": { ...managed(403, () => ({ method: "POST", path: `${V1}/organization/members`, body: { email: `made-${++slugs}@example.com` } }), OWN), admin: 201 },
+  "GET /api/v1/organization/members/:id": { ...managed(403, ({ side }) => ({ method: "GET", path: `${V1}/organization/members/${side.memberId}` }), OWN), admin: 200 },
+  "PATCH /api/v1/organization/members/:id": { ...managed(403, ({ side }) => ({ method: "PATCH", path: `${V1}/organization/members/${side.memberId}`, body: { first_name: side.token } }), OWN), admin: 200 },
+  "DELETE /api/v1/organization/members/:id": {
+    ...managed(403, async ({ side, victim, victims }) => ({ method: "DELETE", path: `${V1}/organization/members/${victim ? await victims.member() : side.memberId}` }), OWN),
+    admin: 200,
+  },
+  "GET /api/v1/workspaces/:id/members": {
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/workspaces/${side.workspaceId}/members` })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's members",
+  },
+  "POST /api/v1/workspaces/:id/members/add": {
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/workspaces/${side.workspaceId}/members/add`, body: { user_ids: [side.memberId] } })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's members",
+  },
+  "POST /api/v1/workspaces/:id/members/remove": {
+    ...managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+      method: "POST",
+      path: `${V1}/workspaces/${side.workspaceId}/members/remove`,
+      body: { user_ids: [victim ? await victims.member() : side.memberId] },
+    })),
+    admin: { own: 200, foreign: 200 },
+    note: "deployment admin: manages any workspace's members",
+  },
 
   "GET /api/v1/observability/destinations/": managed(200, () => ({ method: "GET", path: `${V1}/observability/destinations` }), OWN),
   "POST /api/v1/observability/destinations/": managed(201, () => ({ method: "POST", path: `${V1}/observability/destinations`, body: { type: "webhook", name: "made", enabled: false, config: { url: "http://made.example.com/hook" } } }), OWN),

@@ -42,12 +42,15 @@ function keyOf(side: Side, caller: CallerKind): string | null {
 /**
  * The body must not carry any marker of `other` once what the request itself carried is taken out.
  * The deployment admin's `/workspaces` answers may hold workspace records of any workspace (and only
- * those), which are taken out before searching; any other key's must not. Its budget answers hold
- * only the workspace's id, which the request carried.
+ * those), which are taken out before searching, and its `/organization` answers list members of every
+ * workspace; any other key's must not. Its budget answers hold only the workspace's id, which the
+ * request carried.
  */
 function leaks(route: string, request: Sent, answer: Received, other: Side, organisationLevel: boolean): string[] {
+  // The organization's directory spans every workspace: its people are the deployment admin's to see.
+  if (organisationLevel && route.startsWith("/api/v1/organization")) return [];
   let text = answer.text;
-  if (organisationLevel && route.startsWith("/api/v1/workspaces") && !route.includes("/budgets") && answer.status < 300) {
+  if (organisationLevel && route.startsWith("/api/v1/workspaces") && !route.includes("/budgets") && !route.includes("/members") && answer.status < 300) {
     const body = JSON.parse(text);
     const records = Array.isArray(body.data) ? body.data : [body.data];
     for (const record of records) {
@@ -116,6 +119,9 @@ describe("isolation matrix", () => {
       "GET /api/v1/workspaces/:id/budgets",
       "PUT /api/v1/workspaces/:id/budgets/:interval",
       "DELETE /api/v1/workspaces/:id/budgets/:interval",
+      "GET /api/v1/workspaces/:id/members",
+      "POST /api/v1/workspaces/:id/members/add",
+      "POST /api/v1/workspaces/:id/members/remove",
     ]);
     for (const [, entry] of adminReaches) expect(entry.note).toContain("deployment admin");
   });

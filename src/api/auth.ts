@@ -46,7 +46,7 @@ export async function authenticate(services: Services, request: Request): Promis
   await services.credentials.prepare(workspace.id);
   const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
   if (key.kind === "inference") {
-    principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash);
+    principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash, key.creatorUserId);
     const budgets = await services.workspaceBudgets.list(workspace.id);
     const limits = budgets.map((row) => ({ interval: row.resetInterval, limitUsd: row.limitUsd }));
     principal.workspaceBudgets = { limits, includeByok: workspace.includeByokInBudgets };

@@ -54,6 +54,23 @@ export function futureTimestamp(value: string | null | undefined): string | null
   return new Date(time).toISOString();
 }
 
+/** A key's `creator_user_id` names an active member of the key's workspace: 404 for no member, else 400. */
+async function checkCreator(services: Services, workspaceId: string, memberId: string | null | undefined): Promise<void> {
+  if (memberId === undefined || memberId === null) return;
+  const member = await services.members.get(memberId);
+  if (!member) throw new GatewayError("not_found", `creator_user_id: no member ${memberId}`);
+  if (!member.active) throw new GatewayError("bad_request", `creator_user_id: member ${memberId} is deactivated`);
+  if (!await services.members.roleIn(workspaceId, memberId)) throw new GatewayError("bad_request", `creator_user_id: ${memberId} is not a member of the key's workspace`);
+}
+
+/** A key a deactivated member created stays disabled: re-enabling it is refused (400). */
+async function checkReenabled(services: Services, workspaceId: string, hash: string): Promise<void> {
+  const creator = (await services.keys.get(workspaceId, hash))?.creatorUserId;
+  if (!creator) return;
+  const member = await services.members.get(creator);
+  if (member && !member.active) throw new GatewayError("bad_request", `disabled: the key's member ${creator} is deactivated: reactivate the member first`);
+}
+
 /**
  * `/keys` acts on the keys of the caller's active workspace. Only the deployment admin may create a key
  * in another workspace (`workspace_id`) or mint another deployment admin (`deployment_admin: true`);
@@ -106,6 +123,7 @@ export function keysApi(services: Services) {
           requireDeploymentAdmin(principal);
           if (kind !== "management") throw new GatewayError("bad_request", "deployment_admin: only a management key can be a deployment admin");
         }
+        await checkCreator(services, workspace.id, body.creator_user_id);
         const { row, plaintext } = await services.keys.create({
           kind,
           deploymentAdmin: body.deployment_admin ?? false,
@@ -135,6 +153,7 @@ export function keysApi(services: Services) {
       "/keys/:hash",
       async ({ principal, params, body }) => {
         requireWorkspaceRoute(principal);
+        if (body.disabled === false) await checkReenabled(services, principal.workspace.id, params.hash);
         const row = await services.keys.update(principal.workspace.id, params.hash, {
           name: body.name,
           disabled: body.disabled,

@@ -8,6 +8,7 @@ import type { KeyStore } from "../db/keys.ts";
 import type { PresetStore } from "../db/presets.ts";
 import type { GuardrailStore } from "../db/guardrails.ts";
 import type { WorkspaceBudgetStore } from "../db/workspace-budgets.ts";
+import type { MemberGuardrailStore } from "../db/member-guardrails.ts";
 import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
 import type { MembersStore } from "../db/members.ts";
@@ -56,6 +57,8 @@ export interface Services {
   /** Guardrails and their key assignments; which apply to a key is read from memory. */
   guardrails: GuardrailStore;
   workspaceBudgets: WorkspaceBudgetStore;
+  /** Guardrails assigned to members (over every key each member created). */
+  memberGuardrails: MemberGuardrailStore;
   vault: VaultStore;
   /** BYOK provider credentials (`/byok`), used by routing through `credentials`. */
   byok: ByokStore;

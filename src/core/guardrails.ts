@@ -6,7 +6,7 @@ import { ledgerName } from "./ledgers.ts";
 
 /**
  * Guardrails as admission and routing see them: the policy of every guardrail that applies to a
- * request (the workspace's default guardrail, then the key's own; a member's comes with members).
+ * request (the workspace's default guardrail, then the key's member's, then the key's own).
  * Combined, allow-lists intersect (each must allow), deny-lists union, ZDR is OR-ed per model group
  * and every budget is checked on its own: a request can narrow any of them, never widen one.
  */
@@ -37,6 +37,8 @@ export interface GuardrailPolicy {
   freeModelTraining: boolean | null;
   /** Content filters run on the request's messages before routing. */
   contentFilters: ContentFilterRule[];
+  /** Set when the guardrail applies through the key's member: its budget is then the member's ledger. */
+  memberId?: string;
 }
 
 /** The ZDR group of a model id: its author (`anthropic/claude-…` → anthropic), `other` for the rest. */
@@ -76,11 +78,26 @@ export function guardrailLedgerKey(guardrailId: string, keyHash: string): string
   return `guardrail:${guardrailId}:${keyHash}`;
 }
 
-/** A guardrail's budget for one key as a spend limit of its own ledger, or undefined when it has none. */
+/** The ledger name of a guardrail's budget for one member: every key the member created spends from it. */
+export function memberLedgerKey(guardrailId: string, memberId: string): string {
+  return `guardrail:${guardrailId}:member:${memberId}`;
+}
+
+/** The guardrail and member of a member's ledger (see memberLedgerKey), or undefined for any other ledger. */
+export function memberOfLedger(ledgerKey: string): { guardrailId: string; memberId: string } | undefined {
+  const match = /^guardrail:([^:]+):member:([^:]+)$/.exec(ledgerKey);
+  return match ? { guardrailId: match[1]!, memberId: match[2]! } : undefined;
+}
+
+/**
+ * A guardrail's budget for one key as a spend limit of its own ledger, or undefined when it has none.
+ * Applied through the key's member, the ledger is the member's (shared by the member's keys only).
+ */
 export function guardrailSpendKey(guardrail: GuardrailPolicy, keyHash: string): SpendKey | undefined {
+  const ledger = guardrail.memberId === undefined ? guardrailLedgerKey(guardrail.id, keyHash) : memberLedgerKey(guardrail.id, guardrail.memberId);
   return guardrail.limitUsd === null
     ? undefined
-    : { hash: ledgerName(guardrailLedgerKey(guardrail.id, keyHash), guardrail.includeByokInBudgets), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
+    : { hash: ledgerName(ledger, guardrail.includeByokInBudgets), limit: guardrail.limitUsd, limitReset: guardrail.resetInterval, guardrail: { id: guardrail.id, name: guardrail.name } };
 }
 
 /** The id of a workspace's default guardrail: derived from the workspace's, so it exists before it is configured. */

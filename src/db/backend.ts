@@ -50,6 +50,7 @@ export type Tables = Pick<
   | "workspaceMembers"
   | "memberSessions"
   | "workspaceBudgets"
+  | "guardrailMemberAssignments"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -34,6 +34,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "workspaceMembers",
   "memberSessions",
   "workspaceBudgets",
+  "guardrailMemberAssignments",
 ];
 
 export interface CopiedTable {

@@ -20,10 +20,11 @@ export interface KeyAssignment {
   createdAt: string;
 }
 
-/** What the hot path needs of one workspace: its guardrails' policies by id and which key holds which. */
+/** What the hot path needs of one workspace: its guardrails' policies by id and which key (and member) holds which. */
 interface WorkspacePolicies {
   byId: Map<string, GuardrailPolicy>;
   byKey: Map<string, string>;
+  byMember: Map<string, string>;
 }
 
 /** A workspace's default guardrail before it is configured: it restricts nothing. */
@@ -71,9 +72,7 @@ export function guardrailPolicy(row: GuardrailRow): GuardrailPolicy {
  * Guardrails of a workspace and their assignments to keys. Every inference request asks which apply
  * to its key (`policiesFor`): a workspace's guardrails are read once and kept in memory until a write
  * here or by another process or replica (the backend's change feed) drops them.
- *
- * Seam: member assignments (a member's guardrail over all of that member's keys) join `policiesFor`
- * once members exist; until then a key's guardrails are its workspace's default and its own.
+ * A member's guardrail (db/member-guardrails.ts) applies to every key the member created.
  */
 export class GuardrailStore {
   readonly #cache = new Map<string, WorkspacePolicies>();
@@ -82,12 +81,18 @@ export class GuardrailStore {
     backend.changes.onChange(() => this.#cache.clear());
   }
 
-  /** The guardrails that apply to a key, the workspace's default (when configured) first. */
-  async policiesFor(workspaceId: string, keyHash: string): Promise<GuardrailPolicy[]> {
+  /**
+   * The guardrails that apply to a key: the workspace's default (when configured), the guardrail of the
+   * member who created the key (marked with the member: its budget is the member's), then the key's own.
+   */
+  async policiesFor(workspaceId: string, keyHash: string, memberId: string | null = null): Promise<GuardrailPolicy[]> {
     const policies = await this.#policies(workspaceId);
     const applied: GuardrailPolicy[] = [];
     const fallback = policies.byId.get(defaultGuardrailId(workspaceId));
     if (fallback) applied.push(fallback);
+    const ofMember = memberId === null ? undefined : policies.byMember.get(memberId);
+    const memberPolicy = ofMember === undefined ? undefined : policies.byId.get(ofMember);
+    if (memberPolicy && memberId !== null) applied.push({ ...memberPolicy, memberId });
     const own = policies.byKey.get(keyHash);
     const assigned = own === undefined ? undefined : policies.byId.get(own);
     if (assigned) applied.push(assigned);
@@ -98,15 +103,28 @@ export class GuardrailStore {
     this.backend.changes.check();
     const cached = this.#cache.get(workspaceId);
     if (cached) return cached;
-    const { guardrails, guardrailKeyAssignments: assignments } = this.backend.tables;
+    const { guardrails, guardrailKeyAssignments: assignments, guardrailMemberAssignments: memberAssignments } = this.backend.tables;
     const rows = await this.backend.db.select().from(guardrails).where(eq(guardrails.workspaceId, workspaceId));
     const held = await this.backend.db
       .select({ keyHash: assignments.keyHash, guardrailId: assignments.guardrailId })
       .from(assignments)
       .where(eq(assignments.workspaceId, workspaceId));
-    const loaded = { byId: new Map(rows.map((row) => [row.id, guardrailPolicy(row)])), byKey: new Map(held.map((row) => [row.keyHash, row.guardrailId])) };
+    const heldByMembers = await this.backend.db
+      .select({ memberId: memberAssignments.memberId, guardrailId: memberAssignments.guardrailId })
+      .from(memberAssignments)
+      .where(eq(memberAssignments.workspaceId, workspaceId));
+    const loaded = {
+      byId: new Map(rows.map((row) => [row.id, guardrailPolicy(row)])),
+      byKey: new Map(held.map((row) => [row.keyHash, row.guardrailId])),
+      byMember: new Map(heldByMembers.map((row) => [row.memberId, row.guardrailId])),
+    };
     this.#cache.set(workspaceId, loaded);
     return loaded;
+  }
+
+  /** Drops what is cached of a workspace (after a write to its assignments elsewhere). */
+  forget(workspaceId: string): void {
+    this.#cache.delete(workspaceId);
   }
 
   async create(workspaceId: string, input: GuardrailInput & { name: string }): Promise<GuardrailRow> {

@@ -120,6 +120,13 @@ export class KeyStore {
       .offset(options.offset);
   }
 
+  /** The keys a member created (in one workspace when given), disabled ones included. */
+  async createdBy(memberId: string, workspaceId?: string): Promise<ApiKeyRow[]> {
+    const { apiKeys } = this.backend.tables;
+    const where = workspaceId === undefined ? eq(apiKeys.creatorUserId, memberId) : and(eq(apiKeys.creatorUserId, memberId), eq(apiKeys.workspaceId, workspaceId));
+    return this.backend.db.select().from(apiKeys).where(where).orderBy(asc(apiKeys.createdAt), asc(apiKeys.hash));
+  }
+
   async update(workspaceId: string, hash: string, patch: KeyPatch): Promise<ApiKeyRow | undefined> {
     const { apiKeys } = this.backend.tables;
     const values = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./schema.ts";
+import { guardrails } from "./schema-groups.ts";
 
 /*
  * People: the organization's members, their workspace memberships and their signed-in sessions (and,
@@ -89,3 +90,30 @@ export const memberSessions = sqliteTable(
 );
 
 export type MemberSessionRow = typeof memberSessions.$inferSelect;
+
+/**
+ * A guardrail assigned to a member: it applies to every key the member created in the guardrail's
+ * workspace, and its budget is one ledger per member (the member's keys' spend together). A member
+ * holds at most one guardrail per workspace (assigning another replaces it).
+ */
+export const guardrailMemberAssignments = sqliteTable(
+  "guardrail_member_assignments",
+  {
+    id: text("id").primaryKey(),
+    guardrailId: text("guardrail_id")
+      .notNull()
+      .references(() => guardrails.id, { onDelete: "cascade" }),
+    memberId: text("member_id")
+      .notNull()
+      .references(() => members.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    assignedBy: text("assigned_by"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("guardrail_member_assignments_member_idx").on(table.workspaceId, table.memberId),
+    index("guardrail_member_assignments_guardrail_idx").on(table.guardrailId, table.createdAt),
+  ],
+);
+
+export type GuardrailMemberAssignmentRow = typeof guardrailMemberAssignments.$inferSelect;

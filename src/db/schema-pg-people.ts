@@ -2,6 +2,7 @@ import { boolean, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg
 import type * as people from "./schema-people.ts";
 import type { MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
 import { workspaces } from "./schema-pg.ts";
+import { guardrails } from "./schema-pg-groups.ts";
 import { text } from "./schema-pg-types.ts";
 
 /*
@@ -69,3 +70,27 @@ const samePeopleRows: [
   Same<Rows<typeof memberSessions>, Rows<typeof people.memberSessions>>,
 ] = [true, true, true];
 void samePeopleRows;
+
+/** Guardrails assigned to members (see schema-people.ts). */
+export const guardrailMemberAssignments = pgTable(
+  "guardrail_member_assignments",
+  {
+    id: text("id").primaryKey(),
+    guardrailId: text("guardrail_id")
+      .notNull()
+      .references(() => guardrails.id, { onDelete: "cascade" }),
+    memberId: text("member_id")
+      .notNull()
+      .references(() => members.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    assignedBy: text("assigned_by"),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [
+    uniqueIndex("guardrail_member_assignments_member_idx").on(table.workspaceId, table.memberId),
+    index("guardrail_member_assignments_guardrail_idx").on(table.guardrailId, table.createdAt),
+  ],
+);
+
+const sameMemberGuardrailRows: Same<Rows<typeof guardrailMemberAssignments>, Rows<typeof people.guardrailMemberAssignments>> = true;
+void sameMemberGuardrailRows;

@@ -33,6 +33,8 @@ export interface Side {
   byokId: string;
   /** An uploaded file of this workspace. */
   fileId: string;
+  /** A member of the organization who belongs to this workspace. */
+  memberId: string;
 }
 
 export interface World {
@@ -110,6 +112,8 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
   const destination = await call("POST", "/observability/destinations", { type: "webhook", name: `hook-${token}`, enabled: false, config: { url: `http://${token}.example.com/hook`, headers: { authorization: `Bearer ${token}` } } });
   const byok = await call("POST", "/byok", { provider: `unused-${token}`, key: `byok-secret-${token}` });
   const file = await gateway.services.files.create(workspaceId, { filename: `${token}.txt`, mimeType: "text/plain", bytes: Buffer.from(`file of ${token}`) });
+  const member = await gateway.services.members.create({ email: `member-${token}@example.com`, firstName: token });
+  await gateway.services.members.addToWorkspace(workspaceId, member.id, "member");
   return {
     token,
     workspaceId,
@@ -127,6 +131,7 @@ async function seedSide(gateway: InProcess, admin: string, token: string): Promi
     destinationId: destination.data.id,
     byokId: byok.data.id,
     fileId: file.id,
+    memberId: member.id,
   };
 }
 
@@ -179,6 +184,12 @@ export function victimsOf(gateway: InProcess, side: Side) {
       (await call("POST", "/observability/destinations", { type: "webhook", name: name(), enabled: false, config: { url: "http://victim.example.com/hook" } })).data.id as string,
     byok: async () => (await call("POST", "/byok", { provider: "victim", key: name() })).data.id as string,
     file: async () => (await gateway.services.files.create(side.workspaceId, { filename: "victim.txt", mimeType: "text/plain", bytes: Buffer.from("v") })).id,
+    /** A member of the organization who belongs to the side's workspace. */
+    member: async () => {
+      const member = await gateway.services.members.create({ email: `${name()}@example.com` });
+      await gateway.services.members.addToWorkspace(side.workspaceId, member.id, "member");
+      return member.id;
+    },
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
