@@ -45,7 +45,11 @@ const DISCOVERY_TIMEOUT_SECONDS = 10;
 function describeFailure(error: unknown): string {
   if (error instanceof oidc.AuthorizationResponseError) return `the identity provider answered ${error.error}`;
   if (error instanceof oidc.ResponseBodyError) return `the identity provider refused the code exchange (${error.error})`;
-  if (error instanceof Error) return error.message.replace(/\s+/g, " ").slice(0, 300);
+  if (error instanceof Error) {
+    // openid-client wraps oauth4webapi's failure, whose message names the failed check (never a value).
+    const detail = error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
+    return detail.replace(/\s+/g, " ").slice(0, 300);
+  }
   return "unknown failure";
 }
 
