@@ -26,6 +26,7 @@ import { inferenceApi } from "./api/inference.ts";
 import { operationsApi } from "./api/operations.ts";
 import { videosApi } from "./api/videos.ts";
 import { opsApi } from "./api/ops.ts";
+import { sessionApi } from "./api/session.ts";
 import { analyticsApi } from "./api/analytics.ts";
 import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
@@ -205,6 +206,7 @@ export function createApp(services: Services) {
       observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: existingState(request)?.requestId });
     })
     .use(opsApi(services))
+    .use(sessionApi(services))
     .use(api)
     // The API's own description, generated from the routes' schemas and served from the binary.
     .get("/api/v1/openapi.json", () => describe(), { detail: { hide: true } })

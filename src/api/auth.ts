@@ -3,6 +3,8 @@ import type { ApiKeyRow, InternRow, WorkspaceRow } from "../db/schema.ts";
 import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../core/api-key.ts";
 import type { Services } from "./services.ts";
 import { requestState } from "./request-state.ts";
+import { hasBearerKey, sessionPrincipal } from "./session-auth.ts";
+import { readCookie, SESSION_COOKIE } from "./session-cookie.ts";
 
 /** Who is calling: the key, its kind, its active workspace and, for an intern's key, its intern. */
 export type { Principal } from "./request-state.ts";
@@ -28,12 +30,15 @@ export function readToken(headers: Headers): string {
 }
 
 /**
- * Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. The
+ * Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. A
+ * request without a key but with a session cookie authenticates by its session (session-auth.ts). The
  * workspace's upstream credentials are made ready for the pipeline (read only after a vault change).
  */
 export async function authenticate(services: Services, request: Request): Promise<Principal> {
   const state = requestState(request);
   if (state.principal) return state.principal;
+  const session = hasBearerKey(request.headers) ? undefined : readCookie(request.headers, SESSION_COOKIE);
+  if (session !== undefined) return (state.principal = await sessionPrincipal(services, request, session));
   const token = readToken(request.headers);
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);

@@ -3,13 +3,13 @@ import type { Caller } from "../pipeline/pipeline.ts";
 import type { Principal } from "./auth.ts";
 
 /**
- * Inference is for inference keys; management keys get 403. An intern's key is confined to its intern:
+ * Inference is for inference keys; management keys and signed-in sessions get 403. An intern's key is confined to its intern:
  * inference acts on the workspace (its presets, its generation records), so it answers 404 as every
  * workspace route does.
  */
 export function requireInference(principal: Principal): void {
   if (principal.kind === "intern") throw new GatewayError("not_found", "Not found");
-  if (principal.kind !== "inference") {
+  if (principal.kind !== "inference" || principal.session) {
     throw new GatewayError("forbidden", "Only inference keys can call inference endpoints; create one with POST /api/v1/keys");
   }
 }

@@ -109,6 +109,10 @@ export function validateConfig(document: unknown, source: string): Config {
   if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url)) {
     throw new ConfigError(`invalid configuration (${source}):\n  storage.url: expected a postgres:// or postgresql:// URL (team mode's PostgreSQL database)`);
   }
+  const scopes = (candidate as Config).sso?.scopes;
+  if (scopes !== undefined && !scopes.includes("openid")) {
+    throw new ConfigError(`invalid configuration (${source}):\n  sso.scopes: must include "openid"`);
+  }
   return candidate as Config;
 }
 
@@ -142,6 +146,9 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Confi
     if (raw === undefined || raw === "") continue;
     setPath(merged, override.path, override.parse(raw));
   }
+  const sso = merged.sso;
+  const ssoSecret = env.ROUNDHOUSE_SSO_CLIENT_SECRET;
+  if (ssoSecret && sso !== null && typeof sso === "object" && !Array.isArray(sso)) (sso as Record<string, unknown>).client_secret ??= ssoSecret;
   let config: Config;
   try {
     config = validateConfig(merged, source);

@@ -192,6 +192,46 @@ export const PluginsConfig = T.Object(
   { additionalProperties: false, default: {} },
 );
 
+/** A mapping from an identity-provider group to a role in one workspace (by id or slug). */
+export const SsoWorkspaceGroup = T.Object(
+  {
+    group: T.String({ minLength: 1, maxLength: 256 }),
+    workspace: T.String({ minLength: 1, maxLength: 256 }),
+    role: T.Union([T.Literal("admin"), T.Literal("member")], { default: "member" }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * Single sign-on with OpenID Connect (authorization code + PKCE) against the operator's identity
+ * provider. Absent: SSO is off and the sign-in page offers only the management-key form.
+ */
+export const SsoConfig = T.Object(
+  {
+    /** The provider's issuer URL; its discovery document is read from `<issuer>/.well-known/openid-configuration`. */
+    issuer: T.String({ minLength: 1, maxLength: 2048, pattern: "^https?://" }),
+    client_id: T.String({ minLength: 1, maxLength: 512 }),
+    /** The client secret (or ROUNDHOUSE_SSO_CLIENT_SECRET); absent for a public client (PKCE only). */
+    client_secret: T.Optional(T.String({ minLength: 1 })),
+    /** Where the provider sends the browser back; default `<the URL the browser used>/session/oidc/callback`. */
+    redirect_url: T.Optional(T.String({ minLength: 1, maxLength: 2048, pattern: "^https?://" })),
+    scopes: T.Array(T.String({ minLength: 1, maxLength: 128, pattern: "^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$" }), { minItems: 1, default: ["openid", "email", "profile"] }),
+    /** The ID-token (or userinfo) claim listing the member's groups. */
+    groups_claim: T.String({ minLength: 1, maxLength: 256, default: "groups" }),
+    /** Members of these groups are organization admins (and others are not, owners aside). */
+    admin_groups: T.Array(T.String({ minLength: 1, maxLength: 256 }), { default: [] }),
+    /** Workspace roles granted by group at each sign-in (memberships of source `sso`). */
+    workspace_groups: T.Array(SsoWorkspaceGroup, { default: [] }),
+    /** How long a signed-in session lasts, in seconds (default 12 hours). */
+    session_ttl: T.Integer({ minimum: 60, maximum: 30 * 86_400, default: 43_200 }),
+    /** Tolerated clock difference with the provider when checking ID-token times, in seconds. */
+    clock_tolerance: T.Integer({ minimum: 0, maximum: 600, default: 30 }),
+  },
+  { additionalProperties: false },
+);
+
+export type SsoConfig = Static<typeof SsoConfig>;
+
 export const Config = T.Object(
   {
     server: ServerConfig,
@@ -220,6 +260,8 @@ export const Config = T.Object(
     models: T.Array(ModelConfig, { default: [] }),
     /** A JSON file of benchmark results served by GET /benchmarks (checked at start; see config/benchmarks.ts). */
     benchmarks_file: T.Optional(T.String({ minLength: 1 })),
+    /** Single sign-on (OpenID Connect); absent = off. */
+    sso: T.Optional(SsoConfig),
   },
   { additionalProperties: false },
 );
