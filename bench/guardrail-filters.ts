@@ -22,6 +22,7 @@ const policy = (contentFilters: GuardrailPolicy["contentFilters"]): GuardrailPol
   name: "g",
   limitUsd: 10,
   resetInterval: "monthly",
+  includeByokInBudgets: false,
   allowedModels: null,
   ignoredModels: null,
   allowedProviders: null,

@@ -10,6 +10,7 @@ const guardrail = (contentFilters: GuardrailPolicy["contentFilters"]): Guardrail
   name: "pii",
   limitUsd: null,
   resetInterval: null,
+  includeByokInBudgets: false,
   allowedModels: null,
   ignoredModels: null,
   allowedProviders: null,
