@@ -49,6 +49,10 @@ export type Tables = Pick<
   | "members"
   | "workspaceMembers"
   | "memberSessions"
+  | "scimTokens"
+  | "scimGroups"
+  | "scimGroupMembers"
+  | "scimGroupMappings"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

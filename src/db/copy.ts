@@ -33,6 +33,10 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "members",
   "workspaceMembers",
   "memberSessions",
+  "scimTokens",
+  "scimGroups",
+  "scimGroupMembers",
+  "scimGroupMappings",
 ];
 
 export interface CopiedTable {
