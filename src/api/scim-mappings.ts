@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import type { ScimGroupMappingRow, ScimGroupRow, ScimTokenRow } from "../db/schema-people.ts";
-import { isDeploymentAdmin, type Principal, requireDeploymentAdmin } from "./auth.ts";
+import { type Principal, requireDeploymentAdmin } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import type { Services } from "./services.ts";
 import { LIST_PAGE, listOf, workspaceRoutes } from "./workspace-routes.ts";
@@ -29,16 +29,17 @@ function tokenJson(row: ScimTokenRow) {
 
 /**
  * The reference's SCIM mapping API (`/scim/groups`, `/scim/group-mappings`) and the SCIM tokens
- * (`/scim/tokens`). Management keys only. A workspace's management key sees and manages the mappings
- * to its own workspace (another workspace's are not found); the deployment admin manages every one,
- * and alone creates and revokes SCIM tokens.
+ * (`/scim/tokens`). Management keys only. Mappings are scoped to the key's workspace like every
+ * workspace route (another workspace's are not found, the deployment admin's key included: it maps
+ * groups into a workspace with that workspace's management key); the groups are the organization's,
+ * listed to any management key; only the deployment admin creates, lists and revokes SCIM tokens.
  */
 export function scimMappingsApi(services: Services) {
   const { scim, workspaces, logger } = services;
   /** A mapping the caller may see, or 404. */
   const visible = async (principal: Principal, id: string): Promise<ScimGroupMappingRow> => {
     const row = await scim.mappings.get(id);
-    if (!row || (row.workspaceId !== principal.workspace.id && !isDeploymentAdmin(principal))) throw new GatewayError("not_found", "SCIM group mapping not found");
+    if (!row || row.workspaceId !== principal.workspace.id) throw new GatewayError("not_found", "SCIM group mapping not found");
     return row;
   };
 
@@ -54,7 +55,7 @@ export function scimMappingsApi(services: Services) {
     .get(
       "/group-mappings",
       async ({ principal, query }) => {
-        const page = await scim.mappings.list(isDeploymentAdmin(principal) ? undefined : principal.workspace.id, parsePage(query, LIST_PAGE));
+        const page = await scim.mappings.list(principal.workspace.id, parsePage(query, LIST_PAGE));
         return { data: page.rows.map(mappingJson), total_count: page.total };
       },
       { response: listOf(ScimGroupMapping) },
@@ -63,7 +64,7 @@ export function scimMappingsApi(services: Services) {
       "/group-mappings",
       async ({ principal, body, set }) => {
         const workspace = await workspaces.find(body.workspace_id);
-        if (!workspace || (workspace.id !== principal.workspace.id && !isDeploymentAdmin(principal))) throw new GatewayError("not_found", "workspace_id: workspace not found");
+        if (!workspace || workspace.id !== principal.workspace.id) throw new GatewayError("not_found", "workspace_id: workspace not found");
         const row = await scim.mappings.create({ scimGroupId: body.scim_group_id, workspaceId: workspace.id, role: body.role });
         logger.info("scim group mapped", { mapping_id: row.id, workspace_id: row.workspaceId, role: row.role });
         set.status = 201;

@@ -179,6 +179,13 @@ export function victimsOf(gateway: InProcess, side: Side) {
       (await call("POST", "/observability/destinations", { type: "webhook", name: name(), enabled: false, config: { url: "http://victim.example.com/hook" } })).data.id as string,
     byok: async () => (await call("POST", "/byok", { provider: "victim", key: name() })).data.id as string,
     file: async () => (await gateway.services.files.create(side.workspaceId, { filename: "victim.txt", mimeType: "text/plain", bytes: Buffer.from("v") })).id,
+    /** A SCIM group (the organization's: its name carries no side's marker). */
+    scimGroup: async () => (await gateway.services.scim.groups.create({ displayName: `Victim group ${++victims}` })).row.id,
+    scimMapping: async () => {
+      const group = await gateway.services.scim.groups.create({ displayName: `Victim group ${++victims}` });
+      return (await gateway.services.scim.mappings.create({ scimGroupId: group.row.id, workspaceId: side.workspaceId, role: "member" })).id;
+    },
+    scimToken: async () => (await gateway.services.scim.tokens.create(`victim token ${++victims}`)).row.id,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
