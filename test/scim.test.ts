@@ -154,6 +154,9 @@ describe("SCIM credentials", () => {
 describe("SCIM Groups and mappings", () => {
   test("groups CRUD and PATCH members (Okta and Entra shapes) drive workspace memberships through mappings", async () => {
     const workspace = (await sdk.workspaces.create({ createWorkspaceRequest: { name: "Platform", slug: "platform" } })).data;
+    // Mappings are the workspace's own: managed with its management key.
+    const created = await callApi(gateway.url, "POST", "/keys", { name: "platform admin", kind: "management", workspace_id: workspace.id });
+    const platform = new OpenRouter({ apiKey: ((await created.json()) as { key: string }).key, serverURL: `${gateway.url}/api/v1`, retryConfig: { strategy: "none" } });
     const gus = (await newUser("gus@corp.example")).json;
     const hal = (await newUser("hal@corp.example")).json;
     const eng = await scim("POST", "/Groups", { schemas: ["urn:ietf:params:scim:schemas:core:2.0:Group"], displayName: "Engineering", externalId: "g-eng", members: [{ value: gus.id }] });
@@ -163,16 +166,16 @@ describe("SCIM Groups and mappings", () => {
     const ops = (await scim("POST", "/Groups", { displayName: "Ops" })).json;
     const roles = async () => Object.fromEntries((await gateway.services.members.listWorkspace(workspace.id, { offset: 0, limit: 50 })).rows.map((row) => [row.memberId, `${row.role}/${row.source}`]));
 
-    const groups = await sdk.scim.listGroups();
+    const groups = await platform.scim.listGroups();
     expect(groups.result.data.map((group) => group.displayName)).toEqual(expect.arrayContaining(["Engineering", "Ops"]));
-    const mapping = (await sdk.scim.create({ createScimGroupMappingRequest: { scimGroupId: eng.json.id, workspaceId: workspace.id, role: "member" } })).data;
-    await expect(sdk.scim.create({ createScimGroupMappingRequest: { scimGroupId: eng.json.id, workspaceId: workspace.id, role: "admin" } })).rejects.toMatchObject({ statusCode: 409 });
+    const mapping = (await platform.scim.create({ createScimGroupMappingRequest: { scimGroupId: eng.json.id, workspaceId: workspace.id, role: "member" } })).data;
+    await expect(platform.scim.create({ createScimGroupMappingRequest: { scimGroupId: eng.json.id, workspaceId: workspace.id, role: "admin" } })).rejects.toMatchObject({ statusCode: 409 });
     expect(await roles()).toEqual({ [gus.id]: "member/scim" });
 
     // Okta adds a member; Entra removes with a value list; an Okta filtered remove path.
     await scim("PATCH", `/Groups/${eng.json.id}`, { schemas: [PATCH], Operations: [{ op: "add", path: "members", value: [{ value: hal.id, display: "hal" }] }] });
     expect(await roles()).toEqual({ [gus.id]: "member/scim", [hal.id]: "member/scim" });
-    const opsMapping = (await sdk.scim.create({ createScimGroupMappingRequest: { scimGroupId: ops.id, workspaceId: workspace.id, role: "admin" } })).data;
+    const opsMapping = (await platform.scim.create({ createScimGroupMappingRequest: { scimGroupId: ops.id, workspaceId: workspace.id, role: "admin" } })).data;
     await scim("PATCH", `/Groups/${ops.id}`, { schemas: [PATCH], Operations: [{ op: "Add", path: "members", value: [{ value: hal.id }] }] });
     expect(await roles()).toEqual({ [gus.id]: "member/scim", [hal.id]: "admin/scim" });
     await scim("PATCH", `/Groups/${ops.id}`, { schemas: [PATCH], Operations: [{ op: "Remove", path: "members", value: [{ value: hal.id }] }] });
@@ -183,21 +186,22 @@ describe("SCIM Groups and mappings", () => {
     expect((await scim("GET", `/Groups/${eng.json.id}?excludedAttributes=members`)).json.members).toBeUndefined();
 
     // The mapping API: read, change role, delete with keep_members.
-    expect((await sdk.scim.read({ id: mapping.id })).data.role).toBe("member");
-    expect((await sdk.scim.update({ id: mapping.id, updateScimGroupMappingRequest: { role: "admin" } })).data.role).toBe("admin");
+    expect((await platform.scim.read({ id: mapping.id })).data.role).toBe("member");
+    expect((await platform.scim.update({ id: mapping.id, updateScimGroupMappingRequest: { role: "admin" } })).data.role).toBe("admin");
     expect(await roles()).toEqual({ [hal.id]: "admin/scim" });
-    expect((await sdk.scim.listMappings()).result.totalCount).toBe(2);
+    expect((await platform.scim.listMappings()).result.totalCount).toBe(2);
+    expect((await callApi(gateway.url, "DELETE", `/scim/group-mappings/${mapping.id}?keep_members=false`)).status).toBe(404);
     expect((await callApi(gateway.url, "DELETE", `/scim/group-mappings/${mapping.id}`)).status).toBe(400);
-    expect(await sdk.scim.delete({ id: mapping.id, keepMembers: true })).toEqual({ deleted: true });
+    expect(await platform.scim.delete({ id: mapping.id, keepMembers: true })).toEqual({ deleted: true });
     expect(await roles()).toEqual({ [hal.id]: "admin/manual" });
 
     // keep_members=false withdraws only the access that mapping granted.
     await scim("PUT", `/Groups/${ops.id}`, { displayName: "Ops", members: [{ value: gus.id }] });
     expect(await roles()).toEqual({ [hal.id]: "admin/manual", [gus.id]: "admin/scim" });
-    await sdk.scim.delete({ id: opsMapping.id, keepMembers: false });
+    await platform.scim.delete({ id: opsMapping.id, keepMembers: false });
     expect(await roles()).toEqual({ [hal.id]: "admin/manual" });
     expect((await scim("DELETE", `/Groups/${ops.id}`)).status).toBe(204);
     expect((await scim("GET", `/Groups/${ops.id}`)).status).toBe(404);
-    await expect(sdk.scim.read({ id: opsMapping.id })).rejects.toMatchObject({ statusCode: 404 });
+    await expect(platform.scim.read({ id: opsMapping.id })).rejects.toMatchObject({ statusCode: 404 });
   });
 });
