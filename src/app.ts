@@ -25,6 +25,9 @@ import { vaultConnectionsApi } from "./api/vault-connections.ts";
 import { inferenceApi } from "./api/inference.ts";
 import { operationsApi } from "./api/operations.ts";
 import { videosApi } from "./api/videos.ts";
+import { scimV2Api } from "./api/scim-v2.ts";
+import { scimMappingsApi } from "./api/scim-mappings.ts";
+import { isScimPath, SCIM_CONTENT_TYPE, scimErrorBody } from "./api/scim-resources.ts";
 import { opsApi } from "./api/ops.ts";
 import { sessionApi } from "./api/session.ts";
 import { analyticsApi } from "./api/analytics.ts";
@@ -65,6 +68,7 @@ function styleOf(path: string): Codec | undefined {
 }
 
 function renderError(path: string, error: GatewayError): Record<string, unknown> {
+  if (isScimPath(path)) return scimErrorBody(error);
   const codec = styleOf(path);
   return codec ? codec.encodeError(error) : (errorEnvelope(error) as unknown as Record<string, unknown>);
 }
@@ -143,7 +147,8 @@ export function createApp(services: Services) {
     .use(analyticsApi(services))
     .use(generationHistoryApi(services))
     .use(generationContentApi(services))
-    .use(videosApi(services));
+    .use(videosApi(services))
+    .use(scimMappingsApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;
@@ -198,7 +203,7 @@ export function createApp(services: Services) {
         });
       }
       set.status = failure.status;
-      set.headers["content-type"] = "application/json";
+      set.headers["content-type"] = isScimPath(pathOf(request)) ? SCIM_CONTENT_TYPE : "application/json";
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
       return renderError(pathOf(request), failure);
     })
@@ -207,6 +212,7 @@ export function createApp(services: Services) {
     })
     .use(opsApi(services))
     .use(sessionApi(services))
+    .use(scimV2Api(services))
     .use(api)
     // The API's own description, generated from the routes' schemas and served from the binary.
     .get("/api/v1/openapi.json", () => describe(), { detail: { hide: true } })

@@ -17,6 +17,7 @@ import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
 import { MembersStore } from "./db/members.ts";
 import { SessionStore } from "./db/sessions.ts";
+import { ScimStore } from "./db/scim.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -205,6 +206,7 @@ export async function createServices(input: {
     files: new FileStore(backend),
     members: new MembersStore(backend, keys),
     sessions: new SessionStore(backend),
+    scim: new ScimStore(backend),
     connections,
     catalog,
     health,

@@ -30,6 +30,9 @@ export interface TargetContext {
     byok(): Promise<string>;
     file(): Promise<string>;
     member(): Promise<string>;
+    scimGroup(): Promise<string>;
+    scimMapping(): Promise<string>;
+    scimToken(): Promise<string>;
   };
 }
 
@@ -95,6 +98,14 @@ const video = (suffix: string, ok: number): Entry => ({
 const catalog = (path: string): Entry => ({ targets: OWN, request: () => ({ method: "GET", path: `${V1}${path}` }), management: 200, inference: 200, intern: 404 });
 
 let slugs = 0;
+
+/** The SCIM server takes only a SCIM token: every API key, of any kind, gets 401. */
+const scimServer = (method: string, path: string, body?: unknown): Entry => ({
+  targets: OWN, request: () => ({ method, path: `/scim/v2${path}`, ...(body === undefined ? {} : { body }) }), management: 401, inference: 401, intern: 401,
+});
+const SCIM_USER = { userName: "someone@example.com" };
+const SCIM_GROUP = { displayName: "Some group" };
+const SCIM_PATCH = { Operations: [{ op: "replace", path: "active", value: false }] };
 
 export const MATRIX: Record<string, Entry> = {
   "GET /healthz": pub("/healthz"),
@@ -415,4 +426,43 @@ export const MATRIX: Record<string, Entry> = {
     path: `${V1}/generation/feedback`,
     body: { generation_id: side.generationId, category: "other", comment: `feedback on ${side.token}` },
   })),
+
+  "GET /scim/v2/ServiceProviderConfig": scimServer("GET", "/ServiceProviderConfig"),
+  "GET /scim/v2/ResourceTypes": scimServer("GET", "/ResourceTypes"),
+  "GET /scim/v2/Schemas": scimServer("GET", "/Schemas"),
+  "GET /scim/v2/Schemas/:id": scimServer("GET", "/Schemas/urn:ietf:params:scim:schemas:core:2.0:User"),
+  "GET /scim/v2/Users": scimServer("GET", "/Users"),
+  "POST /scim/v2/Users": scimServer("POST", "/Users", SCIM_USER),
+  "GET /scim/v2/Users/:id": scimServer("GET", "/Users/user_x"),
+  "PUT /scim/v2/Users/:id": scimServer("PUT", "/Users/user_x", SCIM_USER),
+  "PATCH /scim/v2/Users/:id": scimServer("PATCH", "/Users/user_x", SCIM_PATCH),
+  "DELETE /scim/v2/Users/:id": scimServer("DELETE", "/Users/user_x"),
+  "GET /scim/v2/Groups": scimServer("GET", "/Groups"),
+  "POST /scim/v2/Groups": scimServer("POST", "/Groups", SCIM_GROUP),
+  "GET /scim/v2/Groups/:id": scimServer("GET", "/Groups/g"),
+  "PUT /scim/v2/Groups/:id": scimServer("PUT", "/Groups/g", SCIM_GROUP),
+  "PATCH /scim/v2/Groups/:id": scimServer("PATCH", "/Groups/g", SCIM_PATCH),
+  "DELETE /scim/v2/Groups/:id": scimServer("DELETE", "/Groups/g"),
+  // The SCIM mapping API: the organization's groups to any management key; mappings of the key's own
+  // workspace only (the deployment admin's key included); SCIM tokens to the deployment admin alone.
+  "GET /api/v1/scim/groups": managed(200, () => ({ method: "GET", path: `${V1}/scim/groups` }), OWN),
+  "GET /api/v1/scim/group-mappings": managed(200, () => ({ method: "GET", path: `${V1}/scim/group-mappings` }), OWN),
+  "POST /api/v1/scim/group-mappings": managed({ own: 201, foreign: 404 }, async ({ side, victims }) => ({
+    method: "POST",
+    path: `${V1}/scim/group-mappings`,
+    body: { scim_group_id: await victims.scimGroup(), workspace_id: side.workspaceId, role: "member" },
+  })),
+  "GET /api/v1/scim/group-mappings/:id": managed({ own: 200, foreign: 404 }, async ({ victims }) => ({ method: "GET", path: `${V1}/scim/group-mappings/${await victims.scimMapping()}` })),
+  "PATCH /api/v1/scim/group-mappings/:id": managed({ own: 200, foreign: 404 }, async ({ victims }) => ({
+    method: "PATCH",
+    path: `${V1}/scim/group-mappings/${await victims.scimMapping()}`,
+    body: { role: "admin" },
+  })),
+  "DELETE /api/v1/scim/group-mappings/:id": managed({ own: 200, foreign: 404 }, async ({ victims }) => ({
+    method: "DELETE",
+    path: `${V1}/scim/group-mappings/${await victims.scimMapping()}?keep_members=false`,
+  })),
+  "GET /api/v1/scim/tokens": { ...managed(403, () => ({ method: "GET", path: `${V1}/scim/tokens` }), OWN), admin: 200 },
+  "POST /api/v1/scim/tokens": { ...managed(403, () => ({ method: "POST", path: `${V1}/scim/tokens`, body: { name: "made" } }), OWN), admin: 201 },
+  "DELETE /api/v1/scim/tokens/:id": { ...managed(403, async ({ victims }) => ({ method: "DELETE", path: `${V1}/scim/tokens/${await victims.scimToken()}` }), OWN), admin: 200 },
 };

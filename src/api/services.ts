@@ -13,6 +13,7 @@ import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
 import type { MembersStore } from "../db/members.ts";
 import type { SessionStore } from "../db/sessions.ts";
+import type { ScimStore } from "../db/scim.ts";
 import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -68,6 +69,8 @@ export interface Services {
   members: MembersStore;
   /** Signed-in sessions (dashboard and CLI sign-in). */
   sessions: SessionStore;
+  /** SCIM provisioning: the identity provider's tokens, groups and group mappings. */
+  scim: ScimStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

@@ -51,6 +51,10 @@ export type Tables = Pick<
   | "memberSessions"
   | "workspaceBudgets"
   | "guardrailMemberAssignments"
+  | "scimTokens"
+  | "scimGroups"
+  | "scimGroupMembers"
+  | "scimGroupMappings"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

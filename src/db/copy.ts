@@ -35,6 +35,10 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "memberSessions",
   "workspaceBudgets",
   "guardrailMemberAssignments",
+  "scimTokens",
+  "scimGroups",
+  "scimGroupMembers",
+  "scimGroupMappings",
 ];
 
 export interface CopiedTable {

@@ -117,3 +117,75 @@ export const guardrailMemberAssignments = sqliteTable(
 );
 
 export type GuardrailMemberAssignmentRow = typeof guardrailMemberAssignments.$inferSelect;
+/*
+ * SCIM 2.0 provisioning: the identity provider's bearer tokens, the groups it pushes with their members,
+ * and the mappings that turn group membership into workspace memberships (source `scim`).
+ */
+
+/** A bearer token the identity provider calls `/scim/v2` with; only its SHA-256 is stored. */
+export const scimTokens = sqliteTable("scim_tokens", {
+  /** `scimtok_` followed by a UUID. */
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  /** SHA-256 of the token, hex. */
+  hash: text("hash").notNull().unique(),
+  createdAt: text("created_at").notNull(),
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
+});
+
+export type ScimTokenRow = typeof scimTokens.$inferSelect;
+
+/** A group the identity provider pushed (`/scim/v2/Groups`). */
+export const scimGroups = sqliteTable(
+  "scim_groups",
+  {
+    /** A UUID. */
+    id: text("id").primaryKey(),
+    displayName: text("display_name").notNull(),
+    externalId: text("external_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("scim_groups_display_name_idx").on(table.displayName), index("scim_groups_created_idx").on(table.createdAt)],
+);
+
+export type ScimGroupRow = typeof scimGroups.$inferSelect;
+
+/** A member of a SCIM group. */
+export const scimGroupMembers = sqliteTable(
+  "scim_group_members",
+  {
+    groupId: text("group_id")
+      .notNull()
+      .references(() => scimGroups.id, { onDelete: "cascade" }),
+    memberId: text("member_id")
+      .notNull()
+      .references(() => members.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.groupId, table.memberId] }), index("scim_group_members_member_idx").on(table.memberId)],
+);
+
+export type ScimGroupMemberRow = typeof scimGroupMembers.$inferSelect;
+
+/** Grants a SCIM group's members a role in a workspace; one mapping per group and workspace. */
+export const scimGroupMappings = sqliteTable(
+  "scim_group_mappings",
+  {
+    /** A UUID. */
+    id: text("id").primaryKey(),
+    scimGroupId: text("scim_group_id")
+      .notNull()
+      .references(() => scimGroups.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    role: text("role", { enum: WORKSPACE_ROLES }).notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("scim_group_mappings_pair_idx").on(table.scimGroupId, table.workspaceId), index("scim_group_mappings_workspace_idx").on(table.workspaceId)],
+);
+
+export type ScimGroupMappingRow = typeof scimGroupMappings.$inferSelect;

@@ -94,3 +94,66 @@ export const guardrailMemberAssignments = pgTable(
 
 const sameMemberGuardrailRows: Same<Rows<typeof guardrailMemberAssignments>, Rows<typeof people.guardrailMemberAssignments>> = true;
 void sameMemberGuardrailRows;
+/** SCIM bearer tokens (hashes only; see schema-people.ts). */
+export const scimTokens = pgTable("scim_tokens", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  hash: text("hash").notNull().unique(),
+  createdAt: text("created_at").notNull(),
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
+});
+
+/** Groups the identity provider pushed. */
+export const scimGroups = pgTable(
+  "scim_groups",
+  {
+    id: text("id").primaryKey(),
+    displayName: text("display_name").notNull(),
+    externalId: text("external_id"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("scim_groups_display_name_idx").on(table.displayName), index("scim_groups_created_idx").on(table.createdAt)],
+);
+
+/** Members of SCIM groups. */
+export const scimGroupMembers = pgTable(
+  "scim_group_members",
+  {
+    groupId: text("group_id")
+      .notNull()
+      .references(() => scimGroups.id, { onDelete: "cascade" }),
+    memberId: text("member_id")
+      .notNull()
+      .references(() => members.id, { onDelete: "cascade" }),
+    createdAt: text("created_at").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.groupId, table.memberId] }), index("scim_group_members_member_idx").on(table.memberId)],
+);
+
+/** SCIM group to workspace role mappings. */
+export const scimGroupMappings = pgTable(
+  "scim_group_mappings",
+  {
+    id: text("id").primaryKey(),
+    scimGroupId: text("scim_group_id")
+      .notNull()
+      .references(() => scimGroups.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    role: text("role").$type<WorkspaceRole>().notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (table) => [uniqueIndex("scim_group_mappings_pair_idx").on(table.scimGroupId, table.workspaceId), index("scim_group_mappings_workspace_idx").on(table.workspaceId)],
+);
+
+const sameScimRows: [
+  Same<Rows<typeof scimTokens>, Rows<typeof people.scimTokens>>,
+  Same<Rows<typeof scimGroups>, Rows<typeof people.scimGroups>>,
+  Same<Rows<typeof scimGroupMembers>, Rows<typeof people.scimGroupMembers>>,
+  Same<Rows<typeof scimGroupMappings>, Rows<typeof people.scimGroupMappings>>,
+] = [true, true, true, true];
+void sameScimRows;

@@ -130,6 +130,15 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "PATCH /api/v1/byok/:id": { name: "renamed" },
   "POST /api/v1/analytics/query": { metrics: ["request_count"], dimensions: ["model"] },
   "POST /api/v1/generation/feedback": { generation_id: "gen-fuzzed", category: "other", comment: "fuzzed" },
+  "POST /api/v1/scim/group-mappings": { scim_group_id: "fuzzed-group", workspace_id: "fuzzed-workspace", role: "member" },
+  "PATCH /api/v1/scim/group-mappings/:id": { role: "admin" },
+  "POST /api/v1/scim/tokens": { name: "fuzzed token" },
+  "POST /scim/v2/Users": { userName: "fuzzed@example.com" },
+  "PUT /scim/v2/Users/:id": { userName: "fuzzed@example.com" },
+  "PATCH /scim/v2/Users/:id": { Operations: [{ op: "replace", path: "active", value: false }] },
+  "POST /scim/v2/Groups": { displayName: "Fuzzed" },
+  "PUT /scim/v2/Groups/:id": { displayName: "Fuzzed" },
+  "PATCH /scim/v2/Groups/:id": { Operations: [{ op: "replace", path: "displayName", value: "Fuzzed" }] },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */

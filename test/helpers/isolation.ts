@@ -190,6 +190,13 @@ export function victimsOf(gateway: InProcess, side: Side) {
       await gateway.services.members.addToWorkspace(side.workspaceId, member.id, "member");
       return member.id;
     },
+    /** A SCIM group (the organization's: its name carries no side's marker). */
+    scimGroup: async () => (await gateway.services.scim.groups.create({ displayName: `Victim group ${++victims}` })).row.id,
+    scimMapping: async () => {
+      const group = await gateway.services.scim.groups.create({ displayName: `Victim group ${++victims}` });
+      return (await gateway.services.scim.mappings.create({ scimGroupId: group.row.id, workspaceId: side.workspaceId, role: "member" })).id;
+    },
+    scimToken: async () => (await gateway.services.scim.tokens.create(`victim token ${++victims}`)).row.id,
     connection: async () => {
       const key = `mcp:victim-${++victims}.${side.token}.example.com`;
       await call("PUT", `/vault/connections/${key}`, { credentials: "c" });
