@@ -14,6 +14,7 @@ import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
 import { MembersStore } from "./db/members.ts";
 import { SessionStore } from "./db/sessions.ts";
+import { OAuthCodeStore } from "./db/oauth-codes.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -189,6 +190,7 @@ export async function createServices(input: {
     files: new FileStore(backend),
     members: new MembersStore(backend, keys),
     sessions: new SessionStore(backend),
+    oauthCodes: new OAuthCodeStore(backend, keys),
     connections,
     catalog,
     health,

@@ -33,6 +33,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "members",
   "workspaceMembers",
   "memberSessions",
+  "oauthCodes",
 ];
 
 export interface CopiedTable {
