@@ -38,6 +38,11 @@ export interface Entry {
   programme?: boolean;
   /** Answers without any key (operations endpoints, the API description). */
   public?: boolean;
+  /**
+   * Takes no key as a credential (a session cookie or an OAuth code does that job): every caller, any
+   * key or none, gets this status.
+   */
+  keyless?: number;
   request(context: TargetContext): Sent | Promise<Sent>;
   management: Expect;
   /** The deployment admin's management key, where it differs from any other management key's. */
@@ -94,6 +99,11 @@ const video = (suffix: string, ok: number): Entry => ({
 const catalog = (path: string): Entry => ({ targets: OWN, request: () => ({ method: "GET", path: `${V1}${path}` }), management: 200, inference: 200, intern: 404 });
 
 let slugs = 0;
+
+/** A route every caller gets `status` from, whatever key it sends (see Entry.keyless). */
+function oauthKeyless(status: number): Pick<Entry, "targets" | "keyless" | "management" | "inference" | "intern"> {
+  return { targets: OWN, keyless: status, management: status, inference: status, intern: status };
+}
 
 export const MATRIX: Record<string, Entry> = {
   "GET /healthz": pub("/healthz"),
@@ -343,5 +353,17 @@ export const MATRIX: Record<string, Entry> = {
     method: "POST",
     path: `${V1}/generation/feedback`,
     body: { generation_id: side.generationId, category: "other", comment: `feedback on ${side.token}` },
+  })),
+
+  // OAuth key issuance: the consent page knows sessions, not keys (no session: sign-in, or 401 for the
+  // form); the exchange's credential is the code. A code is created in the management key's own
+  // workspace only, even by the deployment admin.
+  "GET /auth": { ...oauthKeyless(302), request: () => ({ method: "GET", path: `/auth?callback_url=${encodeURIComponent("https://app.example.com/cb")}` }) },
+  "POST /auth": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "deny" } }) },
+  "POST /api/v1/auth/keys": { ...oauthKeyless(403), request: () => ({ method: "POST", path: `${V1}/auth/keys`, body: { code: "no-such-code" } }) },
+  "POST /api/v1/auth/keys/code": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/auth/keys/code`,
+    body: { callback_url: "https://app.example.com/cb", workspace_id: side.workspaceId },
   })),
 };

@@ -3,6 +3,7 @@ import { GatewayError } from "../core/errors.ts";
 import { appOf, checkCallbackUrl, checkChallenge } from "../core/pkce.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import type { Services } from "./services.ts";
+import { readJsonBody } from "./http.ts";
 import { consentHeaders, renderConsentPage } from "./oauth-page.ts";
 import { loggingRefusals } from "./oauth-refusals.ts";
 import { csrfToken, readCookie, requireCsrf, SESSION_COOKIE } from "./session-cookie.ts";
@@ -84,6 +85,13 @@ function redirect(set: { status?: number | string; headers: Record<string, strin
  */
 export function oauthConsentApi(services: Services) {
   return new Elysia({ name: "oauth-consent" })
+    // The form is parsed by Elysia; any other body is read as the API reads JSON (an empty one is an
+    // empty object, which the form's schema then refuses with a message naming the missing field).
+    .onParse(async ({ request }) => {
+      const type = request.headers.get("content-type")?.toLowerCase() ?? "";
+      if (type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data")) return undefined;
+      return (await readJsonBody(request, services.config.server.max_body_bytes)) ?? {};
+    })
     .get(
       "/auth",
       ({ request, query, set }) =>

@@ -123,6 +123,9 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "PATCH /api/v1/byok/:id": { name: "renamed" },
   "POST /api/v1/analytics/query": { metrics: ["request_count"], dimensions: ["model"] },
   "POST /api/v1/generation/feedback": { generation_id: "gen-fuzzed", category: "other", comment: "fuzzed" },
+  "POST /auth": { callback_url: "https://app.example.com/cb", decision: "deny" },
+  "POST /api/v1/auth/keys": { code: "fuzzed-code", code_verifier: "v".repeat(43) },
+  "POST /api/v1/auth/keys/code": { callback_url: "https://app.example.com/cb", key_label: "fuzzed", limit: 1 },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */
