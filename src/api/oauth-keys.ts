@@ -46,6 +46,8 @@ function refusal(outcome: Exclude<ExchangeOutcome, { kind: "issued" }>): Gateway
       return new GatewayError("bad_request", "Invalid code_challenge_method: does not match the authorization request's");
     case "mismatch":
       return new GatewayError("forbidden", "code_verifier: does not match the code challenge");
+    case "inactive":
+      return new GatewayError("forbidden", "code: the member who authorized it is deactivated");
   }
 }
 

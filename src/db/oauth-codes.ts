@@ -23,12 +23,13 @@ export interface CodeProof {
 /**
  * The outcome of one exchange. Every outcome but `unknown` has burnt the code: `issued` (a new key),
  * `reused` (the code was already exchanged: the key that exchange issued is now disabled), `expired`,
- * `method` (the stated method differs from the consented one), `mismatch` (the verifier does not match).
+ * `method` (the stated method differs from the consented one), `mismatch` (the verifier does not match),
+ * `inactive` (the consenting member was deactivated since).
  */
 export type ExchangeOutcome =
   | { kind: "issued"; row: OAuthCodeRow; key: { row: ApiKeyRow; plaintext: string } }
   | { kind: "reused"; row: OAuthCodeRow; disabledKeyHash: string | null }
-  | { kind: "expired" | "method" | "mismatch"; row: OAuthCodeRow }
+  | { kind: "expired" | "method" | "mismatch" | "inactive"; row: OAuthCodeRow }
   | { kind: "unknown" };
 
 /** SHA-256 of a code, hex: what is stored and looked up. */
@@ -65,7 +66,7 @@ export class OAuthCodeStore {
 
   /** Exchanges a code for a new inference key in its workspace, created by its member (see ExchangeOutcome). */
   async exchange(code: string, proof: CodeProof): Promise<ExchangeOutcome> {
-    const { oauthCodes, apiKeys } = this.backend.tables;
+    const { oauthCodes, apiKeys, members } = this.backend.tables;
     const hash = codeHash(code);
     const outcome = await this.backend.transaction(async (tx): Promise<ExchangeOutcome> => {
       const now = nowIso();
@@ -83,6 +84,10 @@ export class OAuthCodeStore {
       if (row.codeChallenge !== null) {
         const method = row.codeChallengeMethod ?? "plain";
         if (proof.verifier === undefined || !verifierMatches(row.codeChallenge, method, proof.verifier)) return { kind: "mismatch", row };
+      }
+      if (row.memberId !== null) {
+        const [member] = await tx.select({ active: members.active }).from(members).where(eq(members.id, row.memberId)).limit(1);
+        if (!member?.active) return { kind: "inactive", row };
       }
       const key = await this.keys.create(
         {

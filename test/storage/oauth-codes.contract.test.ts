@@ -53,7 +53,7 @@ describe.each(DIALECTS)("oauth codes on %s", (dialect) => {
   });
 
   test("a wrong or missing verifier, a wrong method and expiry each burn the code; an unknown code is unknown", async () => {
-    const { codes, input } = await world();
+    const { backend, keys, codes, input } = await world();
     const wrong = await codes.create(input());
     expect((await codes.exchange(wrong.code, { verifier: "x".repeat(43) })).kind).toBe("mismatch");
     expect((await codes.exchange(wrong.code, { verifier: VERIFIER })).kind).toBe("reused");
@@ -64,10 +64,15 @@ describe.each(DIALECTS)("oauth codes on %s", (dialect) => {
     expect((await codes.exchange(method.code, { verifier: VERIFIER })).kind).toBe("reused");
     const plain = await codes.create(input({ codeChallenge: VERIFIER, codeChallengeMethod: "plain" }));
     expect((await codes.exchange(plain.code, { verifier: VERIFIER })).kind).toBe("issued");
+    const members = new MembersStore(backend, keys);
+    const leaver = await members.create({ email: "leaver@example.com" });
+    const orphaned = await codes.create(input({ memberId: leaver.id }));
+    await members.deactivate(leaver.id);
+    expect((await codes.exchange(orphaned.code, { verifier: VERIFIER })).kind).toBe("inactive");
     const expired = await codes.create(input(), -1);
     expect((await codes.exchange(expired.code, { verifier: VERIFIER })).kind).toBe("expired");
     expect((await codes.exchange("unknown", { verifier: VERIFIER })).kind).toBe("unknown");
-    expect(await codes.prune(new Date(Date.now() + 60 * 60 * 1000).toISOString())).toBe(5);
+    expect(await codes.prune(new Date(Date.now() + 60 * 60 * 1000).toISOString())).toBe(6);
   });
 
   test("concurrent exchanges of one code: exactly one key is issued", async () => {
