@@ -34,6 +34,8 @@ import { analyticsApi } from "./api/analytics.ts";
 import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
 import { generationContentApi } from "./api/generation-content.ts";
+import { oauthConsentApi } from "./api/oauth-consent.ts";
+import { oauthKeysApi } from "./api/oauth-keys.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
@@ -50,6 +52,9 @@ const EMPTY_BODY = Symbol("empty body");
  * streamed by the route itself (spooled to disk within `max_body_bytes`, never buffered whole).
  */
 const MULTIPART_ROUTES = /^\/api\/v1\/(audio\/transcriptions|videos|files)\/?$/;
+
+/** Body routes that take no key: the OAuth code exchange (the app has no key yet; the code is its credential). */
+const KEYLESS_ROUTES = /^\/api\/v1\/auth\/keys\/?$/;
 
 /** What the app needs of the listening server: the TCP peer of a request (none under `app.handle`). */
 type PeerSource = { requestIP(request: Request): { address: string } | null } | null;
@@ -116,7 +121,7 @@ export function createApp(services: Services) {
   const api = new Elysia({ prefix: "/api/v1", normalize: false })
     .onParse({ as: "global" }, async ({ request }) => {
       // Authenticate before reading the body: a request without a valid key is a 401, whatever it sends.
-      await authenticate(services, request);
+      if (!KEYLESS_ROUTES.test(pathOf(request))) await authenticate(services, request);
       if (isMultipart(request) && MULTIPART_ROUTES.test(pathOf(request))) return EMPTY_BODY;
       // Returning undefined would hand the (already read) body to Elysia's own parser for its content
       // type, which then fails: an empty body travels as a marker and becomes undefined again below.
@@ -148,7 +153,8 @@ export function createApp(services: Services) {
     .use(generationHistoryApi(services))
     .use(generationContentApi(services))
     .use(videosApi(services))
-    .use(scimMappingsApi(services));
+    .use(scimMappingsApi(services))
+    .use(oauthKeysApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;
@@ -213,6 +219,7 @@ export function createApp(services: Services) {
     .use(opsApi(services))
     .use(sessionApi(services))
     .use(scimV2Api(services))
+    .use(oauthConsentApi(services))
     .use(api)
     // The API's own description, generated from the routes' schemas and served from the binary.
     .get("/api/v1/openapi.json", () => describe(), { detail: { hide: true } })

@@ -13,6 +13,7 @@ Commands:
   interns    give interns features, checked against their connections (interns features add | list | remove)
   migrate    create the database and apply pending migrations
   doctor     check the config, data directory, database, master key and upstreams
+  login      obtain a personal API key from a running gateway (sign-in and consent in a browser)
   version    print the version (also --version)
   help       print this help (also --help); 'roundhouse help COMMAND' for a command's help
 
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   interns: async () => (await import("./cli/interns.ts")).interns,
   migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
   doctor: async () => (await import("./cli/doctor.ts")).doctor,
+  login: async () => (await import("./cli/login.ts")).login,
 };
 
 async function main(argv: string[]): Promise<number | void> {

@@ -18,6 +18,7 @@ import { ByokStore } from "./db/byok.ts";
 import { MembersStore } from "./db/members.ts";
 import { SessionStore } from "./db/sessions.ts";
 import { ScimStore } from "./db/scim.ts";
+import { OAuthCodeStore } from "./db/oauth-codes.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -207,6 +208,7 @@ export async function createServices(input: {
     members: new MembersStore(backend, keys),
     sessions: new SessionStore(backend),
     scim: new ScimStore(backend),
+    oauthCodes: new OAuthCodeStore(backend, keys),
     connections,
     catalog,
     health,

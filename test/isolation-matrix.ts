@@ -42,6 +42,11 @@ export interface Entry {
   programme?: boolean;
   /** Answers without any key (operations endpoints, the API description). */
   public?: boolean;
+  /**
+   * Takes no key as a credential (a session cookie or an OAuth code does that job): every caller, any
+   * key or none, gets this status.
+   */
+  keyless?: number;
   request(context: TargetContext): Sent | Promise<Sent>;
   management: Expect;
   /** The deployment admin's management key, where it differs from any other management key's. */
@@ -106,6 +111,10 @@ const scimServer = (method: string, path: string, body?: unknown): Entry => ({
 const SCIM_USER = { userName: "someone@example.com" };
 const SCIM_GROUP = { displayName: "Some group" };
 const SCIM_PATCH = { Operations: [{ op: "replace", path: "active", value: false }] };
+/** A route every caller gets `status` from, whatever key it sends (see Entry.keyless). */
+function oauthKeyless(status: number): Pick<Entry, "targets" | "keyless" | "management" | "inference" | "intern"> {
+  return { targets: OWN, keyless: status, management: status, inference: status, intern: status };
+}
 
 export const MATRIX: Record<string, Entry> = {
   "GET /healthz": pub("/healthz"),
@@ -465,4 +474,20 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/scim/tokens": { ...managed(403, () => ({ method: "GET", path: `${V1}/scim/tokens` }), OWN), admin: 200 },
   "POST /api/v1/scim/tokens": { ...managed(403, () => ({ method: "POST", path: `${V1}/scim/tokens`, body: { name: "made" } }), OWN), admin: 201 },
   "DELETE /api/v1/scim/tokens/:id": { ...managed(403, async ({ victims }) => ({ method: "DELETE", path: `${V1}/scim/tokens/${await victims.scimToken()}` }), OWN), admin: 200 },
+  // OAuth key issuance: the consent page knows sessions, not keys (no session: sign-in, or 401 for the
+  // form); the exchange's credential is the code. A code is created in the management key's own
+  // workspace only, even by the deployment admin.
+  // Sign-in: a session cookie is the credential there, so every key kind (or none) gets the same answer.
+  "GET /session/sign-in": { ...oauthKeyless(200), request: () => ({ method: "GET", path: "/session/sign-in" }) },
+  "POST /session/key": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/session/key", body: { key: "not-a-key" } }) },
+  "POST /session/sign-out": { ...oauthKeyless(303), request: () => ({ method: "POST", path: "/session/sign-out" }) },
+  "GET /session": { ...oauthKeyless(401), request: () => ({ method: "GET", path: "/session" }) },
+  "GET /auth": { ...oauthKeyless(302), request: () => ({ method: "GET", path: `/auth?callback_url=${encodeURIComponent("https://app.example.com/cb")}` }) },
+  "POST /auth": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "deny" } }) },
+  "POST /api/v1/auth/keys": { ...oauthKeyless(403), request: () => ({ method: "POST", path: `${V1}/auth/keys`, body: { code: "no-such-code" } }) },
+  "POST /api/v1/auth/keys/code": managed({ own: 200, foreign: 404 }, ({ side }) => ({
+    method: "POST",
+    path: `${V1}/auth/keys/code`,
+    body: { callback_url: "https://app.example.com/cb", workspace_id: side.workspaceId },
+  })),
 };

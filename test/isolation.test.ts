@@ -25,6 +25,7 @@ beforeAll(async () => {
 
 function expected(entry: Entry, caller: CallerKind, target: Target, admin: boolean): number {
   if (entry.public) return 200;
+  if (entry.keyless !== undefined) return entry.keyless;
   if (caller !== "management" && caller !== "inference" && caller !== "intern") return 401;
   const rule: Expect = (admin && caller === "management" ? entry.admin : undefined) ?? entry[caller];
   if (typeof rule === "number") return rule;

@@ -119,6 +119,13 @@ describe("single sign-on over HTTP", () => {
   test("management-key sign-in opens a session of kind management-key; a wrong key is refused", async () => {
     const refused = await fetch(`${sso.url}/session/key`, { method: "POST", redirect: "manual", body: new URLSearchParams({ key: "sk-rh-mgmt-v1-not-a-real-key-000000" }) });
     expect(refused.status).toBe(401);
+    // A JSON client gets the spec's envelope; a form another site posts (login CSRF) is refused even with a good key.
+    const refusedJson = await fetch(`${sso.url}/session/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: "not-a-key" }) });
+    expect(refusedJson.status).toBe(401);
+    expect(((await refusedJson.json()) as { error: { message: string } }).error.message).toContain("not a valid management key");
+    const crossSite = await fetch(`${sso.url}/session/key`, { method: "POST", redirect: "manual", headers: { origin: "https://evil.example" }, body: new URLSearchParams({ key: ADMIN_KEY }) });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.headers.get("set-cookie")).toBeNull();
     const signedIn = await fetch(`${sso.url}/session/key`, { method: "POST", redirect: "manual", body: new URLSearchParams({ key: ADMIN_KEY, return_to: "//evil.example/x" }) });
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get("location")).toBe("/");

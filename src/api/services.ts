@@ -14,6 +14,7 @@ import type { ByokStore } from "../db/byok.ts";
 import type { MembersStore } from "../db/members.ts";
 import type { SessionStore } from "../db/sessions.ts";
 import type { ScimStore } from "../db/scim.ts";
+import type { OAuthCodeStore } from "../db/oauth-codes.ts";
 import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -71,6 +72,8 @@ export interface Services {
   sessions: SessionStore;
   /** SCIM provisioning: the identity provider's tokens, groups and group mappings. */
   scim: ScimStore;
+  /** OAuth authorization codes (PKCE key issuance). */
+  oauthCodes: OAuthCodeStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

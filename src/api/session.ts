@@ -53,6 +53,16 @@ const SessionState = t.Object({
  */
 export function sessionApi(services: Services) {
   const { config, logger } = services;
+  /** No Origin (a non-browser client), or the gateway's own origin (the Host the request was sent to). */
+  const sameOrigin = (request: Request): boolean => {
+    const origin = request.headers.get("origin");
+    if (origin === null) return true;
+    try {
+      return new URL(origin).host === (request.headers.get("host") ?? new URL(request.url).host);
+    } catch {
+      return false;
+    }
+  };
   const sso = config.sso;
   const ttlMs = sso ? sso.session_ttl * 1000 : DEFAULT_SESSION_TTL_MS;
   const app = new Elysia({ name: "session-api" })
@@ -62,6 +72,12 @@ export function sessionApi(services: Services) {
     .post(
       "/session/key",
       async ({ request }) => {
+        // Login CSRF: a form another site posts carries its own Origin; a browser always sends one on POST.
+        if (!sameOrigin(request)) {
+          logger.warn("management-key sign-in refused", { reason: "cross-origin form" });
+          throw new GatewayError("forbidden", "Sign-in refused: the form was posted from another origin");
+        }
+        const json = (request.headers.get("content-type") ?? "").includes("application/json");
         const form = await readForm(request);
         const returnTo = safeReturnTo(form.return_to);
         const key = form.key?.trim() ?? "";
@@ -70,6 +86,7 @@ export function sessionApi(services: Services) {
         if (!row || row.kind !== "management" || row.disabled || (row.expiresAt !== null && Date.parse(row.expiresAt) <= Date.now())) {
           requestState(request).actor = { kind: "anonymous", id: null };
           logger.warn("management-key sign-in refused", { reason: "unknown, disabled or expired key, or not a management key" });
+          if (json) throw new GatewayError("unauthorized", "Sign-in refused: this is not a valid management key");
           return htmlResponse(401, signInPage({ issuer: sso?.issuer, returnTo, error: "Sign-in refused: this is not a valid management key" }));
         }
         const opened = await services.sessions.open({ kind: "management-key", keyHash: row.hash, ttlMs });

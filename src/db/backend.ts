@@ -55,6 +55,7 @@ export type Tables = Pick<
   | "scimGroups"
   | "scimGroupMembers"
   | "scimGroupMappings"
+  | "oauthCodes"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -39,6 +39,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "scimGroups",
   "scimGroupMembers",
   "scimGroupMappings",
+  "oauthCodes",
 ];
 
 export interface CopiedTable {

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./schema.ts";
 import { guardrails } from "./schema-groups.ts";
 
@@ -189,3 +189,45 @@ export const scimGroupMappings = sqliteTable(
 );
 
 export type ScimGroupMappingRow = typeof scimGroupMappings.$inferSelect;
+/** How a PKCE code challenge was derived from its verifier (RFC 7636). */
+export const CODE_CHALLENGE_METHODS = ["S256", "plain"] as const;
+export type CodeChallengeMethod = (typeof CODE_CHALLENGE_METHODS)[number];
+
+/**
+ * An OAuth authorization code (PKCE key issuance): issued at consent (or by a management key), exchanged
+ * once for an inference key in its workspace. Only the SHA-256 of the code is stored. The exchange
+ * marks it used; a second exchange disables the key the first one issued.
+ */
+export const oauthCodes = sqliteTable(
+  "oauth_codes",
+  {
+    hash: text("hash").primaryKey(),
+    /** The member who consented; null for a code a management key created. */
+    memberId: text("member_id").references(() => members.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    callbackUrl: text("callback_url").notNull(),
+    codeChallenge: text("code_challenge"),
+    codeChallengeMethod: text("code_challenge_method", { enum: CODE_CHALLENGE_METHODS }),
+    /** The issued key's name (default: the app's name). */
+    keyLabel: text("key_label"),
+    /** The issued key's credit limit and its reset period. */
+    limit: real("limit"),
+    usageLimitType: text("usage_limit_type", { enum: ["daily", "weekly", "monthly"] }),
+    /** The issued key's expiry. */
+    keyExpiresAt: text("key_expires_at"),
+    /** The app: the callback's host (`localhost:<port>` for a loopback callback) and a number derived from it. */
+    appName: text("app_name").notNull(),
+    appId: integer("app_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    /** The code's own expiry (10 minutes after creation). */
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    /** The hash of the key the exchange issued. */
+    issuedKeyHash: text("issued_key_hash"),
+  },
+  (table) => [index("oauth_codes_expires_idx").on(table.expiresAt)],
+);
+
+export type OAuthCodeRow = typeof oauthCodes.$inferSelect;

@@ -1,6 +1,6 @@
-import { boolean, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as people from "./schema-people.ts";
-import type { MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
+import type { CodeChallengeMethod, MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
 import { workspaces } from "./schema-pg.ts";
 import { guardrails } from "./schema-pg-groups.ts";
 import { text } from "./schema-pg-types.ts";
@@ -157,3 +157,31 @@ const sameScimRows: [
   Same<Rows<typeof scimGroupMappings>, Rows<typeof people.scimGroupMappings>>,
 ] = [true, true, true, true];
 void sameScimRows;
+/** OAuth authorization codes (hashes only; see schema-people.ts). */
+export const oauthCodes = pgTable(
+  "oauth_codes",
+  {
+    hash: text("hash").primaryKey(),
+    memberId: text("member_id").references(() => members.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    callbackUrl: text("callback_url").notNull(),
+    codeChallenge: text("code_challenge"),
+    codeChallengeMethod: text("code_challenge_method").$type<CodeChallengeMethod>(),
+    keyLabel: text("key_label"),
+    limit: doublePrecision("limit"),
+    usageLimitType: text("usage_limit_type").$type<"daily" | "weekly" | "monthly">(),
+    keyExpiresAt: text("key_expires_at"),
+    appName: text("app_name").notNull(),
+    appId: bigint("app_id", { mode: "number" }).notNull(),
+    createdAt: text("created_at").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    usedAt: text("used_at"),
+    issuedKeyHash: text("issued_key_hash"),
+  },
+  (table) => [index("oauth_codes_expires_idx").on(table.expiresAt)],
+);
+
+const sameOAuthRows: Same<Rows<typeof oauthCodes>, Rows<typeof people.oauthCodes>> = true;
+void sameOAuthRows;

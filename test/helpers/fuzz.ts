@@ -139,6 +139,9 @@ export const SAMPLE_BODIES: Record<string, unknown> = {
   "POST /scim/v2/Groups": { displayName: "Fuzzed" },
   "PUT /scim/v2/Groups/:id": { displayName: "Fuzzed" },
   "PATCH /scim/v2/Groups/:id": { Operations: [{ op: "replace", path: "displayName", value: "Fuzzed" }] },
+  "POST /auth": { callback_url: "https://app.example.com/cb", decision: "deny" },
+  "POST /api/v1/auth/keys": { code: "fuzzed-code", code_verifier: "v".repeat(43) },
+  "POST /api/v1/auth/keys/code": { callback_url: "https://app.example.com/cb", key_label: "fuzzed", limit: 1 },
 };
 
 /** The top-level property names a body schema knows (wrong types are generated for each). */
