@@ -29,6 +29,8 @@ import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
 import { generationContentApi } from "./api/generation-content.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
+import { auditRecorder } from "./api/audit-hook.ts";
+import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
@@ -94,6 +96,7 @@ export function createApp(services: Services) {
   const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
   const trusted = trustedProxies(config.server.trusted_proxies);
   const observer = requestObserver(services);
+  const audit = auditRecorder(services);
 
   /**
    * The hostname the client asked for: `Host`, or `X-Forwarded-Host` when the TCP peer is a trusted
@@ -138,7 +141,8 @@ export function createApp(services: Services) {
     .use(analyticsApi(services))
     .use(generationHistoryApi(services))
     .use(generationContentApi(services))
-    .use(videosApi(services));
+    .use(videosApi(services))
+    .use(auditLogApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;
@@ -197,8 +201,10 @@ export function createApp(services: Services) {
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
       return renderError(pathOf(request), failure);
     })
-    .onAfterResponse(({ request, route, set, responseValue }) => {
-      observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: existingState(request)?.requestId });
+    .onAfterResponse(({ request, route, set, responseValue, params, server }) => {
+      const status = responseStatus(set.status, responseValue);
+      observer.finish({ request, route, status, requestId: existingState(request)?.requestId });
+      audit({ request, route, params, status, peer: server?.requestIP(request)?.address });
     })
     .use(opsApi(services))
     .use(api)

@@ -14,6 +14,7 @@ import { VaultStore } from "./db/vault.ts";
 import { ByokStore } from "./db/byok.ts";
 import { MembersStore } from "./db/members.ts";
 import { SessionStore } from "./db/sessions.ts";
+import { AuditLogStore } from "./db/audit-log.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -31,7 +32,7 @@ import { DatasetStore } from "./db/datasets.ts";
 import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
-import { GatewayMetrics } from "./ops/metrics.ts";
+import { CollectedCounter, GatewayMetrics } from "./ops/metrics.ts";
 import { Transports, unservedOperations } from "./providers/registry.ts";
 import { ConfigError } from "./config/load.ts";
 import type { FetchLike } from "./transport/engine.ts";
@@ -103,6 +104,10 @@ export async function createServices(input: {
     stickySessions: () => sticky.stats,
     routerMemory: () => memory.stats,
   });
+  const auditLog = new AuditLogStore(backend, input.logger);
+  metrics.registry.register(
+    new CollectedCounter("roundhouse_audit_append_failures_total", "Audit log entries that could not be appended (logged as errors).", [], () => [[{}, auditLog.failed]]),
+  );
   const plugins = new PluginHost(
     input.plugins ??
       loadPlugins({
@@ -189,6 +194,7 @@ export async function createServices(input: {
     files: new FileStore(backend),
     members: new MembersStore(backend, keys),
     sessions: new SessionStore(backend),
+    auditLog,
     connections,
     catalog,
     health,

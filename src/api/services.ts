@@ -11,6 +11,7 @@ import type { VaultStore } from "../db/vault.ts";
 import type { ByokStore } from "../db/byok.ts";
 import type { MembersStore } from "../db/members.ts";
 import type { SessionStore } from "../db/sessions.ts";
+import type { AuditLogStore } from "../db/audit-log.ts";
 import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -63,6 +64,8 @@ export interface Services {
   members: MembersStore;
   /** Signed-in sessions (dashboard and CLI sign-in). */
   sessions: SessionStore;
+  /** The audit log of management actions (appended behind the requests by the edge). */
+  auditLog: AuditLogStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

@@ -49,6 +49,7 @@ export type Tables = Pick<
   | "members"
   | "workspaceMembers"
   | "memberSessions"
+  | "auditLog"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

@@ -33,6 +33,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "members",
   "workspaceMembers",
   "memberSessions",
+  "auditLog",
 ];
 
 export interface CopiedTable {

@@ -1,6 +1,6 @@
-import { boolean, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as people from "./schema-people.ts";
-import type { MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
+import type { AuditActorKind, MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
 import { workspaces } from "./schema-pg.ts";
 import { text } from "./schema-pg-types.ts";
 
@@ -69,3 +69,32 @@ const samePeopleRows: [
   Same<Rows<typeof memberSessions>, Rows<typeof people.memberSessions>>,
 ] = [true, true, true];
 void samePeopleRows;
+
+/** The audit log (see schema-people.ts): append-only, refused UPDATE and DELETE by a trigger. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    seq: integer("seq").primaryKey(),
+    id: text("id").notNull(),
+    at: text("at").notNull(),
+    actorKind: text("actor_kind").$type<AuditActorKind>().notNull(),
+    actorId: text("actor_id"),
+    workspaceId: text("workspace_id"),
+    action: text("action").notNull(),
+    target: text("target"),
+    outcome: integer("outcome").notNull(),
+    ip: text("ip"),
+    requestId: text("request_id"),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (table) => [
+    uniqueIndex("audit_log_id_idx").on(table.id),
+    index("audit_log_at_idx").on(table.at),
+    index("audit_log_actor_idx").on(table.actorKind, table.actorId),
+    index("audit_log_workspace_idx").on(table.workspaceId),
+  ],
+);
+
+const sameAuditRows: Same<Rows<typeof auditLog>, Rows<typeof people.auditLog>> = true;
+void sameAuditRows;
