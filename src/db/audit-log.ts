@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import { type AuditEntry, entryHash, GENESIS_HASH } from "../core/audit-chain.ts";
 import { newId } from "../core/ids.ts";
 import { describeError, type Logger } from "../core/log.ts";
@@ -36,6 +36,9 @@ const BATCH = 500;
 /** Entries held while the database cannot take them; more are dropped (and counted as failed). */
 const MAX_PENDING = 10_000;
 
+/** A PostgreSQL transaction's raw statement (the shared Conn type is SQLite's). */
+type PgExecutor = { execute(query: SQL): Promise<unknown> };
+
 /** A stored row in the API's shape (the shape the hashes are computed over). */
 export function auditEntryJson(row: AuditLogRow): AuditEntry {
   return {
@@ -57,7 +60,7 @@ export function auditEntryJson(row: AuditLogRow): AuditEntry {
 
 /**
  * The audit log: appends chain each entry to the last one under a lock every replica takes
- * (PostgreSQL: an advisory lock; SQLite: the process's lock, then BEGIN IMMEDIATE), so concurrent
+ * (PostgreSQL: a transaction-scoped advisory lock; SQLite: the write lock of BEGIN IMMEDIATE), so concurrent
  * writers never fork the chain. There is no way to update or delete an entry (and the database
  * refuses it: see the append-only migrations). `record` queues an entry and returns at once; the queue
  * is appended in order, behind the requests.
@@ -81,20 +84,21 @@ export class AuditLogStore {
   async append(inputs: AuditInput[]): Promise<AuditLogRow[]> {
     if (inputs.length === 0) return [];
     const { auditLog } = this.backend.tables;
-    return this.backend.exclusive("audit-log", () =>
-      this.backend.transaction(async (tx) => {
-        const [head] = await tx.select({ seq: auditLog.seq, hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.seq)).limit(1);
-        let previous = head ?? { seq: 0, hash: GENESIS_HASH };
-        const rows = inputs.map((input): AuditLogRow => {
-          const unhashed = { ...input, seq: previous.seq + 1, id: newId(), prevHash: previous.hash };
-          const row = { ...unhashed, hash: entryHash(auditEntryJson({ ...unhashed, hash: "" })) };
-          previous = row;
-          return row;
-        });
-        await tx.insert(auditLog).values(rows);
-        return rows;
-      }),
-    );
+    return this.backend.transaction(async (tx) => {
+      // PostgreSQL: replicas append one at a time (the lock is held to the end of the transaction).
+      // SQLite: BEGIN IMMEDIATE already holds the file's write lock.
+      if (this.backend.dialect === "postgres") await (tx as unknown as PgExecutor).execute(sql`select pg_advisory_xact_lock(hashtextextended('roundhouse:audit-log', 0))`);
+      const [head] = await tx.select({ seq: auditLog.seq, hash: auditLog.hash }).from(auditLog).orderBy(desc(auditLog.seq)).limit(1);
+      let previous = head ?? { seq: 0, hash: GENESIS_HASH };
+      const rows = inputs.map((input): AuditLogRow => {
+        const unhashed = { ...input, seq: previous.seq + 1, id: newId(), prevHash: previous.hash };
+        const row = { ...unhashed, hash: entryHash(auditEntryJson({ ...unhashed, hash: "" })) };
+        previous = row;
+        return row;
+      });
+      await tx.insert(auditLog).values(rows);
+      return rows;
+    });
   }
 
   /** Queues an entry to append behind the request; never throws. A failed append is logged and counted. */
