@@ -29,7 +29,7 @@ import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
 import { generationContentApi } from "./api/generation-content.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
-import { auditRecorder } from "./api/audit-hook.ts";
+import { auditRecorder, mayBeAudited } from "./api/audit-hook.ts";
 import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
@@ -152,7 +152,10 @@ export function createApp(services: Services) {
       observer.start(request);
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      requestState(request).requestId = id;
+      const state = requestState(request);
+      state.requestId = id;
+      // The peer is known only while the request is served; an audited request needs it afterwards.
+      if (mayBeAudited(request.method)) state.peer = server?.requestIP(request)?.address;
       set.headers["x-request-id"] = id;
       // HTTP/1.0 may send no Host (a load balancer's health check does): nothing to check then.
       const host = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";
@@ -201,10 +204,10 @@ export function createApp(services: Services) {
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
       return renderError(pathOf(request), failure);
     })
-    .onAfterResponse(({ request, route, set, responseValue, params, server }) => {
+    .onAfterResponse(({ request, route, set, responseValue, params }) => {
       const status = responseStatus(set.status, responseValue);
       observer.finish({ request, route, status, requestId: existingState(request)?.requestId });
-      audit({ request, route, params, status, peer: server?.requestIP(request)?.address });
+      audit({ request, route, params, status });
     })
     .use(opsApi(services))
     .use(api)

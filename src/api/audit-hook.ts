@@ -33,9 +33,14 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** A route parameter's value is kept to this many characters (the ids acted on are shorter). */
 const MAX_TARGET = 256;
 
+/** Whether a request with this method may be a management action (its route is matched later). */
+export function mayBeAudited(method: string): boolean {
+  return !READS.has(method);
+}
+
 /** Whether a request to `route` (a matched route template) with `method` is recorded. */
 export function isAudited(method: string, route: string | undefined): route is string {
-  return route !== undefined && route !== "" && !READS.has(method) && !UNAUDITED_ROUTES.has(route);
+  return route !== undefined && route !== "" && mayBeAudited(method) && !UNAUDITED_ROUTES.has(route);
 }
 
 /** The action's name: the method and the route template, without the API's `/api/v1` prefix. */
@@ -66,8 +71,6 @@ export interface Handled {
   route: string | undefined;
   params: Record<string, string | undefined> | undefined;
   status: number;
-  /** The TCP peer's address (none under `app.handle`). */
-  peer: string | undefined;
 }
 
 /**
@@ -89,7 +92,7 @@ export function auditRecorder(services: Pick<Services, "auditLog" | "config">) {
       action: actionOf(request.method, route),
       target: targetOf(route, handled.params),
       outcome: handled.status,
-      ip: clientAddress(handled.peer, request.headers.get("x-forwarded-for"), trusted) ?? null,
+      ip: clientAddress(state?.peer, request.headers.get("x-forwarded-for"), trusted) ?? null,
       requestId: state?.requestId ?? null,
     };
     services.auditLog.record(entry);
