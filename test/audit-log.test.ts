@@ -1,6 +1,8 @@
 /** The audit log over HTTP: what the hook records (actor, action, target, outcome; never a body), the read, export and verify routes. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { isAudited, UNAUDITED_ROUTES } from "../src/api/audit-hook.ts";
+import { auditRecorder, isAudited, UNAUDITED_ROUTES } from "../src/api/audit-hook.ts";
+import { type Principal, requestState } from "../src/api/request-state.ts";
+import type { AuditInput } from "../src/db/audit-log.ts";
 import type { AuditEntry } from "../src/core/audit-chain.ts";
 import { hashApiKey } from "../src/core/api-key.ts";
 import { clientAddress, trustedProxies } from "../src/core/trusted-proxies.ts";
@@ -141,4 +143,32 @@ describe("reading the audit log", () => {
     sqlite.exec("UPDATE audit_log SET actor_id = 'someone-else' WHERE seq = 3");
     expect(await (await gateway.call("GET", "/audit-log/verify")).json()).toEqual({ ok: false, entries: 4, first_bad_seq: 3 });
   });
+});
+
+test("the audit routes are in the OpenAPI document with their schemas", async () => {
+  gateway = await inProcess();
+  const document = (await (await gateway.call("GET", "/openapi.json")).json()) as { paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; responses?: Record<string, unknown> }>> };
+  const list = document.paths["/api/v1/audit-log/"]?.get ?? document.paths["/api/v1/audit-log"]?.get;
+  expect(list?.parameters?.map((parameter) => parameter.name)).toEqual(expect.arrayContaining(["actor_kind", "actor_id", "action", "workspace_id", "from", "to", "cursor", "limit"]));
+  expect(JSON.stringify(list?.responses)).toContain("next_cursor");
+  expect(JSON.stringify(document.paths["/api/v1/audit-log/verify"]?.get?.responses)).toContain("first_bad_seq");
+  expect(document.paths["/api/v1/audit-log/export"]?.get).toBeDefined();
+});
+
+test("the actor: the one a route named (SCIM token), else the signed-in member, else the key, else anonymous", () => {
+  const recorded: AuditInput[] = [];
+  const config = { server: { trusted_proxies: [] } } as unknown as InProcess["services"]["config"];
+  const record = auditRecorder({ config, auditLog: { record: (entry: AuditInput) => recorded.push(entry) } as unknown as InProcess["services"]["auditLog"] });
+  const principal = { key: { hash: "key-hash" }, workspace: { id: "ws-1" } } as unknown as Principal;
+  const requests = Array.from({ length: 4 }, () => new Request("http://localhost/scim/v2/Users/u1", { method: "DELETE" }));
+  requestState(requests[0]!).actor = { kind: "scim-token", id: "scim_1" };
+  requestState(requests[1]!).principal = { ...principal, member: { id: "user_1" } as Principal["member"] };
+  requestState(requests[2]!).principal = principal;
+  for (const request of requests) record({ request, route: "/scim/v2/Users/:id", params: { id: "u1" }, status: 204 });
+  expect(recorded.map((entry) => [entry.actorKind, entry.actorId, entry.workspaceId, entry.action, entry.target])).toEqual([
+    ["scim-token", "scim_1", null, "DELETE /scim/v2/Users/:id", "u1"],
+    ["member", "user_1", "ws-1", "DELETE /scim/v2/Users/:id", "u1"],
+    ["key", "key-hash", "ws-1", "DELETE /scim/v2/Users/:id", "u1"],
+    ["anonymous", null, null, "DELETE /scim/v2/Users/:id", "u1"],
+  ]);
 });
