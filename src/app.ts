@@ -37,6 +37,8 @@ import { generationContentApi } from "./api/generation-content.ts";
 import { oauthConsentApi } from "./api/oauth-consent.ts";
 import { oauthKeysApi } from "./api/oauth-keys.ts";
 import { requestObserver, responseStatus } from "./api/access-log.ts";
+import { auditRecorder, mayBeAudited } from "./api/audit-hook.ts";
+import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi, renderReference } from "./api/openapi.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
@@ -106,6 +108,7 @@ export function createApp(services: Services) {
   const regional = new Set(config.server.regional_hostnames.map((name) => name.toLowerCase().replace(/\.$/, "")));
   const trusted = trustedProxies(config.server.trusted_proxies);
   const observer = requestObserver(services);
+  const audit = auditRecorder(services);
 
   /**
    * The hostname the client asked for: `Host`, or `X-Forwarded-Host` when the TCP peer is a trusted
@@ -154,7 +157,8 @@ export function createApp(services: Services) {
     .use(generationContentApi(services))
     .use(videosApi(services))
     .use(scimMappingsApi(services))
-    .use(oauthKeysApi(services));
+    .use(oauthKeysApi(services))
+    .use(auditLogApi(services));
 
   let openApi: Record<string, unknown> | undefined;
   let reference: string | undefined;
@@ -164,7 +168,10 @@ export function createApp(services: Services) {
       observer.start(request);
       const incoming = request.headers.get("x-request-id");
       const id = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-      requestState(request).requestId = id;
+      const state = requestState(request);
+      state.requestId = id;
+      // The peer is known only while the request is served; an audited request needs it afterwards.
+      if (mayBeAudited(request.method)) state.peer = server?.requestIP(request)?.address;
       set.headers["x-request-id"] = id;
       // HTTP/1.0 may send no Host (a load balancer's health check does): nothing to check then.
       const host = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";
@@ -213,8 +220,10 @@ export function createApp(services: Services) {
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));
       return renderError(pathOf(request), failure);
     })
-    .onAfterResponse(({ request, route, set, responseValue }) => {
-      observer.finish({ request, route, status: responseStatus(set.status, responseValue), requestId: existingState(request)?.requestId });
+    .onAfterResponse(({ request, route, set, responseValue, params }) => {
+      const status = responseStatus(set.status, responseValue);
+      observer.finish({ request, route, status, requestId: existingState(request)?.requestId });
+      audit({ request, route, params, status });
     })
     .use(opsApi(services))
     .use(sessionApi(services))

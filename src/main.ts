@@ -12,6 +12,7 @@ Commands:
   presets    export and import presets with all their versions (presets export | import)
   interns    give interns features, checked against their connections (interns features add | list | remove)
   migrate    create the database and apply pending migrations
+  audit      verify the audit log's chain of hashes, in the database or an export (audit verify)
   doctor     check the config, data directory, database, master key and upstreams
   login      obtain a personal API key from a running gateway (sign-in and consent in a browser)
   version    print the version (also --version)
@@ -34,6 +35,7 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   presets: async () => (await import("./cli/presets.ts")).presets,
   interns: async () => (await import("./cli/interns.ts")).interns,
   migrate: async () => (await import("./cli/migrate.ts")).migrateCommand,
+  audit: async () => (await import("./cli/audit.ts")).audit,
   doctor: async () => (await import("./cli/doctor.ts")).doctor,
   login: async () => (await import("./cli/login.ts")).login,
 };

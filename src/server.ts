@@ -160,6 +160,7 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
 async function closeStorage(services: Services): Promise<void> {
   await services.generations.close();
   await services.generationContent.flush();
+  await services.auditLog.flush();
   await services.team?.close();
   await services.backend.close();
 }

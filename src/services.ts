@@ -19,6 +19,7 @@ import { MembersStore } from "./db/members.ts";
 import { SessionStore } from "./db/sessions.ts";
 import { ScimStore } from "./db/scim.ts";
 import { OAuthCodeStore } from "./db/oauth-codes.ts";
+import { AuditLogStore } from "./db/audit-log.ts";
 import { FileStore } from "./db/files.ts";
 import { WorkspaceStore } from "./db/workspaces.ts";
 import { SecretBox } from "./core/secret-box.ts";
@@ -36,7 +37,7 @@ import { DatasetStore } from "./db/datasets.ts";
 import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
-import { GatewayMetrics } from "./ops/metrics.ts";
+import { CollectedCounter, GatewayMetrics } from "./ops/metrics.ts";
 import { Transports, unservedOperations } from "./providers/registry.ts";
 import { ConfigError } from "./config/load.ts";
 import type { FetchLike } from "./transport/engine.ts";
@@ -108,6 +109,10 @@ export async function createServices(input: {
     stickySessions: () => sticky.stats,
     routerMemory: () => memory.stats,
   });
+  const auditLog = new AuditLogStore(backend, input.logger);
+  metrics.registry.register(
+    new CollectedCounter("roundhouse_audit_append_failures_total", "Audit log entries that could not be appended (logged as errors).", [], () => [[{}, auditLog.failed]]),
+  );
   const plugins = new PluginHost(
     input.plugins ??
       loadPlugins({
@@ -209,6 +214,7 @@ export async function createServices(input: {
     sessions: new SessionStore(backend),
     scim: new ScimStore(backend),
     oauthCodes: new OAuthCodeStore(backend, keys),
+    auditLog,
     connections,
     catalog,
     health,

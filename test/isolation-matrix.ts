@@ -196,6 +196,11 @@ export const MATRIX: Record<string, Entry> = {
     note: "deployment admin: deletes any workspace; refused while the workspace has keys, which both have",
   },
 
+  // The audit log spans the deployment: only the deployment admin reads it (README "Audit log").
+  "GET /api/v1/audit-log/": { ...managed(403, () => ({ method: "GET", path: `${V1}/audit-log` }), OWN), admin: 200 },
+  "GET /api/v1/audit-log/export": { ...managed(403, () => ({ method: "GET", path: `${V1}/audit-log/export` }), OWN), admin: 200 },
+  "GET /api/v1/audit-log/verify": { ...managed(403, () => ({ method: "GET", path: `${V1}/audit-log/verify` }), OWN), admin: 200 },
+
   "GET /api/v1/interns/": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/interns?workspace_id=${side.workspaceId}` }), OWN_FOREIGN, true),
   "POST /api/v1/interns/": managed({ own: 201, foreign: 404 }, ({ side }) => ({ method: "POST", path: `${V1}/interns`, body: { name: "made", workspace_id: side.workspaceId } }), OWN_FOREIGN, true),
   "GET /api/v1/interns/:internId": internOnly(mgmtOnIntern(200), ({ internId }) => ({ method: "GET", path: `${V1}/interns/${internId}` })),

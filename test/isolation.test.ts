@@ -60,6 +60,8 @@ function leaks(route: string, request: Sent, answer: Received, other: Side, orga
     }
     text = JSON.stringify({ ...body, data: null });
   }
+  // The deployment admin's audit log records every workspace's actions by design.
+  if (organisationLevel && route.startsWith("/api/v1/audit-log") && answer.status < 300) return [];
   for (const echo of carried(request)) text = text.split(echo).join("");
   return markersOf(other).filter((marker) => text.includes(marker));
 }

@@ -47,6 +47,8 @@ export interface RequestState {
   note: RequestNote | undefined;
   /** Set when the request's actor is not its principal's key or member (see Actor). */
   actor?: Actor | undefined;
+  /** The TCP peer's address, taken on arrival (the server forgets it once the response is out). */
+  peer?: string | undefined;
 }
 
 const states = new WeakMap<Request, RequestState>();

@@ -15,6 +15,7 @@ import type { MembersStore } from "../db/members.ts";
 import type { SessionStore } from "../db/sessions.ts";
 import type { ScimStore } from "../db/scim.ts";
 import type { OAuthCodeStore } from "../db/oauth-codes.ts";
+import type { AuditLogStore } from "../db/audit-log.ts";
 import type { FileStore } from "../db/files.ts";
 import type { WorkspaceStore } from "../db/workspaces.ts";
 import type { SecretBox } from "../core/secret-box.ts";
@@ -74,6 +75,8 @@ export interface Services {
   scim: ScimStore;
   /** OAuth authorization codes (PKCE key issuance). */
   oauthCodes: OAuthCodeStore;
+  /** The audit log of management actions (appended behind the requests by the edge). */
+  auditLog: AuditLogStore;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

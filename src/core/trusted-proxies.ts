@@ -34,3 +34,21 @@ export function trustedProxies(entries: string[]): (peer: string | undefined) =>
     return version !== 0 && list.check(peer, version === 4 ? "ipv4" : "ipv6");
   };
 }
+
+/**
+ * The client's address: the TCP peer, or, when the peer is a trusted proxy, the nearest address of
+ * `X-Forwarded-For` (read from the right) that is not a trusted proxy itself. A value that is not an
+ * IP address ends the walk (what lies left of it is the client's own say).
+ */
+export function clientAddress(peer: string | undefined, forwardedFor: string | null, trusted: (peer: string | undefined) => boolean): string | undefined {
+  if (peer === undefined || forwardedFor === null || !trusted(peer)) return peer;
+  let client = peer;
+  const hops = forwardedFor.split(",");
+  for (let index = hops.length - 1; index >= 0; index--) {
+    const hop = hops[index]!.trim();
+    if (isIP(hop) === 0) break;
+    client = hop;
+    if (!trusted(hop)) break;
+  }
+  return client;
+}

@@ -56,6 +56,7 @@ export type Tables = Pick<
   | "scimGroupMembers"
   | "scimGroupMappings"
   | "oauthCodes"
+  | "auditLog"
 >;
 
 /** A change another replica or process made: the table written, or `*` when anything may have changed. */

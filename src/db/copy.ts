@@ -40,6 +40,7 @@ export const COPY_ORDER: Array<keyof Tables> = [
   "scimGroupMembers",
   "scimGroupMappings",
   "oauthCodes",
+  "auditLog",
 ];
 
 export interface CopiedTable {

@@ -231,3 +231,43 @@ export const oauthCodes = sqliteTable(
 );
 
 export type OAuthCodeRow = typeof oauthCodes.$inferSelect;
+/** Who performed an audited action: a key, a signed-in member, a SCIM token, or nobody known. */
+export const AUDIT_ACTOR_KINDS = ["key", "member", "scim-token", "anonymous"] as const;
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];
+
+/**
+ * The audit log: one entry per management action, append-only and chained (each entry's hash covers
+ * its fields and the previous entry's hash; see src/core/audit-chain.ts). `seq` counts from 1 without
+ * gaps. No foreign keys: entries outlive the workspaces, keys and members they name.
+ */
+export const auditLog = sqliteTable(
+  "audit_log",
+  {
+    seq: integer("seq").primaryKey(),
+    /** A UUID (v7). */
+    id: text("id").notNull(),
+    at: text("at").notNull(),
+    actorKind: text("actor_kind", { enum: AUDIT_ACTOR_KINDS }).notNull(),
+    /** The key's hash, the member's id or the SCIM token's id; never a secret. */
+    actorId: text("actor_id"),
+    workspaceId: text("workspace_id"),
+    /** The method and route template, e.g. `DELETE /keys/:hash`. */
+    action: text("action").notNull(),
+    /** The route parameters' values (the ids acted on), joined by `/`. */
+    target: text("target"),
+    /** The HTTP status answered. */
+    outcome: integer("outcome").notNull(),
+    ip: text("ip"),
+    requestId: text("request_id"),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (table) => [
+    uniqueIndex("audit_log_id_idx").on(table.id),
+    index("audit_log_at_idx").on(table.at),
+    index("audit_log_actor_idx").on(table.actorKind, table.actorId),
+    index("audit_log_workspace_idx").on(table.workspaceId),
+  ],
+);
+
+export type AuditLogRow = typeof auditLog.$inferSelect;

@@ -1,6 +1,6 @@
-import { bigint, boolean, doublePrecision, index, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, boolean, doublePrecision, index, integer, pgTable, primaryKey, uniqueIndex } from "drizzle-orm/pg-core";
 import type * as people from "./schema-people.ts";
-import type { CodeChallengeMethod, MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
+import type { AuditActorKind, CodeChallengeMethod, MembershipSource, OrganizationRole, SessionKind, WorkspaceRole } from "./schema-people.ts";
 import { workspaces } from "./schema-pg.ts";
 import { guardrails } from "./schema-pg-groups.ts";
 import { text } from "./schema-pg-types.ts";
@@ -185,3 +185,31 @@ export const oauthCodes = pgTable(
 
 const sameOAuthRows: Same<Rows<typeof oauthCodes>, Rows<typeof people.oauthCodes>> = true;
 void sameOAuthRows;
+/** The audit log (see schema-people.ts): append-only, refused UPDATE and DELETE by a trigger. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    seq: integer("seq").primaryKey(),
+    id: text("id").notNull(),
+    at: text("at").notNull(),
+    actorKind: text("actor_kind").$type<AuditActorKind>().notNull(),
+    actorId: text("actor_id"),
+    workspaceId: text("workspace_id"),
+    action: text("action").notNull(),
+    target: text("target"),
+    outcome: integer("outcome").notNull(),
+    ip: text("ip"),
+    requestId: text("request_id"),
+    prevHash: text("prev_hash").notNull(),
+    hash: text("hash").notNull(),
+  },
+  (table) => [
+    uniqueIndex("audit_log_id_idx").on(table.id),
+    index("audit_log_at_idx").on(table.at),
+    index("audit_log_actor_idx").on(table.actorKind, table.actorId),
+    index("audit_log_workspace_idx").on(table.workspaceId),
+  ],
+);
+
+const sameAuditRows: Same<Rows<typeof auditLog>, Rows<typeof people.auditLog>> = true;
+void sameAuditRows;
