@@ -161,10 +161,25 @@ describe("analytics", () => {
 });
 
 describe("GET /credits", () => {
-  test("the workspace's budget (its keys' limits) and its spend from the price table", async () => {
+  test("without workspace budgets: the limits of its keys and its spend of all time from the price table", async () => {
     const credits = await sdk.credits.getCredits();
     expect(credits.data).toEqual({ totalCredits: 40, totalUsage: 106.5 });
     await expect(client(inferenceKey).credits.getCredits()).rejects.toMatchObject({ statusCode: 403 });
+  });
+
+  test("with workspace budgets: the one with the least headroom left, its limit against the spend of its current period", async () => {
+    const put = (interval: string, limit: number) => callApi(gateway.url, "PUT", `/workspaces/${workspaceId}/budgets/${interval}`, { limit_usd: limit });
+    try {
+      expect((await put("lifetime", 200)).status).toBe(200);
+      // Lifetime: 106.5 of 200 spent, 93.5 left.
+      expect((await sdk.credits.getCredits()).data).toEqual({ totalCredits: 200, totalUsage: 106.5 });
+      // Today only g5 (3) counts against a daily budget of 4: 1 left, so the daily budget governs.
+      expect((await put("daily", 4)).status).toBe(200);
+      expect((await sdk.credits.getCredits()).data).toEqual({ totalCredits: 4, totalUsage: 3 });
+    } finally {
+      for (const interval of ["daily", "lifetime"]) await callApi(gateway.url, "DELETE", `/workspaces/${workspaceId}/budgets/${interval}`);
+    }
+    expect((await sdk.credits.getCredits()).data).toEqual({ totalCredits: 40, totalUsage: 106.5 });
   });
 });
 

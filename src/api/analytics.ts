@@ -4,6 +4,7 @@ import type { ActivityRow } from "../db/analytics.ts";
 import type { Services } from "./services.ts";
 import { AnalyticsQueryBody, analyticsMeta, parseAnalyticsQuery } from "./analytics-query.ts";
 import { checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
+import { governingCredits } from "./credits.ts";
 
 const DAY_MS = 24 * 3600 * 1000;
 /** `/activity` covers this many completed UTC days. */
@@ -118,11 +119,7 @@ export function analyticsApi(services: Services) {
     )
     .get(
       "/credits",
-      async ({ principal }) => {
-        await services.generations.flush();
-        const [budget, usage] = await Promise.all([services.analytics.workspaceBudget(principal.workspace.id), services.analytics.workspaceSpend(principal.workspace.id)]);
-        return { data: { total_credits: budget, total_usage: usage } };
-      },
+      async ({ principal }) => ({ data: await governingCredits(services, principal.workspace) }),
       { response: { 200: CreditsResponse } },
     );
 }
