@@ -231,6 +231,13 @@ const MESSAGES_STYLE = /^\/api\/v1\/(v1\/)?messages\/?$/;
  * The oracle: never a 5xx, 1xx or 3xx; a 4xx is the spec's envelope (`error.code` equals the status,
  * a string message; the messages style adds `type: "error"`); `why4xx` names why a 2xx is impossible.
  */
+/**
+ * Pages a browser navigates (sign-in, the identity provider's redirect back, OAuth consent): a redirect
+ * and an HTML page are their answers, and a session cookie (not a key) their credential. They keep the
+ * rest of the oracle: never a 5xx or a hang, always a request id.
+ */
+const BROWSER_PAGES = /^\/(session\/(sign-in|key|sign-out|oidc\/start|oidc\/callback)|auth)\/?$/;
+
 export function checkAnswer(request: Outgoing, answer: Answer, why4xx: string | null): void {
   const describe = () =>
     `${request.method} ${request.target.slice(0, 300)} headers=${JSON.stringify(request.headers).slice(0, 300)} ` +
@@ -240,6 +247,11 @@ export function checkAnswer(request: Outgoing, answer: Answer, why4xx: string | 
     throw new Error(`${problem}: ${describe()}`);
   };
   if (answer.status >= 500) fail("server error");
+  if (BROWSER_PAGES.test(request.target.split("?")[0]!)) {
+    if (answer.status < 200) fail("unexpected status class");
+    if (!answer.headers.get("x-request-id")) fail("no x-request-id");
+    return;
+  }
   if (answer.status < 200 || (answer.status >= 300 && answer.status < 400)) fail("unexpected status class");
   if (!answer.headers.get("x-request-id")) fail("no x-request-id");
   if (answer.status < 400) {
