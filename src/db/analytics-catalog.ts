@@ -21,7 +21,7 @@ export interface MetricDefinition {
   /** An average or ratio (summing it over groups means nothing). */
   rate: boolean;
   expression(table: Generations): SQL;
-  /** The same aggregate over the sums of analytics-parts.ts (the daily rollups and partial days). */
+  /** The same aggregate over the sums of analytics-parts.ts (the rollups and partial hours). */
   fromParts(dialect: Dialect): SQL;
 }
 
@@ -32,7 +32,7 @@ export interface DimensionDefinition {
   /** The stored type: a filter's values are coerced to it. */
   type: "text" | "integer" | "boolean";
   column(table: Generations): Column;
-  /** The column of the daily rollups, when they keep this dimension. */
+  /** The column of the rollups (daily and hourly), when they keep this dimension. */
   rollup?: (table: Rollups) => Column;
 }
 

@@ -196,10 +196,11 @@ export const generationFeedback = sqliteTable(
 export type GenerationFeedbackRow = typeof generationFeedback.$inferSelect;
 
 /**
- * Daily sums of the generation log per workspace, model, endpoint, key, API style and status, kept in
- * the transaction that writes each batch of records (generation-writer.ts). `/activity`, `/credits`
- * and the analytics queries of a day or coarser read these instead of the records. `id` is the
- * group's values as a JSON array (see generation-rollup.ts).
+ * Daily and hourly sums of the generation log per workspace, model, endpoint, key, API style and
+ * status, kept in the transaction that writes each batch of records (generation-writer.ts). A daily
+ * row has no `hour`; an hourly row names its hour (and its day). `/activity`, `/credits` and the
+ * analytics queries of an hour or coarser read these instead of the records. `id` is the group's
+ * values as a JSON array (see generation-rollup.ts).
  */
 export const generationRollups = sqliteTable(
   "generation_rollups",
@@ -228,8 +229,10 @@ export const generationRollups = sqliteTable(
     generationTimeCount: integer("generation_time_count").notNull(),
     /** Generation time of the records with completion tokens (throughput's denominator). */
     completionTimeSum: integer("completion_time_sum").notNull(),
+    /** The UTC hour of an hourly row, YYYY-MM-DDTHH (a record's `created_at` cut there); null on a daily row. */
+    hour: text("hour"),
   },
-  (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)],
+  (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)],
 );
 
 export type GenerationRollupRow = typeof generationRollups.$inferSelect;

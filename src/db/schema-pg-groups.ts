@@ -115,7 +115,7 @@ export const generationFeedback = pgTable("generation_feedback", {
 }, (table) => [index("generation_feedback_workspace_idx").on(table.workspaceId, table.updatedAt)]);
 const sameContentRows: [Same<Rows<typeof generationContents>, Rows<typeof groups.generationContents>>, Same<Rows<typeof generationFeedback>, Rows<typeof groups.generationFeedback>>] = [true, true];
 void sameContentRows;
-/** Daily sums of the generation log (see schema-groups.ts); sums are bigint here. */
+/** Daily and hourly sums of the generation log (see schema-groups.ts); sums are bigint here. */
 const total = (name: string) => bigint(name, { mode: "number" }).notNull();
 export const generationRollups = pgTable("generation_rollups", {
   id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull(), day: text("day").notNull(), model: text("model").notNull(),
@@ -124,7 +124,7 @@ export const generationRollups = pgTable("generation_rollups", {
   requests: total("requests"), totalCost: doublePrecision("total_cost").notNull(),
   tokensPrompt: total("tokens_prompt"), tokensCompletion: total("tokens_completion"), tokensReasoning: total("tokens_reasoning"), tokensCached: total("tokens_cached"),
   latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
-  generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"),
-}, (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)]);
+  generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"), hour: text("hour"),
+}, (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)]);
 const sameRollupRows: Same<Rows<typeof generationRollups>, Rows<typeof groups.generationRollups>> = true;
 void sameRollupRows;
