@@ -136,6 +136,8 @@ export const files = sqliteTable(
     sizeBytes: integer("size_bytes").notNull(),
     sha256: text("sha256").notNull(),
     createdAt: text("created_at").notNull(),
+    /** An upload still arriving (its chunks written as they come): invisible until complete, removed if it fails. */
+    pending: integer("pending", { mode: "boolean" }).notNull().default(false),
   },
   (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)],
 );

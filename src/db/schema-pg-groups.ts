@@ -89,7 +89,7 @@ export const byokKeys = pgTable(
 export const files = pgTable("files", {
   id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
   filename: text("filename").notNull(), mimeType: text("mime_type").notNull(), sizeBytes: integer("size_bytes").notNull(),
-  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(),
+  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(), pending: boolean("pending").notNull().default(false),
 }, (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)]);
 export const fileChunks = pgTable("file_chunks", {
   fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }), seq: integer("seq").notNull(), data: bytea("data").notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE `files` ADD `pending` integer DEFAULT false NOT NULL;
