@@ -70,7 +70,10 @@ export function filesApi(services: Services) {
         set.status = 201;
         return fileJson(file);
       },
-      { response: { 201: FileObject } },
+      {
+        response: { 201: FileObject },
+        detail: { requestBody: { required: true, content: { "multipart/form-data": { schema: t.Object({ file: t.String({ format: "binary", description: "The file's bytes" }) }) as object } } } },
+      },
     )
     .get(
       "/",
@@ -115,7 +118,7 @@ export function filesApi(services: Services) {
           "content-disposition": `attachment; filename="${row.filename.replace(/["\\\r\n]/g, "_")}"`,
         },
       });
-    })
+    }, { detail: { responses: { 200: { description: "The file's bytes, of its sniffed media type", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } } } } })
     .delete(
       "/:id",
       async ({ principal, params, query }) => {
