@@ -3,8 +3,8 @@ import type { Backend, Tables } from "./backend.ts";
 
 /**
  * An analytics range read in parts: the whole UTC days inside it from the daily rollups
- * (`generation_rollups` rows without an hour), the whole hours around them from the hourly rollups,
- * the partial hours at either end from the records. Each part yields the same columns (the group's
+ * (`generation_rollups` rows without an hour), the whole hours around them from the hourly rollups
+ * (unless the query names the key, which they do not keep), the rest from the records. Each part yields the same columns (the group's
  * values, then additive sums); the caller groups the union and computes its metrics from the sums,
  * which gives what the same aggregate over the records gives.
  */
@@ -54,13 +54,19 @@ function whole(start: string, end: string, unit: number): Span | undefined {
 /** The coarsest rollups a range may be read from: daily rows (and hourly ones around them) or hourly rows only. */
 export type RollupLevel = "day" | "hour";
 
+/** Which rollups a query may read: the coarsest, and whether the hourly rows (which sum every key) may be read. */
+export interface RollupUse {
+  level: RollupLevel;
+  hourly: boolean;
+}
+
 /** What the parts are cut to: the workspace, the range (ISO 8601, end exclusive), groups and filters. */
 export interface PartsSpec {
   workspaceId: string;
   start: string;
   end: string;
-  /** The coarsest rollups to read; none: the records only. */
-  level: RollupLevel | undefined;
+  /** The rollups to read; none: the records only. */
+  rollups: RollupUse | undefined;
   columns: PartColumn[];
   rawFilters: Array<SQL | undefined>;
   rollupFilters: Array<SQL | undefined>;
@@ -82,16 +88,15 @@ export function partsSource(backend: Backend, spec: PartsSpec): SQL {
   const rollups = (range: SQL | undefined) => backend.db.select(rollupFields).from(r).where(and(eq(r.workspaceId, spec.workspaceId), range, ...spec.rollupFilters)).getSQL();
   const daily = ({ from, to }: Span) => rollups(and(isNull(r.hour), gte(r.day, from.slice(0, 10)), lt(r.day, to.slice(0, 10))));
   const hourly = ({ from, to }: Span) => rollups(and(gte(r.hour, from.slice(0, 13)), lt(r.hour, to.slice(0, 13))));
-  const hours = spec.level ? whole(spec.start, spec.end, HOUR_MS) : undefined;
-  if (!hours) return sql`(${raw({ from: spec.start, to: spec.end })}) as parts`;
-  const days = spec.level === "day" ? whole(hours.from, hours.to, DAY_MS) : undefined;
-  const parts: SQL[] = [];
-  if (spec.start < hours.from) parts.push(raw({ from: spec.start, to: hours.from }));
-  if (days) {
-    if (hours.from < days.from) parts.push(hourly({ from: hours.from, to: days.from }));
-    parts.push(daily(days));
-    if (days.to < hours.to) parts.push(hourly({ from: days.to, to: hours.to }));
-  } else parts.push(hourly(hours));
-  if (hours.to < spec.end) parts.push(raw({ from: hours.to, to: spec.end }));
+  // A span without a whole day: its whole hours from the hourly rows when they may be read, the rest from the records.
+  const shortSpan = (span: Span): SQL[] => {
+    const hours = spec.rollups?.hourly ? whole(span.from, span.to, HOUR_MS) : undefined;
+    if (!hours) return span.from < span.to ? [raw(span)] : [];
+    return [...(span.from < hours.from ? [raw({ from: span.from, to: hours.from })] : []), hourly(hours), ...(hours.to < span.to ? [raw({ from: hours.to, to: span.to })] : [])];
+  };
+  const days = spec.rollups?.level === "day" ? whole(spec.start, spec.end, DAY_MS) : undefined;
+  const parts = days
+    ? [...shortSpan({ from: spec.start, to: days.from }), daily(days), ...shortSpan({ from: days.to, to: spec.end })]
+    : shortSpan({ from: spec.start, to: spec.end });
   return sql`(${sql.join(parts, sql` union all `)}) as parts`;
 }

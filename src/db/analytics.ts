@@ -2,7 +2,7 @@ import { type Column, and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, ne,
 import type { Backend } from "./backend.ts";
 import type { GenerationRow } from "./schema.ts";
 import { bucketStart, type DimensionDefinition, type Granularity, type MetricDefinition, type Operator } from "./analytics-catalog.ts";
-import { type PartColumn, part, partsSource, type RollupLevel } from "./analytics-parts.ts";
+import { type PartColumn, part, partsSource, type RollupLevel, type RollupUse } from "./analytics-parts.ts";
 
 /** A filter value, coerced to its field's stored type. */
 export type FilterScalar = string | number | boolean;
@@ -100,7 +100,8 @@ export class AnalyticsStore {
       workspaceId,
       start: filter.since,
       end: filter.until,
-      level: "day",
+      // The hourly rows sum every key: a key or user filter reads the daily rows and the records only.
+      rollups: { level: "day", hourly: filter.keyHash === undefined && filter.userId === undefined },
       columns,
       rawFilters: keyFilters(g.keyHash),
       rollupFilters: keyFilters(r.keyHash),
@@ -139,8 +140,8 @@ export class AnalyticsStore {
    * metrics. `truncated` when more rows matched than the limit.
    */
   async query(workspaceId: string, query: AnalyticsQuery): Promise<{ rows: Array<Record<string, unknown>>; truncated: boolean }> {
-    const level = rollupLevel(query);
-    const rows = level ? await this.#fromParts(workspaceId, query, level) : await this.#fromRecords(workspaceId, query);
+    const rollups = rollupUse(query);
+    const rows = rollups ? await this.#fromParts(workspaceId, query, rollups) : await this.#fromRecords(workspaceId, query);
     const truncated = rows.length > query.limit;
     const numeric = new Set(query.metrics.map((metric) => metric.name));
     const shaped = rows.slice(0, query.limit).map((row) =>
@@ -174,8 +175,8 @@ export class AnalyticsStore {
       .limit(query.limit + 1);
   }
 
-  /** A query over the rollups of its whole days or hours (`level`) and the records of the partial hours at its ends. */
-  async #fromParts(workspaceId: string, query: AnalyticsQuery, level: RollupLevel): Promise<Array<Record<string, unknown>>> {
+  /** A query over the rollups of its whole days or hours and the records of the rest. */
+  async #fromParts(workspaceId: string, query: AnalyticsQuery, rollups: RollupUse): Promise<Array<Record<string, unknown>>> {
     const { generations: g, generationRollups: r } = this.backend.tables;
     const { dialect } = this.backend;
     const granularity = query.granularity;
@@ -191,7 +192,7 @@ export class AnalyticsStore {
       workspaceId,
       start: query.start,
       end: query.end,
-      level,
+      rollups,
       columns,
       rawFilters: query.filters.map((filter) => condition(filter.dimension.column(g), filter)),
       rollupFilters: query.filters.map((filter) => condition(filter.dimension.rollup!(r), filter)),
@@ -254,11 +255,16 @@ export class AnalyticsStore {
 /** The coarsest rollups that answer each bucket size (minutes: none). */
 const ROLLUP_LEVELS: Partial<Record<Granularity, RollupLevel>> = { hour: "hour", day: "day", week: "day", month: "day" };
 
-/** The rollups a query can be read from: they must keep its bucket size, every dimension and filter field. */
-function rollupLevel(query: AnalyticsQuery): RollupLevel | undefined {
-  const kept = query.dimensions.every((dimension) => dimension.rollup) && query.filters.every((filter) => filter.dimension.rollup);
-  if (!kept) return undefined;
-  return query.granularity === undefined ? "day" : ROLLUP_LEVELS[query.granularity];
+/**
+ * The rollups a query can be read from: they must keep its bucket size, every dimension and filter
+ * field; the hourly rows only when it names no field they sum over (the key).
+ */
+function rollupUse(query: AnalyticsQuery): RollupUse | undefined {
+  const fields = [...query.dimensions, ...query.filters.map((filter) => filter.dimension)];
+  const level = query.granularity === undefined ? "day" : ROLLUP_LEVELS[query.granularity];
+  if (!level || !fields.every((field) => field.rollup)) return undefined;
+  const hourly = fields.every((field) => !field.dailyOnly);
+  return level === "hour" && !hourly ? undefined : { level, hourly };
 }
 
 /** The requested order, then every group ascending (so a page is stable). */

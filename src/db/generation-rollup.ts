@@ -2,9 +2,10 @@ import { getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Conn, Dialect, Tables } from "./backend.ts";
 
 /**
- * The rollups of the generation log: daily rows (no `hour`) and hourly rows of the same groups, summed
- * by the database from the records a batch inserted. A group's `id` is its values as a compact JSON
- * array, an hourly row's hour last; the backfill migrations build the same rows with the same SQL.
+ * The rollups of the generation log: daily rows (no `hour`) and hourly rows of the same groups but for
+ * the key (every key together: far fewer rows), summed by the database from the records a batch
+ * inserted. A group's `id` is its values as a compact JSON array, an hourly row's key null and its hour
+ * last; the backfill migrations build the same rows with the same SQL.
  */
 
 /** The sum columns of a rollup row, each an aggregate over the records of its group. */
@@ -22,22 +23,25 @@ const SUMS = {
   completion_time_sum: sql`coalesce(sum(CASE WHEN tokens_completion IS NOT NULL THEN generation_time_ms END), 0)`,
 };
 
-/** The values of a group, in the id's order (the hour goes last, on hourly rows only). */
-const GROUP = ["workspace_id", "substr(created_at, 1, 10)", "model", "provider_slug", "provider_name", "upstream_model", "key_hash", "style", "status"];
+/** The values of a daily group, in the id's and the table's order; an hourly group's key is null. */
+const DAILY = ["workspace_id", "substr(created_at, 1, 10)", "model", "provider_slug", "provider_name", "upstream_model", "key_hash", "style", "status"];
+const HOURLY = DAILY.map((value) => (value === "key_hash" ? "NULL" : value));
 const HOUR = "substr(created_at, 1, 13)";
 
 /** The id of a group as each dialect spells a compact JSON array of its values (PostgreSQL has no json_array). */
 function groupId(dialect: Dialect, values: string[]): string {
   if (dialect === "sqlite") return `json_array(${values.join(", ")})`;
-  return `'[' || concat_ws(',', ${values.map((value) => (value === "status" ? "status::text" : `coalesce(to_json(${value})::text, 'null')`)).join(", ")}) || ']'`;
+  const json = (value: string) => (value === "NULL" ? "'null'" : value === "status" ? "status::text" : `coalesce(to_json(${value})::text, 'null')`);
+  return `'[' || concat_ws(',', ${values.map(json).join(", ")}) || ']'`;
 }
 
 /** One rollup row per group of the records `where` picks, in the table's column order. */
 function grouped(dialect: Dialect, where: SQL, hourly: boolean): SQL {
-  const values = hourly ? [...GROUP, HOUR] : GROUP;
-  const sums = Object.values(SUMS);
-  return sql`SELECT ${sql.raw(groupId(dialect, values))}, ${sql.raw(GROUP.join(", "))}, ${sql.join(sums, sql`, `)}, ${sql.raw(hourly ? HOUR : "NULL")}
-    FROM generations WHERE ${where} GROUP BY ${sql.raw(values.join(", "))}`;
+  const values = hourly ? HOURLY : DAILY;
+  const id = hourly ? [...HOURLY, HOUR] : DAILY;
+  const groups = [...values, ...(hourly ? [HOUR] : [])].filter((value) => value !== "NULL");
+  return sql`SELECT ${sql.raw(groupId(dialect, id))}, ${sql.raw(values.join(", "))}, ${sql.join(Object.values(SUMS), sql`, `)}, ${sql.raw(hourly ? HOUR : "NULL")}
+    FROM generations WHERE ${where} GROUP BY ${sql.raw(groups.join(", "))}`;
 }
 
 /**

@@ -198,9 +198,10 @@ export const generationFeedback = sqliteTable(
 export type GenerationFeedbackRow = typeof generationFeedback.$inferSelect;
 
 /**
- * Daily and hourly sums of the generation log per workspace, model, endpoint, key, API style and
- * status, kept in the transaction that writes each batch of records (generation-writer.ts). A daily
- * row has no `hour`; an hourly row names its hour (and its day). `/activity`, `/credits` and the
+ * Daily sums of the generation log per workspace, model, endpoint, key, API style and status, and
+ * hourly sums of the same groups but for the key, kept in the transaction that writes each batch of
+ * records (generation-writer.ts). A daily row has no `hour`; an hourly row names its hour (and its
+ * day) and has no key. `/activity`, `/credits` and the
  * analytics queries of an hour or coarser read these instead of the records. `id` is the group's
  * values as a JSON array (see generation-rollup.ts).
  */
@@ -215,7 +216,8 @@ export const generationRollups = sqliteTable(
     providerSlug: text("provider_slug"),
     providerName: text("provider_name"),
     upstreamModel: text("upstream_model"),
-    keyHash: text("key_hash").notNull(),
+    /** Null on an hourly row: it sums every key (queries by key read the daily rows and the records). */
+    keyHash: text("key_hash"),
     style: text("style").notNull(),
     status: integer("status").notNull(),
     requests: integer("requests").notNull(),

@@ -120,7 +120,7 @@ const total = (name: string) => bigint(name, { mode: "number" }).notNull();
 export const generationRollups = pgTable("generation_rollups", {
   id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull(), day: text("day").notNull(), model: text("model").notNull(),
   providerSlug: text("provider_slug"), providerName: text("provider_name"), upstreamModel: text("upstream_model"),
-  keyHash: text("key_hash").notNull(), style: text("style").notNull(), status: integer("status").notNull(),
+  keyHash: text("key_hash"), style: text("style").notNull(), status: integer("status").notNull(),
   requests: total("requests"), totalCost: doublePrecision("total_cost").notNull(),
   tokensPrompt: total("tokens_prompt"), tokensCompletion: total("tokens_completion"), tokensReasoning: total("tokens_reasoning"), tokensCached: total("tokens_cached"),
   latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
