@@ -137,7 +137,7 @@ class UploadReader<F> {
     return Object.fromEntries(this.#fields);
   }
 
-  /** Feeds the body to the parser and waits for every part, the file written to disk included. */
+  /** Feeds the body to the parser and waits for every part, the sink's work on the file included. */
   async read(body: ReadableStream<Uint8Array>): Promise<F | undefined> {
     try {
       const finished = once(this.#parser, "finish");
