@@ -6,6 +6,8 @@ import { startOpenAiUpstream, type Upstream } from "./helpers/upstreams.ts";
 
 /** `/files` over HTTP: upload (type sniffed from the bytes), list with cursors, metadata, content, delete; `file_id` parts. */
 type Json = Record<string, any>;
+/** The upload limit of the gateway under test: three chunks of the file store. */
+const LIMIT = 3 * 1024 * 1024;
 let upstream: Upstream;
 let gateway: Awaited<ReturnType<typeof listening>>;
 let inference: string;
@@ -13,7 +15,8 @@ let inference: string;
 beforeAll(async () => {
   upstream = startOpenAiUpstream();
   gateway = await listening({
-    configText: `providers:
+    configText: `server: { max_upload_bytes: ${LIMIT} }
+providers:
   up: { type: openai-compatible, base_url: ${upstream.url}/v1 }
 models:
   - id: test/reader
@@ -78,6 +81,25 @@ test("upload sniffs the type from the bytes; list pages with a cursor; metadata,
   expect(deleted).toMatchObject({ id: json.id });
   expect((await callApi(gateway.url, "GET", `/files/${json.id}`, undefined, inference)).status).toBe(404);
   expect((await callApi(gateway.url, "DELETE", `/files/${json.id}`, undefined, inference)).status).toBe(404);
+});
+
+test("an upload streams in: one byte past the limit is a 413 and nothing is listed; exactly the limit is stored, every chunk back in order", async () => {
+  const listed = async () => ((await (await callApi(gateway.url, "GET", "/files?limit=1000", undefined, inference)).json()) as Json).data.map((entry: Json) => entry.id);
+  const before = await listed();
+  const bytes = new Uint8Array(LIMIT + 1).map((_, index) => (index * 7 + (index >> 12)) % 256);
+  const over = await upload(bytes, "over.bin");
+  expect(over.status).toBe(413);
+  expect(await over.json()).toMatchObject({ error: { code: 413, message: `file: larger than the limit of ${LIMIT} bytes` } });
+  expect(await listed()).toEqual(before);
+
+  const exact = bytes.subarray(0, LIMIT);
+  const created = await upload(exact, "exact.bin");
+  expect(created.status).toBe(201);
+  const file = (await created.json()) as Json;
+  expect(file).toMatchObject({ filename: "exact.bin", mime_type: "application/octet-stream", size_bytes: LIMIT });
+  expect(await listed()).toEqual([...before, file.id]);
+  const content = await fetch(`${gateway.url}/api/v1/files/${file.id}/content`, { headers: { authorization: `Bearer ${inference}` } });
+  expect(Buffer.from(await content.arrayBuffer()).equals(Buffer.from(exact))).toBe(true);
 });
 
 test("a PDF uploaded, then referenced by file_id in a chat and in Responses, is read by the file-parser", async () => {

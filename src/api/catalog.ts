@@ -1,4 +1,6 @@
 import { GatewayError } from "../core/errors.ts";
+import { t } from "elysia";
+import { documented, EndpointJson, ModelJson, ModelList } from "./schemas/documented.ts";
 import type { CatalogModel, Endpoint, Pricing } from "../core/catalog-types.ts";
 import type { Services } from "./services.ts";
 import { ANY_WORKSPACE_KEY, workspaceRoutes } from "./workspace-routes.ts";
@@ -197,7 +199,7 @@ export function catalogApi(services: Services) {
   return workspaceRoutes(services, { name: "catalog-api" }, ANY_WORKSPACE_KEY)
     .get("/models", ({ request, principal }) => listing(request, principal.workspace, "models"))
     // The models this workspace can route to: /models after its data region and provider lists.
-    .get("/models/user", ({ request, principal }) => listing(request, principal.workspace, "models/user", true))
+    .get("/models/user", ({ request, principal }) => listing(request, principal.workspace, "models/user", true), { detail: documented({ 200: ModelList }) })
     .get("/models/count", async ({ request, principal }) => ({ data: { count: (await select(request, principal.workspace)).models.length } }))
     // Endpoints that keep no prompts (every self-hosted one, and remote ones the operator marked so).
     .get("/endpoints/zdr", () => ({
@@ -207,11 +209,11 @@ export function catalogApi(services: Services) {
           .filter((endpoint) => !endpoint.disabled && !endpoint.retainsPrompts)
           .map((endpoint) => endpointJson(services, model, endpoint, contextLength));
       }),
-    }))
+    }), { detail: documented({ 200: t.Object({ data: t.Array(EndpointJson) }) }) })
     .get("/model/*", ({ request }) => {
       const model = modelOf(services, request);
       return { data: modelJson(summarize(model)!, startedAt) };
-    })
+    }, { detail: documented({ 200: t.Object({ data: ModelJson }) }) })
     .get("/providers", () => ({
       data: [...services.catalog.providers.values()].map((provider) => ({
         name: provider.name,

@@ -1,12 +1,10 @@
-import { join } from "node:path";
 import { t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import { sniffFileType } from "../core/file-type.ts";
 import type { FileRow } from "../db/schema-groups.ts";
 import type { Services } from "./services.ts";
 import type { Principal } from "./auth.ts";
 import { parseIntegerParam } from "./http.ts";
-import { readMultipart } from "./multipart.ts";
+import { readForm } from "./multipart.ts";
 import { ANY_WORKSPACE_KEY, checkWorkspace, workspaceRoutes } from "./workspace-routes.ts";
 
 /** A stored file as the API shows it (the reference's `openrouter` shape). */
@@ -44,6 +42,9 @@ export function fileJson(row: FileRow): typeof FileObject.static {
   };
 }
 
+/** What an upload's body may hold beyond its file: the multipart framing and a few small fields. */
+const FORM_OVERHEAD_BYTES = 64 * 1024;
+
 function checkQuery(principal: Principal, query: Record<string, string | undefined>): void {
   checkWorkspace(principal, query.workspace_id);
   if (query.provider !== undefined) throw new GatewayError("bad_request", "provider: files are stored by this gateway only; leave provider out");
@@ -51,30 +52,28 @@ function checkQuery(principal: Principal, query: Record<string, string | undefin
 
 /**
  * `/files`: a workspace's uploaded files (any key of the workspace), stored in the database so every
- * replica serves them; `file_id` content parts of inference requests read them (file-parts.ts).
+ * replica serves them; `file_id` content parts of inference requests read them (file-parts.ts). An
+ * upload streams into the database as it arrives, within `server.max_upload_bytes` for the file.
  */
 export function filesApi(services: Services) {
-  const uploads = join(services.config.data_dir, "uploads");
+  const maxBytes = services.config.server.max_upload_bytes;
   const notFound = () => new GatewayError("not_found", "File not found");
   return workspaceRoutes(services, { name: "files-api", prefix: "/files" }, ANY_WORKSPACE_KEY)
     .post(
       "/",
       async ({ principal, request, query, set }) => {
         checkQuery(principal, query);
-        const upload = await readMultipart(request, { maxBytes: services.config.server.max_upload_bytes, spoolDir: uploads, fileField: "file", anyType: true });
-        try {
-          if (!upload.file) throw new GatewayError("bad_request", "file: a multipart part named file is required");
-          const bytes = new Uint8Array(await upload.file.blob.arrayBuffer());
-          if (bytes.length === 0) throw new GatewayError("bad_request", "file: must not be empty");
-          const filename = upload.file.filename || "upload";
-          const row = await services.files.create(principal.workspace.id, { filename, mimeType: sniffFileType(bytes, filename), bytes });
-          set.status = 201;
-          return fileJson(row);
-        } finally {
-          await upload.cleanup();
-        }
+        const { file } = await readForm(request, { maxBytes: maxBytes + FORM_OVERHEAD_BYTES, fileField: "file" }, (bytes, filename) =>
+          services.files.upload(principal.workspace.id, { filename: filename || "upload", bytes, maxBytes }),
+        );
+        if (!file) throw new GatewayError("bad_request", "file: a multipart part named file is required");
+        set.status = 201;
+        return fileJson(file);
       },
-      { response: { 201: FileObject } },
+      {
+        response: { 201: FileObject },
+        detail: { requestBody: { required: true, content: { "multipart/form-data": { schema: t.Object({ file: t.String({ format: "binary", description: "The file's bytes" }) }) as object } } } },
+      },
     )
     .get(
       "/",
@@ -119,7 +118,7 @@ export function filesApi(services: Services) {
           "content-disposition": `attachment; filename="${row.filename.replace(/["\\\r\n]/g, "_")}"`,
         },
       });
-    })
+    }, { detail: { responses: { 200: { description: "The file's bytes, of its sniffed media type", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } } } } })
     .delete(
       "/:id",
       async ({ principal, params, query }) => {

@@ -1,4 +1,5 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
+import { documented, GenerationJson } from "./schemas/documented.ts";
 import { resolveFileParts } from "./file-parts.ts";
 import type { CanonicalRequest } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
@@ -198,7 +199,7 @@ export function inferenceApi(services: Services) {
       const row = await services.generations.get(principal.workspace.id, id);
       if (!row) throw new GatewayError("not_found", `Generation '${id}' not found`);
       return { data: generationJson(row) };
-    });
+    }, { detail: documented({ 200: t.Object({ data: GenerationJson }) }) });
 }
 
 /** The reference's `api_type` of a record's style or operation. */

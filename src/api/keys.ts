@@ -5,6 +5,10 @@ import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin
 import { parseBooleanParam, parseIntegerParam } from "./http.ts";
 import { apiKeyJson, currentKeyJson } from "./serialize.ts";
 import type { ApiKeyRow } from "../db/schema.ts";
+import { ApiKeyJson, documented } from "./schemas/documented.ts";
+
+const KeyData = t.Object({ data: ApiKeyJson });
+const Deleted = t.Object({ deleted: t.Literal(true) });
 
 const LimitReset = t.Union([t.Literal("daily"), t.Literal("weekly"), t.Literal("monthly"), t.Null()], {
   expected: '"daily", "weekly", "monthly" or null',
@@ -112,7 +116,7 @@ export function keysApi(services: Services) {
         includeDisabled: parseBooleanParam(query, "include_disabled") ?? false,
       });
       return { data: await withUsage(rows) };
-    })
+    }, { detail: documented({ 200: t.Object({ data: t.Array(ApiKeyJson) }) }) })
     .post(
       "/keys",
       async ({ principal, body, set }) => {
@@ -141,14 +145,14 @@ export function keysApi(services: Services) {
         set.status = 201;
         return { data: apiKeyJson(row), key: plaintext };
       },
-      { body: CreateKeyBody },
+      { body: CreateKeyBody, detail: documented({ 201: t.Object({ data: ApiKeyJson, key: t.String({ description: "The key's secret, shown once" }) }) }) },
     )
     .get("/keys/:hash", async ({ principal, params }) => {
       requireWorkspaceRoute(principal);
       const row = await services.keys.get(principal.workspace.id, params.hash);
       if (!row) throw new GatewayError("not_found", "API key not found");
       return { data: await one(row) };
-    })
+    }, { detail: documented({ 200: KeyData }) })
     .patch(
       "/keys/:hash",
       async ({ principal, params, body }) => {
@@ -167,7 +171,7 @@ export function keysApi(services: Services) {
         if (!row) throw new GatewayError("not_found", "API key not found");
         return { data: await one(row) };
       },
-      { body: UpdateKeyBody },
+      { body: UpdateKeyBody, detail: documented({ 200: KeyData }) },
     )
     .delete("/keys/:hash", async ({ principal, params }) => {
       requireWorkspaceRoute(principal);
@@ -175,5 +179,5 @@ export function keysApi(services: Services) {
         throw new GatewayError("not_found", "API key not found");
       }
       return { deleted: true as const };
-    });
+    }, { detail: documented({ 200: Deleted }) });
 }

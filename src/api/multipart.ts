@@ -1,8 +1,9 @@
 /**
  * Reads a multipart/form-data upload as it streams in: the text fields in memory (few and small), the
- * one file part written to a temporary file as it arrives, never held whole. The body is bounded: past
- * `maxBytes` the request is refused at once and nothing more is read. The file's type is told from its
- * first bytes; a file whose content is not audio is refused whatever its name or declared type says.
+ * one file part handed to a sink as it arrives, never held whole (`readMultipart`: written to a
+ * temporary file). The body is bounded: past `maxBytes` the request is refused at once and nothing
+ * more is read. The spooled file's type is told from its first bytes; a file whose content is not
+ * audio is refused whatever its name or declared type says.
  */
 import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
 import { randomUUID } from "node:crypto";
@@ -14,16 +15,18 @@ import { AUDIO_SNIFF_BYTES, AUDIO_TYPES_IN_WORDS, type AudioType, audioFilename,
 import { GatewayError } from "../core/errors.ts";
 import type { AudioFile } from "../core/operations.ts";
 
-/** How an upload is read. */
-export interface MultipartOptions {
+/** How a form is read: its size limit and the name of its file part. */
+export interface FormOptions {
   /** The most bytes of body read; past it the request is refused (413) and nothing more is read. */
   maxBytes: number;
-  /** Where the file part is written (created, owner-only, if missing). */
-  spoolDir: string;
   /** The name of the one file part (`file`). */
   fileField: string;
-  /** Take a file of any content (the caller sniffs it): no audio check, media type `application/octet-stream`. */
-  anyType?: boolean;
+}
+
+/** How an upload is read and spooled. */
+export interface MultipartOptions extends FormOptions {
+  /** Where the file part is written (created, owner-only, if missing). */
+  spoolDir: string;
 }
 
 /** A read upload. The caller owns the spooled file: `cleanup` deletes it once the request is done. */
@@ -51,11 +54,30 @@ function tooLarge(maxBytes: number): GatewayError {
 }
 
 /**
+ * Takes the file part's bytes as they arrive, in order, and makes the upload's file of them. The bytes
+ * end in an error when the upload fails elsewhere (then what the sink did must be undone); an error it
+ * throws (a GatewayError: as is) fails the upload and stops reading the body.
+ */
+export type FileSink<F> = (bytes: AsyncIterable<Uint8Array>, filename: string | undefined) => Promise<F>;
+
+/**
  * Reads `request`'s multipart body. A body that is not multipart, lacks its boundary, is malformed,
  * carries a second file or a file part under another name than `fileField` is a 400; one larger than
  * `maxBytes` a 413. On failure nothing is left on disk.
  */
 export async function readMultipart(request: Request, options: MultipartOptions): Promise<MultipartUpload> {
+  const spool = new Spool(options);
+  try {
+    const form = await readForm(request, options, (bytes, filename) => spool.write(bytes, filename));
+    return { ...form, cleanup: () => spool.remove() };
+  } catch (error) {
+    await spool.remove();
+    throw error;
+  }
+}
+
+/** Reads `request`'s multipart body as `readMultipart` does, the file part's bytes into `sink`; waits for the sink. */
+export async function readForm<F>(request: Request, options: FormOptions, sink: FileSink<F>): Promise<{ fields: Record<string, string | string[]>; file?: F }> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!MULTIPART.test(contentType)) {
     throw badRequest(`content-type: must be multipart/form-data, not ${contentType.split(";")[0]?.trim() || "absent"}`);
@@ -63,24 +85,23 @@ export async function readMultipart(request: Request, options: MultipartOptions)
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > options.maxBytes) throw tooLarge(options.maxBytes);
   if (request.body === null) throw badRequest("body: is empty; send the form as multipart/form-data");
-  const upload = new UploadReader(contentType, options);
+  const upload = new UploadReader(contentType, options, sink);
   try {
     const file = await upload.read(request.body);
-    return { fields: upload.fields(), ...(file !== undefined ? { file } : {}), cleanup: () => upload.cleanup() };
-  } catch (error) {
-    await upload.cleanup();
-    throw error;
+    return { fields: upload.fields(), ...(file !== undefined ? { file } : {}) };
+  } finally {
+    await upload.settled();
   }
 }
 
-/** One upload being read: the parser, the fields so far, the file being spooled, the first failure. */
-class UploadReader {
-  readonly #options: MultipartOptions;
+/** One upload being read: the parser, the fields so far, the file being taken by the sink, the first failure. */
+class UploadReader<F> {
+  readonly #options: FormOptions;
+  readonly #sink: FileSink<F>;
   readonly #parser: BusboyInstance;
   readonly #fields = new Map<string, string | string[]>();
-  #file: Promise<AudioFile> | undefined;
+  #file: Promise<F> | undefined;
   #fileStream: BusboyFileStream | undefined;
-  #path: string | undefined;
   #failure: GatewayError | undefined;
   #reject: (error: GatewayError) => void = () => {};
   #reader: { cancel(reason?: unknown): Promise<void> } | undefined;
@@ -90,8 +111,9 @@ class UploadReader {
     this.#reject = reject;
   });
 
-  constructor(contentType: string, options: MultipartOptions) {
+  constructor(contentType: string, options: FormOptions, sink: FileSink<F>) {
     this.#options = options;
+    this.#sink = sink;
     this.#failed.catch(() => {});
     try {
       this.#parser = Busboy({
@@ -115,8 +137,8 @@ class UploadReader {
     return Object.fromEntries(this.#fields);
   }
 
-  /** Feeds the body to the parser and waits for every part, the file written to disk included. */
-  async read(body: ReadableStream<Uint8Array>): Promise<AudioFile | undefined> {
+  /** Feeds the body to the parser and waits for every part, the sink's work on the file included. */
+  async read(body: ReadableStream<Uint8Array>): Promise<F | undefined> {
     try {
       const finished = once(this.#parser, "finish");
       await this.#pump(body);
@@ -129,11 +151,10 @@ class UploadReader {
     }
   }
 
-  /** Deletes the spooled file, once its writing has stopped. */
-  async cleanup(): Promise<void> {
+  /** Once the sink has stopped (the file part cut off if it is still arriving). */
+  async settled(): Promise<void> {
     this.#fileStream?.destroy();
     await this.#file?.catch(() => {});
-    if (this.#path !== undefined) await rm(this.#path, { force: true });
   }
 
   /**
@@ -202,15 +223,45 @@ class UploadReader {
       return this.#fail(badRequest(message));
     }
     this.#fileStream = stream;
-    this.#file = this.#spool(stream, filename);
+    this.#file = this.#sink(this.#bytes(stream), filename);
     this.#file.catch((error: unknown) => this.#fail(error instanceof GatewayError ? error : badRequest(`${field}: could not be read`)));
   }
 
+  /** The file part's bytes; they end in the upload's failure when it failed elsewhere (the part was cut off). */
+  async *#bytes(stream: BusboyFileStream): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of stream as AsyncIterable<Uint8Array>) yield chunk;
+    } catch (error) {
+      throw this.#failure ?? error;
+    }
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+}
+
+/** The temporary file an upload's file part is written to: created on the first part, removed by `remove`. */
+class Spool {
+  #path: string | undefined;
+  #writing: Promise<unknown> | undefined;
+
+  constructor(private readonly options: MultipartOptions) {}
+
+  /** Deletes the spooled file, once its writing has stopped. */
+  async remove(): Promise<void> {
+    await this.#writing?.catch(() => {});
+    if (this.#path !== undefined) await rm(this.#path, { force: true });
+  }
+
+  write(bytes: AsyncIterable<Uint8Array>, declaredName: string | undefined): Promise<AudioFile> {
+    const writing = this.#write(bytes, declaredName);
+    this.#writing = writing;
+    return writing;
+  }
+
   /** Writes the file part to disk as it arrives; refuses it as soon as its first bytes are not audio. */
-  async #spool(stream: BusboyFileStream, declaredName: string | undefined): Promise<AudioFile> {
-    const field = this.#options.fileField;
-    await mkdir(this.#options.spoolDir, { recursive: true, mode: 0o700 });
-    const path = join(this.#options.spoolDir, `upload-${randomUUID()}`);
+  async #write(stream: AsyncIterable<Uint8Array>, declaredName: string | undefined): Promise<AudioFile> {
+    const field = this.options.fileField;
+    await mkdir(this.options.spoolDir, { recursive: true, mode: 0o700 });
+    const path = join(this.options.spoolDir, `upload-${randomUUID()}`);
     this.#path = path;
     // Created exclusively with mode 0600, then written through the runtime's buffered file sink, flushed
     // every few megabytes so that memory stays bounded whatever the file's size.
@@ -221,9 +272,9 @@ class UploadReader {
     let unflushed = 0;
     let type: AudioType | undefined;
     try {
-      for await (const chunk of stream as AsyncIterable<Uint8Array>) {
+      for await (const chunk of stream) {
         if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-        if (type === undefined && !this.#options.anyType && head.length >= AUDIO_SNIFF_BYTES) type = audioTypeOf(head, field);
+        if (type === undefined && head.length >= AUDIO_SNIFF_BYTES) type = audioTypeOf(head, field);
         sink.write(chunk);
         size += chunk.byteLength;
         unflushed += chunk.byteLength;
@@ -235,9 +286,7 @@ class UploadReader {
     } finally {
       await sink.end();
     }
-    if (this.#failure !== undefined) throw this.#failure;
     if (size === 0) throw badRequest(`${field}: is empty`);
-    if (this.#options.anyType) return { blob: Bun.file(path), filename: declaredName ?? "upload", mediaType: "application/octet-stream" };
     type ??= audioTypeOf(head, field);
     const file: AudioFile = { blob: Bun.file(path, { type: type.mediaType }), filename: audioFilename(declaredName, type), mediaType: type.mediaType };
     const seconds = wavDurationSeconds(head, size);

@@ -24,9 +24,44 @@ const AVAILABILITY_CODES: Array<[string, number, string]> = [
   ["free_variant_ended", 404, "The free variant of the model is no longer offered."],
 ];
 
+/** The error envelope every failure answers (src/core/errors.ts), as a JSON schema. */
+const ERROR_ENVELOPE: Json = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "integer" }, message: { type: "string" }, metadata: { type: "object", additionalProperties: true }, availability: { type: "object", additionalProperties: true } },
+    },
+    service_metadata: { nullable: true, type: "object", additionalProperties: true },
+    user_id: { nullable: true, type: "string" },
+  },
+};
+
+/** The failures any authenticated operation can answer; an upload adds 413. */
+const ERRORS: Array<[number, string]> = [
+  [400, "The request is invalid: the message names the field and what is allowed"],
+  [401, "No API key, or one that is unknown, disabled or expired"],
+  [403, "The key may not use this operation (its kind, or a deployment admin's operation)"],
+  [404, "Not found, or not in the key's workspace"],
+  [500, "An unexpected failure"],
+];
+
+/** Adds the error envelope's responses an operation does not list yet. */
+function addErrors(operation: Json): void {
+  const upload = operation.requestBody?.content?.["multipart/form-data"] !== undefined;
+  const errors: Array<[number, string]> = upload ? [...ERRORS, [413, "The upload is larger than the limit"]] : ERRORS;
+  operation.responses ??= {};
+  for (const [status, description] of errors) {
+    operation.responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } };
+  }
+}
+
 /**
  * The OpenAPI document of the whole app, generated from the routes' TypeBox schemas. Our JSON parser is
- * a custom parse hook, which the generator cannot see, so request bodies are filled in from the routes.
+ * a custom parse hook, which the generator cannot see, so request bodies are filled in from the routes;
+ * every `/api/v1` operation lists the error envelope's statuses.
  */
 export function buildOpenApi(app: AnyElysia): Json {
   const generated = toOpenAPISchema(app) as Json;
@@ -40,6 +75,7 @@ export function buildOpenApi(app: AnyElysia): Json {
     }
     const segment = path.split("/")[3] ?? "gateway";
     operation.tags ??= [segment === "v1" ? "messages" : segment];
+    if (path.startsWith("/api/v1/")) addErrors(operation);
   }
   return {
     openapi: "3.0.3",
@@ -53,6 +89,7 @@ export function buildOpenApi(app: AnyElysia): Json {
     servers: [{ url: "/" }],
     components: {
       ...generated.components,
+      schemas: { ...generated.components?.schemas, ErrorEnvelope: ERROR_ENVELOPE },
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
     },
     security: [{ bearer: [] }],

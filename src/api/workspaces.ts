@@ -6,6 +6,9 @@ import type { Services } from "./services.ts";
 import { authenticate, isDeploymentAdmin, type Principal, requireDeploymentAdmin, requireWorkspaceRoute } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { workspaceJson } from "./serialize.ts";
+import { documented, WorkspaceJson } from "./schemas/documented.ts";
+
+const WorkspaceData = t.Object({ data: WorkspaceJson });
 
 const Slug = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", expected: "lowercase letters, digits and inner hyphens, 1 to 64 characters" });
 const ProviderList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 }), t.Null()]);
@@ -91,7 +94,7 @@ export function workspacesApi(services: Services) {
       }
       const { rows, total } = await services.workspaces.list(page.offset, page.limit);
       return { data: rows.map((row) => visible(row, principal)), total_count: total };
-    })
+    }, { detail: documented({ 200: t.Object({ data: t.Array(WorkspaceJson), total_count: t.Integer() }) }) })
     .post(
       "/",
       async ({ body, principal, set }) => {
@@ -101,9 +104,9 @@ export function workspacesApi(services: Services) {
         set.status = 201;
         return { data: workspaceJson(row) };
       },
-      { body: CreateWorkspaceBody },
+      { body: CreateWorkspaceBody, detail: documented({ 201: WorkspaceData }) },
     )
-    .get("/:id", async ({ params, principal }) => ({ data: visible(await find(principal, params.id), principal) }))
+    .get("/:id", async ({ params, principal }) => ({ data: visible(await find(principal, params.id), principal) }), { detail: documented({ 200: WorkspaceData }) })
     .patch(
       "/:id",
       async ({ params, body, principal }) => {
@@ -111,12 +114,12 @@ export function workspacesApi(services: Services) {
         if (!row) throw new GatewayError("not_found", "Workspace not found");
         return { data: visible(row, principal) };
       },
-      { body: UpdateWorkspaceBody },
+      { body: UpdateWorkspaceBody, detail: documented({ 200: WorkspaceData }) },
     )
     .delete("/:id", async ({ params, principal }) => {
       const row = await find(principal, params.id);
       await services.workspaces.delete(row.id);
       services.presets.forgetWorkspace(row.id);
       return { deleted: true as const };
-    });
+    }, { detail: documented({ 200: t.Object({ deleted: t.Literal(true) }) }) });
 }

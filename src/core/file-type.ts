@@ -1,9 +1,14 @@
+/** How many first bytes of a file tell its type: the whole file when it is no longer. */
+export const FILE_SNIFF_BYTES = 64 * 1024;
+
 /**
- * The media type of an uploaded file, from its bytes (never the client's claim): PDF, PNG, JPEG, GIF,
- * WebP, the Office zip formats (DOCX, XLSX, PPTX), MP3, WAV, FLAC, OGG; UTF-8 text as JSON, NDJSON,
- * CSV, Markdown or plain text; anything else `application/octet-stream`.
+ * The media type of an uploaded file, from its first bytes (never the client's claim): PDF, PNG, JPEG,
+ * GIF, WebP, the Office zip formats (DOCX, XLSX, PPTX), MP3, WAV, FLAC, OGG; UTF-8 text as JSON,
+ * NDJSON, CSV, Markdown or plain text; anything else `application/octet-stream`. `bytes` is the whole
+ * file, or its first bytes when `more` follow: then a character or line cut at their end is left out
+ * and text that opens like a JSON document counts as one.
  */
-export function sniffFileType(bytes: Uint8Array, filename: string): string {
+export function sniffFileType(bytes: Uint8Array, filename: string, more = false): string {
   const ascii = (start: number, text: string) => text.split("").every((character, index) => bytes[start + index] === character.charCodeAt(0));
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024));
   if (head.includes("%PDF-")) return "application/pdf";
@@ -16,7 +21,7 @@ export function sniffFileType(bytes: Uint8Array, filename: string): string {
   if (ascii(0, "OggS")) return "audio/ogg";
   if (ascii(0, "ID3") || (bytes[0] === 0xff && ((bytes[1] ?? 0) & 0xe0) === 0xe0)) return "audio/mpeg";
   if (ascii(0, "PK\x03\x04")) return officeType(head) ?? "application/zip";
-  return textType(bytes, filename);
+  return textType(bytes, filename, more);
 }
 
 const OFFICE: Array<[string, string]> = [
@@ -30,21 +35,22 @@ function officeType(head: string): string | undefined {
   return OFFICE.find(([folder]) => head.includes(folder))?.[1];
 }
 
-function textType(bytes: Uint8Array, filename: string): string {
+function textType(bytes: Uint8Array, filename: string, more: boolean): string {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    // Streaming decode: a character cut at the end of the first bytes is held back, not an error.
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: more });
   } catch {
     return "application/octet-stream";
   }
   if (/[\u0000-\u0008\u000e-\u001f]/.test(text)) return "application/octet-stream";
   const trimmed = text.trim();
-  try {
-    JSON.parse(trimmed);
-    return "application/json";
-  } catch {}
   const lines = trimmed.split(/\r?\n/).filter((line) => line.trim() !== "");
-  if (lines.length > 1 && lines.every((line) => isJson(line))) return "application/x-ndjson";
+  // The last line of the first bytes may be cut short.
+  if (more) lines.pop();
+  const ndjson = lines.length > 1 && lines.every((line) => isJson(line));
+  if (more ? /^[[{]/.test(trimmed) && !ndjson : isJson(trimmed)) return "application/json";
+  if (ndjson) return "application/x-ndjson";
   const extension = filename.split(".").pop()?.toLowerCase();
   if (extension === "csv" || (lines.length > 1 && lines.every((line) => line.includes(",")) && new Set(lines.map((line) => line.split(",").length)).size === 1)) {
     return "text/csv";

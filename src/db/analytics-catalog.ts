@@ -21,7 +21,7 @@ export interface MetricDefinition {
   /** An average or ratio (summing it over groups means nothing). */
   rate: boolean;
   expression(table: Generations): SQL;
-  /** The same aggregate over the sums of analytics-parts.ts (the daily rollups and partial days). */
+  /** The same aggregate over the sums of analytics-parts.ts (the rollups and partial hours). */
   fromParts(dialect: Dialect): SQL;
 }
 
@@ -32,8 +32,10 @@ export interface DimensionDefinition {
   /** The stored type: a filter's values are coerced to it. */
   type: "text" | "integer" | "boolean";
   column(table: Generations): Column;
-  /** The column of the daily rollups, when they keep this dimension. */
+  /** The column of the rollups (daily and hourly), when they keep this dimension. */
   rollup?: (table: Rollups) => Column;
+  /** Kept by the daily rollups only: the hourly ones sum over it. */
+  dailyOnly?: true;
 }
 
 const sumOf = (column: SQL | Column) => sql<number>`coalesce(sum(${column}), 0)`;
@@ -94,7 +96,7 @@ export const DIMENSIONS: DimensionDefinition[] = [
   { name: "model", label: "Model", type: "text", column: (g) => g.model, rollup: (r) => r.model },
   { name: "provider", label: "Provider", type: "text", column: (g) => g.providerSlug, rollup: (r) => r.providerSlug },
   { name: "provider_name", label: "Provider Name", type: "text", column: (g) => g.providerName, rollup: (r) => r.providerName },
-  { name: "api_key_hash", label: "API Key", type: "text", column: (g) => g.keyHash, rollup: (r) => r.keyHash },
+  { name: "api_key_hash", label: "API Key", type: "text", column: (g) => g.keyHash, rollup: (r) => r.keyHash, dailyOnly: true },
   { name: "api_type", label: "API Type", type: "text", column: (g) => g.style, rollup: (r) => r.style },
   { name: "status", label: "HTTP Status", type: "integer", column: (g) => g.status, rollup: (r) => r.status },
   { name: "finish_reason", label: "Finish Reason", type: "text", column: (g) => g.finishReason },

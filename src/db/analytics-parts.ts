@@ -1,11 +1,12 @@
-import { type Column, and, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { type Column, and, eq, gte, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { Backend, Tables } from "./backend.ts";
 
 /**
  * An analytics range read in parts: the whole UTC days inside it from the daily rollups
- * (`generation_rollups`), the partial days at either end from the records. Each part yields the same
- * columns (the group's values, then additive sums); the caller groups the union and computes its
- * metrics from the sums (`PART_SUMS`), which gives what the same aggregate over the records gives.
+ * (`generation_rollups` rows without an hour), the whole hours around them from the hourly rollups
+ * (unless the query names the key, which they do not keep), the rest from the records. Each part yields the same columns (the group's
+ * values, then additive sums); the caller groups the union and computes its metrics from the sums,
+ * which gives what the same aggregate over the records gives.
  */
 
 type Generations = Tables["generations"];
@@ -38,13 +39,26 @@ const SUMS: Array<{ name: string; raw(g: Generations): SQL | Column; rollup(r: R
 /** A sum column of the parts, for the metric expressions over them. */
 export const part = (name: string): SQL => sql`${sql.identifier(name)}`;
 
-const DAY_MS = 24 * 3600 * 1000;
+const HOUR_MS = 3600 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
-/** The whole UTC days of [start, end): the first one's start and the end of the last, or none. */
-export function wholeDays(start: string, end: string): { from: string; to: string } | undefined {
-  const first = Math.ceil(Date.parse(start) / DAY_MS) * DAY_MS;
-  const last = Math.floor(Date.parse(end) / DAY_MS) * DAY_MS;
+/** A span of ISO 8601 instants, `to` exclusive. */
+type Span = { from: string; to: string };
+
+/** The whole units (UTC hours or days) of [start, end): the first one's start and the end of the last, or none. */
+function whole(start: string, end: string, unit: number): Span | undefined {
+  const first = Math.ceil(Date.parse(start) / unit) * unit;
+  const last = Math.floor(Date.parse(end) / unit) * unit;
   return first < last ? { from: new Date(first).toISOString(), to: new Date(last).toISOString() } : undefined;
+}
+
+/** The coarsest rollups a range may be read from: daily rows (and hourly ones around them) or hourly rows only. */
+export type RollupLevel = "day" | "hour";
+
+/** Which rollups a query may read: the coarsest, and whether the hourly rows (which sum every key) may be read. */
+export interface RollupUse {
+  level: RollupLevel;
+  hourly: boolean;
 }
 
 /** What the parts are cut to: the workspace, the range (ISO 8601, end exclusive), groups and filters. */
@@ -52,8 +66,8 @@ export interface PartsSpec {
   workspaceId: string;
   start: string;
   end: string;
-  /** The whole days read from the rollups; none: the records only. */
-  days: { from: string; to: string } | undefined;
+  /** The rollups to read; none: the records only. */
+  rollups: RollupUse | undefined;
   columns: PartColumn[];
   rawFilters: Array<SQL | undefined>;
   rollupFilters: Array<SQL | undefined>;
@@ -65,22 +79,25 @@ export function partsSource(backend: Backend, spec: PartsSpec): SQL {
   const aliased = (pick: (column: PartColumn | (typeof SUMS)[number]) => SQL | Column) =>
     Object.fromEntries([...spec.columns, ...SUMS].map((column) => [column.name, sql`${pick(column)}`.as(column.name)]));
   const rawFields = aliased((column) => column.raw(g));
-  const raw = (from: string, to: string) =>
+  const rollupFields = aliased((column) => column.rollup(r));
+  const raw = ({ from, to }: Span) =>
     backend.db
       .select(rawFields)
       .from(g)
       .where(and(eq(g.workspaceId, spec.workspaceId), gte(g.createdAt, from), lt(g.createdAt, to), ...spec.rawFilters))
       .getSQL();
-  const { days } = spec;
-  if (!days) return sql`(${raw(spec.start, spec.end)}) as parts`;
-  const members: SQL[] = [
-    backend.db
-      .select(aliased((column) => column.rollup(r)))
-      .from(r)
-      .where(and(eq(r.workspaceId, spec.workspaceId), gte(r.day, days.from.slice(0, 10)), lt(r.day, days.to.slice(0, 10)), ...spec.rollupFilters))
-      .getSQL(),
-  ];
-  if (spec.start < days.from) members.unshift(raw(spec.start, days.from));
-  if (days.to < spec.end) members.push(raw(days.to, spec.end));
-  return sql`(${sql.join(members, sql` union all `)}) as parts`;
+  const rollups = (range: SQL | undefined) => backend.db.select(rollupFields).from(r).where(and(eq(r.workspaceId, spec.workspaceId), range, ...spec.rollupFilters)).getSQL();
+  const daily = ({ from, to }: Span) => rollups(and(isNull(r.hour), gte(r.day, from.slice(0, 10)), lt(r.day, to.slice(0, 10))));
+  const hourly = ({ from, to }: Span) => rollups(and(gte(r.hour, from.slice(0, 13)), lt(r.hour, to.slice(0, 13))));
+  // A span without a whole day: its whole hours from the hourly rows when they may be read, the rest from the records.
+  const shortSpan = (span: Span): SQL[] => {
+    const hours = spec.rollups?.hourly ? whole(span.from, span.to, HOUR_MS) : undefined;
+    if (!hours) return span.from < span.to ? [raw(span)] : [];
+    return [...(span.from < hours.from ? [raw({ from: span.from, to: hours.from })] : []), hourly(hours), ...(hours.to < span.to ? [raw({ from: hours.to, to: span.to })] : [])];
+  };
+  const days = spec.rollups?.level === "day" ? whole(spec.start, spec.end, DAY_MS) : undefined;
+  const parts = days
+    ? [...shortSpan({ from: spec.start, to: days.from }), daily(days), ...shortSpan({ from: days.to, to: spec.end })]
+    : shortSpan({ from: spec.start, to: spec.end });
+  return sql`(${sql.join(parts, sql` union all `)}) as parts`;
 }

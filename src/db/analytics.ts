@@ -2,7 +2,7 @@ import { type Column, and, asc, desc, eq, gt, gte, inArray, isNull, lt, lte, ne,
 import type { Backend } from "./backend.ts";
 import type { GenerationRow } from "./schema.ts";
 import { bucketStart, type DimensionDefinition, type Granularity, type MetricDefinition, type Operator } from "./analytics-catalog.ts";
-import { type PartColumn, part, partsSource, wholeDays } from "./analytics-parts.ts";
+import { type PartColumn, part, partsSource, type RollupLevel, type RollupUse } from "./analytics-parts.ts";
 
 /** A filter value, coerced to its field's stored type. */
 export type FilterScalar = string | number | boolean;
@@ -102,7 +102,8 @@ export class AnalyticsStore {
       workspaceId,
       start: filter.since,
       end: filter.until,
-      days: wholeDays(filter.since, filter.until),
+      // The hourly rows sum every key: a key or user filter reads the daily rows and the records only.
+      rollups: { level: "day", hourly: filter.keyHash === undefined && filter.userId === undefined },
       columns,
       rawFilters: keyFilters(g.keyHash),
       rollupFilters: keyFilters(r.keyHash),
@@ -143,8 +144,8 @@ export class AnalyticsStore {
    * metrics. `truncated` when more rows matched than the limit.
    */
   async query(workspaceId: string, query: AnalyticsQuery): Promise<{ rows: Array<Record<string, unknown>>; truncated: boolean }> {
-    const days = rollupsServe(query) ? wholeDays(query.start, query.end) : undefined;
-    const rows = days ? await this.#fromParts(workspaceId, query, days) : await this.#fromRecords(workspaceId, query);
+    const rollups = rollupUse(query);
+    const rows = rollups ? await this.#fromParts(workspaceId, query, rollups) : await this.#fromRecords(workspaceId, query);
     const truncated = rows.length > query.limit;
     const numeric = new Set(query.metrics.map((metric) => metric.name));
     const shaped = rows.slice(0, query.limit).map((row) =>
@@ -153,7 +154,7 @@ export class AnalyticsStore {
     return { rows: shaped, truncated };
   }
 
-  /** A query over the records alone (finer buckets than a day, dimensions the rollups do not keep). */
+  /** A query over the records alone (finer buckets than an hour, dimensions the rollups do not keep). */
   async #fromRecords(workspaceId: string, query: AnalyticsQuery): Promise<Array<Record<string, unknown>>> {
     const { generations: g } = this.backend.tables;
     const fields: Record<string, SQL | Column> = {};
@@ -178,13 +179,14 @@ export class AnalyticsStore {
       .limit(query.limit + 1);
   }
 
-  /** A query over the daily rollups of its whole days and the records of the partial days at its ends. */
-  async #fromParts(workspaceId: string, query: AnalyticsQuery, days: { from: string; to: string }): Promise<Array<Record<string, unknown>>> {
+  /** A query over the rollups of its whole days or hours and the records of the rest. */
+  async #fromParts(workspaceId: string, query: AnalyticsQuery, rollups: RollupUse): Promise<Array<Record<string, unknown>>> {
     const { generations: g, generationRollups: r } = this.backend.tables;
     const { dialect } = this.backend;
     const granularity = query.granularity;
     const columns: PartColumn[] = [
-      ...(granularity ? [{ name: TIME_BUCKET, raw: (table: typeof g) => bucketStart(dialect, granularity, table.createdAt), rollup: (table: typeof r) => bucketStart(dialect, granularity, table.day) }] : []),
+      // An hourly bucket of an hourly row is its hour; a coarser bucket holds both kinds' day.
+      ...(granularity ? [{ name: TIME_BUCKET, raw: (table: typeof g) => bucketStart(dialect, granularity, table.createdAt), rollup: (table: typeof r) => bucketStart(dialect, granularity, granularity === "hour" ? table.hour : table.day) }] : []),
       ...query.dimensions.map((dimension) => ({ name: dimension.name, raw: dimension.column, rollup: dimension.rollup! })),
     ];
     const groups = columns.map((column) => part(column.name));
@@ -194,7 +196,7 @@ export class AnalyticsStore {
       workspaceId,
       start: query.start,
       end: query.end,
-      days,
+      rollups,
       columns,
       rawFilters: query.filters.map((filter) => condition(filter.dimension.column(g), filter)),
       rollupFilters: query.filters.map((filter) => condition(filter.dimension.rollup!(r), filter)),
@@ -236,7 +238,7 @@ export class AnalyticsStore {
     const [row] = await this.backend.db
       .select({ total: sql<number>`coalesce(sum(${r.totalCost}), 0)` })
       .from(r)
-      .where(eq(r.workspaceId, workspaceId));
+      .where(and(eq(r.workspaceId, workspaceId), isNull(r.hour)));
     return Number(row?.total ?? 0);
   }
 
@@ -254,16 +256,19 @@ export class AnalyticsStore {
   }
 }
 
-/** Bucket sizes the daily rollups can answer. */
-const ROLLUP_GRANULARITIES: ReadonlySet<Granularity> = new Set(["day", "week", "month"]);
+/** The coarsest rollups that answer each bucket size (minutes: none). */
+const ROLLUP_LEVELS: Partial<Record<Granularity, RollupLevel>> = { hour: "hour", day: "day", week: "day", month: "day" };
 
-/** Whether the daily rollups keep every bucket, dimension and filter field of a query. */
-function rollupsServe(query: AnalyticsQuery): boolean {
-  return (
-    (query.granularity === undefined || ROLLUP_GRANULARITIES.has(query.granularity)) &&
-    query.dimensions.every((dimension) => dimension.rollup) &&
-    query.filters.every((filter) => filter.dimension.rollup)
-  );
+/**
+ * The rollups a query can be read from: they must keep its bucket size, every dimension and filter
+ * field; the hourly rows only when it names no field they sum over (the key).
+ */
+function rollupUse(query: AnalyticsQuery): RollupUse | undefined {
+  const fields = [...query.dimensions, ...query.filters.map((filter) => filter.dimension)];
+  const level = query.granularity === undefined ? "day" : ROLLUP_LEVELS[query.granularity];
+  if (!level || !fields.every((field) => field.rollup)) return undefined;
+  const hourly = fields.every((field) => !field.dailyOnly);
+  return level === "hour" && !hourly ? undefined : { level, hourly };
 }
 
 /** The requested order, then every group ascending (so a page is stable). */

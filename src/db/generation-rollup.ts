@@ -1,76 +1,67 @@
-import { getTableColumns, sql } from "drizzle-orm";
-import type { Conn, Tables } from "./backend.ts";
-import type { GenerationRow } from "./schema.ts";
-import type { GenerationRollupRow } from "./schema-groups.ts";
+import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import type { Conn, Dialect, Tables } from "./backend.ts";
 
-/** Rollup rows per statement: ~20 parameters each, well under either dialect's limit. */
-const PER_STATEMENT = 1000;
+/**
+ * The rollups of the generation log: daily rows (no `hour`) and hourly rows of the same groups but for
+ * the key (every key together: far fewer rows), summed by the database from the records a batch
+ * inserted. A group's `id` is its values as a compact JSON array, an hourly row's key null and its hour
+ * last; the backfill migrations build the same rows with the same SQL.
+ */
 
-/** Where a sum column's value comes from in a record (null counts as nothing). */
+/** The sum columns of a rollup row, each an aggregate over the records of its group. */
 const SUMS = {
-  tokensPrompt: (row: GenerationRow) => row.tokensPrompt,
-  tokensCompletion: (row: GenerationRow) => row.tokensCompletion,
-  tokensReasoning: (row: GenerationRow) => row.tokensReasoning,
-  tokensCached: (row: GenerationRow) => row.tokensCached,
-  latencySum: (row: GenerationRow) => row.latencyMs,
-  latencyCount: (row: GenerationRow) => (row.latencyMs === null ? null : 1),
-  generationTimeSum: (row: GenerationRow) => row.generationTimeMs,
-  generationTimeCount: (row: GenerationRow) => (row.generationTimeMs === null ? null : 1),
-  completionTimeSum: (row: GenerationRow) => (row.tokensCompletion === null ? null : row.generationTimeMs),
-  byokCost: (row: GenerationRow) => (row.isByok ? row.totalCost : null),
-} satisfies Partial<Record<keyof GenerationRollupRow, (row: GenerationRow) => number | null>>;
+  requests: sql`count(*)`,
+  total_cost: sql`coalesce(sum(total_cost), 0)`,
+  tokens_prompt: sql`coalesce(sum(tokens_prompt), 0)`,
+  tokens_completion: sql`coalesce(sum(tokens_completion), 0)`,
+  tokens_reasoning: sql`coalesce(sum(tokens_reasoning), 0)`,
+  tokens_cached: sql`coalesce(sum(tokens_cached), 0)`,
+  latency_sum: sql`coalesce(sum(latency_ms), 0)`,
+  latency_count: sql`count(latency_ms)`,
+  generation_time_sum: sql`coalesce(sum(generation_time_ms), 0)`,
+  generation_time_count: sql`count(generation_time_ms)`,
+  completion_time_sum: sql`coalesce(sum(CASE WHEN tokens_completion IS NOT NULL THEN generation_time_ms END), 0)`,
+  byok_cost: sql`coalesce(sum(CASE WHEN is_byok THEN total_cost END), 0)`,
+};
 
-/**
- * The rollup group of a record: its values as a compact JSON array (the backfill migrations build the
- * same text in SQL). Two spellings of one group would only cost a row: every read sums the rows.
- */
-export function rollupId(row: Pick<GenerationRollupRow, "workspaceId" | "day" | "model" | "providerSlug" | "providerName" | "upstreamModel" | "keyHash" | "style" | "status">): string {
-  return JSON.stringify([row.workspaceId, row.day, row.model, row.providerSlug, row.providerName, row.upstreamModel, row.keyHash, row.style, row.status]);
+/** The values of a daily group, in the id's and the table's order; an hourly group's key is null. */
+const DAILY = ["workspace_id", "substr(created_at, 1, 10)", "model", "provider_slug", "provider_name", "upstream_model", "key_hash", "style", "status"];
+const HOURLY = DAILY.map((value) => (value === "key_hash" ? "NULL" : value));
+const HOUR = "substr(created_at, 1, 13)";
+
+/** The id of a group as each dialect spells a compact JSON array of its values (PostgreSQL has no json_array). */
+function groupId(dialect: Dialect, values: string[]): string {
+  if (dialect === "sqlite") return `json_array(${values.join(", ")})`;
+  const json = (value: string) => (value === "NULL" ? "'null'" : value === "status" ? "status::text" : `coalesce(to_json(${value})::text, 'null')`);
+  return `'[' || concat_ws(',', ${values.map(json).join(", ")}) || ']'`;
 }
 
-/** The daily sums of some records, one row per group, ordered by id. */
-export function rollupRows(records: GenerationRow[]): GenerationRollupRow[] {
-  const groups = new Map<string, GenerationRollupRow>();
-  for (const record of records) {
-    const key = {
-      workspaceId: record.workspaceId,
-      day: record.createdAt.slice(0, 10),
-      model: record.model,
-      providerSlug: record.providerSlug,
-      providerName: record.providerName,
-      upstreamModel: record.upstreamModel,
-      keyHash: record.keyHash,
-      style: record.style,
-      status: record.status,
-    };
-    const id = rollupId(key);
-    let group = groups.get(id);
-    if (!group) {
-      group = { id, ...key, requests: 0, totalCost: 0, tokensPrompt: 0, tokensCompletion: 0, tokensReasoning: 0, tokensCached: 0, latencySum: 0, latencyCount: 0, generationTimeSum: 0, generationTimeCount: 0, completionTimeSum: 0, byokCost: 0 };
-      groups.set(id, group);
-    }
-    group.requests += 1;
-    group.totalCost += record.totalCost;
-    for (const [field, value] of Object.entries(SUMS) as Array<[keyof typeof SUMS, (row: GenerationRow) => number | null]>) group[field] += value(record) ?? 0;
-  }
-  return [...groups.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+/** One rollup row per group of the records `where` picks, in the table's column order. */
+function grouped(dialect: Dialect, where: SQL, hourly: boolean): SQL {
+  const values = hourly ? HOURLY : DAILY;
+  const id = hourly ? [...HOURLY, HOUR] : DAILY;
+  const groups = [...values, ...(hourly ? [HOUR] : [])].filter((value) => value !== "NULL");
+  return sql`SELECT ${sql.raw(groupId(dialect, id))}, ${sql.raw(values.join(", "))}, ${sql.join(Object.values(SUMS), sql`, `)}, ${sql.raw(hourly ? HOUR : "NULL")}
+    FROM generations WHERE ${where} GROUP BY ${sql.raw(groups.join(", "))}`;
 }
 
 /**
- * Adds the sums of records just inserted to their rollup rows (an upsert), on `db`: call it in the
- * transaction that inserted them. Rows are written in id order, so two replicas adding to the same
- * rows lock them in the same order.
+ * Adds the records just inserted (by id) to their daily and hourly rollup rows: one upsert statement
+ * whatever the batch's size, the sums computed by the database, on `db`: call it in the transaction
+ * that inserted them. Rows are written in id order, so two replicas adding to the same rows lock them
+ * in the same order.
  */
-export async function addToRollups(db: Conn, tables: Tables, records: GenerationRow[]): Promise<void> {
-  if (records.length === 0) return;
+export async function addToRollups(db: Conn, tables: Tables, dialect: Dialect, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   const { generationRollups: r } = tables;
+  const list = JSON.stringify(ids);
+  const picked = dialect === "sqlite" ? sql`id IN (SELECT value FROM json_each(${list}))` : sql`id IN (SELECT jsonb_array_elements_text(${list}::text::jsonb))`;
   const added = Object.fromEntries(
     Object.entries(getTableColumns(r))
-      .filter(([field]) => field === "requests" || field === "totalCost" || field in SUMS)
+      .filter(([, column]) => column.name in SUMS)
       .map(([field, column]) => [field, sql`${column} + excluded.${sql.identifier(column.name)}`]),
   );
-  const rows = rollupRows(records);
-  for (let start = 0; start < rows.length; start += PER_STATEMENT) {
-    await db.insert(r).values(rows.slice(start, start + PER_STATEMENT)).onConflictDoUpdate({ target: r.id, set: added });
-  }
+  // `WHERE true`: SQLite would otherwise read the ON of ON CONFLICT as a join's.
+  const rows = sql`SELECT * FROM (${grouped(dialect, picked, false)} UNION ALL ${grouped(dialect, picked, true)}) AS grouped WHERE true ORDER BY 1`;
+  await db.insert(r).select(rows).onConflictDoUpdate({ target: r.id, set: added });
 }

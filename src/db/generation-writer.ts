@@ -6,7 +6,7 @@ import type { GenerationRow } from "./schema.ts";
 
 /**
  * Writes one batch of generation records (ids already stored are skipped) and, in the same
- * transaction, adds the records it inserted to their daily rollups; `close` releases what it prepared.
+ * transaction, adds the records it inserted to their daily and hourly rollups; `close` releases what it prepared.
  */
 export interface BatchWriter {
   write(batch: GenerationRow[]): Promise<void>;
@@ -37,7 +37,7 @@ function multiRowWriter(backend: Backend): BatchWriter {
           const rows = await tx.insert(generations).values(batch.slice(start, start + perChunk)).onConflictDoNothing().returning({ id: generations.id });
           for (const row of rows) inserted.add(row.id);
         }
-        await addToRollups(tx, backend.tables, batch.filter((row) => inserted.has(row.id)));
+        await addToRollups(tx, backend.tables, backend.dialect, [...inserted]);
       }),
     close() {},
   };
@@ -72,16 +72,16 @@ function sqliteWriter(backend: Backend): BatchWriter {
     // each row through the one prepared statement, synchronously; then the rollups of those inserted.
     write: (batch) =>
       backend.transaction(async (tx) => {
-        const inserted: GenerationRow[] = [];
+        const inserted: string[] = [];
         insert ??= client.prepare(`INSERT INTO generations (${names}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`);
         for (const row of batch) {
           for (let index = 0; index < columns.length; index++) {
             const column = columns[index]!;
             values[index] = column.encode(row[column.field]);
           }
-          if (insert.run(values as never).changes > 0) inserted.push(row);
+          if (insert.run(values as never).changes > 0) inserted.push(row.id);
         }
-        await addToRollups(tx, backend.tables, inserted);
+        await addToRollups(tx, backend.tables, backend.dialect, inserted);
       }),
     close() {
       insert?.finalize();

@@ -136,6 +136,8 @@ export const files = sqliteTable(
     sizeBytes: integer("size_bytes").notNull(),
     sha256: text("sha256").notNull(),
     createdAt: text("created_at").notNull(),
+    /** An upload still arriving (its chunks written as they come): invisible until complete, removed if it fails. */
+    pending: integer("pending", { mode: "boolean" }).notNull().default(false),
   },
   (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)],
 );
@@ -196,10 +198,12 @@ export const generationFeedback = sqliteTable(
 export type GenerationFeedbackRow = typeof generationFeedback.$inferSelect;
 
 /**
- * Daily sums of the generation log per workspace, model, endpoint, key, API style and status, kept in
- * the transaction that writes each batch of records (generation-writer.ts). `/activity`, `/credits`
- * and the analytics queries of a day or coarser read these instead of the records. `id` is the
- * group's values as a JSON array (see generation-rollup.ts).
+ * Daily sums of the generation log per workspace, model, endpoint, key, API style and status, and
+ * hourly sums of the same groups but for the key, kept in the transaction that writes each batch of
+ * records (generation-writer.ts). A daily row has no `hour`; an hourly row names its hour (and its
+ * day) and has no key. `/activity`, `/credits` and the
+ * analytics queries of an hour or coarser read these instead of the records. `id` is the group's
+ * values as a JSON array (see generation-rollup.ts).
  */
 export const generationRollups = sqliteTable(
   "generation_rollups",
@@ -212,7 +216,8 @@ export const generationRollups = sqliteTable(
     providerSlug: text("provider_slug"),
     providerName: text("provider_name"),
     upstreamModel: text("upstream_model"),
-    keyHash: text("key_hash").notNull(),
+    /** Null on an hourly row: it sums every key (queries by key read the daily rows and the records). */
+    keyHash: text("key_hash"),
     style: text("style").notNull(),
     status: integer("status").notNull(),
     requests: integer("requests").notNull(),
@@ -230,8 +235,10 @@ export const generationRollups = sqliteTable(
     completionTimeSum: integer("completion_time_sum").notNull(),
     /** Cost of the records served with a BYOK credential (part of total_cost). */
     byokCost: real("byok_cost").notNull().default(0),
+    /** The UTC hour of an hourly row, YYYY-MM-DDTHH (a record's `created_at` cut there); null on a daily row. */
+    hour: text("hour"),
   },
-  (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)],
+  (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)],
 );
 
 export type GenerationRollupRow = typeof generationRollups.$inferSelect;

@@ -89,7 +89,7 @@ export const byokKeys = pgTable(
 export const files = pgTable("files", {
   id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull().references(() => workspaces.id, { onDelete: "cascade" }),
   filename: text("filename").notNull(), mimeType: text("mime_type").notNull(), sizeBytes: integer("size_bytes").notNull(),
-  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(),
+  sha256: text("sha256").notNull(), createdAt: text("created_at").notNull(), pending: boolean("pending").notNull().default(false),
 }, (table) => [index("files_workspace_id_idx").on(table.workspaceId, table.id)]);
 export const fileChunks = pgTable("file_chunks", {
   fileId: text("file_id").notNull().references(() => files.id, { onDelete: "cascade" }), seq: integer("seq").notNull(), data: bytea("data").notNull(),
@@ -115,17 +115,17 @@ export const generationFeedback = pgTable("generation_feedback", {
 }, (table) => [index("generation_feedback_workspace_idx").on(table.workspaceId, table.updatedAt)]);
 const sameContentRows: [Same<Rows<typeof generationContents>, Rows<typeof groups.generationContents>>, Same<Rows<typeof generationFeedback>, Rows<typeof groups.generationFeedback>>] = [true, true];
 void sameContentRows;
-/** Daily sums of the generation log (see schema-groups.ts); sums are bigint here. */
+/** Daily and hourly sums of the generation log (see schema-groups.ts); sums are bigint here. */
 const total = (name: string) => bigint(name, { mode: "number" }).notNull();
 export const generationRollups = pgTable("generation_rollups", {
   id: text("id").primaryKey(), workspaceId: text("workspace_id").notNull(), day: text("day").notNull(), model: text("model").notNull(),
   providerSlug: text("provider_slug"), providerName: text("provider_name"), upstreamModel: text("upstream_model"),
-  keyHash: text("key_hash").notNull(), style: text("style").notNull(), status: integer("status").notNull(),
+  keyHash: text("key_hash"), style: text("style").notNull(), status: integer("status").notNull(),
   requests: total("requests"), totalCost: doublePrecision("total_cost").notNull(),
   tokensPrompt: total("tokens_prompt"), tokensCompletion: total("tokens_completion"), tokensReasoning: total("tokens_reasoning"), tokensCached: total("tokens_cached"),
   latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
   generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"),
-  byokCost: doublePrecision("byok_cost").notNull().default(0),
-}, (table) => [index("generation_rollups_workspace_day_idx").on(table.workspaceId, table.day)]);
+  byokCost: doublePrecision("byok_cost").notNull().default(0), hour: text("hour"),
+}, (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)]);
 const sameRollupRows: Same<Rows<typeof generationRollups>, Rows<typeof groups.generationRollups>> = true;
 void sameRollupRows;

@@ -1,7 +1,7 @@
 /**
- * The daily rollups on both backends: analytics answers read from them (whole days) equal the answers
- * read from the records alone; a record written twice counts once; the backfill migration builds the
- * rows (and ids) the writer builds.
+ * The daily and hourly rollups on both backends: analytics answers read from them (whole days and
+ * hours) equal the answers read from the records alone; a record written twice counts once; the
+ * backfill migrations build the rows (and ids) the writer builds.
  */
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -66,7 +66,7 @@ async function rollupRows(backend: Backend) {
   return backend.db.select().from(r).orderBy(asc(r.id));
 }
 
-describe.each(DIALECTS)("daily rollups on %s", (dialect) => {
+describe.each(DIALECTS)("daily and hourly rollups on %s", (dialect) => {
   const open = databases(dialect);
 
   test("queries read from the rollups answer what the records answer: every metric, kept dimension, filter and bucket size", async () => {
@@ -77,6 +77,9 @@ describe.each(DIALECTS)("daily rollups on %s", (dialect) => {
       { start: "2025-03-10T00:00:00.000Z", end: "2025-03-20T00:00:00.000Z" },
       { start: "2025-03-11T07:31:12.345Z", end: "2025-03-18T13:05:00.000Z" },
       { start: "2025-03-01T00:00:00.000Z", end: "2025-03-15T23:59:59.999Z" },
+      // Whole hours inside one day, and partial hours at both ends of less than a day.
+      { start: "2025-03-12T05:00:00.000Z", end: "2025-03-12T17:00:00.000Z" },
+      { start: "2025-03-13T22:15:00.000Z", end: "2025-03-14T03:45:30.000Z" },
     ];
     const shapes: Array<Partial<AnalyticsQuery>> = [
       {},
@@ -84,6 +87,9 @@ describe.each(DIALECTS)("daily rollups on %s", (dialect) => {
       { dimensions: [dimension("provider"), dimension("api_key_hash")] },
       { dimensions: [dimension("provider_name"), dimension("status")], granularity: "week" as Granularity },
       { dimensions: [dimension("api_type")], granularity: "month" as Granularity },
+      { granularity: "hour" as Granularity },
+      { dimensions: [dimension("model"), dimension("status")], granularity: "hour" as Granularity },
+      { dimensions: [dimension("provider")], granularity: "hour" as Granularity, filters: [{ dimension: dimension("api_key_hash"), operator: "in", value: ["key-1", "key-2"], includeUnset: false }] },
       {
         dimensions: [dimension("model")],
         filters: [
@@ -129,10 +135,11 @@ describe.each(DIALECTS)("daily rollups on %s", (dialect) => {
     expect(activity.reduce((sum, row) => sum + row.usage, 0)).toBe(spend);
     const all = records().filter((row) => row.workspaceId === "ws-1");
     expect(await analytics.workspaceSpend("ws-1")).toBe(all.reduce((sum, row) => sum + row.totalCost, 0));
-    expect((await rollupRows(backend)).reduce((sum, row) => sum + row.requests, 0)).toBe(600);
+    const stored = await rollupRows(backend);
+    expect([requests(stored.filter((row) => row.hour === null)), requests(stored.filter((row) => row.hour !== null))]).toEqual([600, 600]);
   });
 
-  test("the backfill migration builds the rows the writer builds, ids included", async () => {
+  test("the backfill migrations build the rows the writer builds, ids included", async () => {
     const { backend } = await open();
     await seed(backend);
     const written = await rollupRows(backend);
@@ -142,10 +149,17 @@ describe.each(DIALECTS)("daily rollups on %s", (dialect) => {
     const whole = { start: "2025-03-10T00:00:00.000Z", end: "2025-03-20T00:00:00.000Z", limit: 10, orderBy: { field: "request_count", direction: "desc" as const } };
     const empty = await analytics.query("ws-1", { metrics: [METRICS[0]!], dimensions: [], filters: [], granularity: undefined, ...whole });
     expect(empty.rows).toEqual([{ request_count: 0 }]);
-    const file = dialect === "sqlite" ? "src/db/migrations/0016_generation_rollups_backfill.sql" : "src/db/migrations-pg/0012_generation_rollups_backfill.sql";
-    const backfill = readFileSync(file, "utf8");
-    if (backend.sqlite) backend.sqlite.exec(backfill);
-    else await backend.pg!.unsafe(backfill);
+    const hours = await analytics.query("ws-1", { metrics: [METRICS[0]!], dimensions: [], filters: [], granularity: "hour", ...whole, start: "2025-03-12T05:00:00.000Z", end: "2025-03-12T17:00:00.000Z" });
+    expect(hours.rows).toEqual([]);
+    const files =
+      dialect === "sqlite"
+        ? ["src/db/migrations/0016_generation_rollups_backfill.sql", "src/db/migrations/0027_generation_hourly_rollups_backfill.sql"]
+        : ["src/db/migrations-pg/0012_generation_rollups_backfill.sql", "src/db/migrations-pg/0027_generation_hourly_rollups_backfill.sql"];
+    for (const file of files) {
+      const backfill = readFileSync(file, "utf8");
+      if (backend.sqlite) backend.sqlite.exec(backfill);
+      else await backend.pg!.unsafe(backfill);
+    }
     expect(await rollupRows(backend)).toEqual(written);
   });
 });
