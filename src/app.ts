@@ -171,7 +171,7 @@ export function createApp(services: Services) {
       const state = requestState(request);
       state.requestId = id;
       // The peer is known only while the request is served; an audited request needs it afterwards.
-      if (mayBeAudited(request.method)) state.peer = server?.requestIP(request)?.address;
+      if (mayBeAudited(request.method, pathOf(request))) state.peer = server?.requestIP(request)?.address;
       set.headers["x-request-id"] = id;
       // HTTP/1.0 may send no Host (a load balancer's health check does): nothing to check then.
       const host = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";

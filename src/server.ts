@@ -107,6 +107,7 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
   const server = app.server!;
   const url = `http://${host}:${server.port}`;
   services.logger.info("listening", { url });
+  services.housekeeping.start();
   let stopping: Promise<void> | undefined;
   let cutShort: () => void = () => {};
   const deadline = new Promise<void>((resolve) => (cutShort = resolve));
@@ -154,10 +155,11 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
 }
 
 /**
- * Writes the queued generation records and their content, then what team mode writes behind (settled reservations wait
- * for their records), then closes the database.
+ * Stops housekeeping (a run in flight finishes), writes the queued generation records and their content, then what
+ * team mode writes behind (settled reservations wait for their records), then closes the database.
  */
 async function closeStorage(services: Services): Promise<void> {
+  await services.housekeeping.stop();
   await services.generations.close();
   await services.generationContent.flush();
   await services.auditLog.flush();

@@ -37,6 +37,7 @@ import { DatasetStore } from "./db/datasets.ts";
 import { type TeamState, teamState } from "./db/team.ts";
 import { JOURNAL_FILE } from "./db/generation-journal.ts";
 import { Lifecycle } from "./ops/lifecycle.ts";
+import { Housekeeping } from "./ops/housekeeping.ts";
 import { CollectedCounter, GatewayMetrics } from "./ops/metrics.ts";
 import { Transports, unservedOperations } from "./providers/registry.ts";
 import { ConfigError } from "./config/load.ts";
@@ -180,6 +181,8 @@ export async function createServices(input: {
     logger: input.logger,
   });
   videos.start();
+  const sessions = new SessionStore(backend);
+  const oauthCodes = new OAuthCodeStore(backend, keys);
   // Plugins' settings checks and setups; their failure is logged here and refuses a start in prepare().
   const ready = plugins.setup({ settings: input.config.tools, catalog, health, traffic: pipelineDeps.traffic, memory, logger: input.logger });
   ready.catch(() => {});
@@ -211,10 +214,11 @@ export async function createServices(input: {
     byok,
     files: new FileStore(backend),
     members: new MembersStore(backend, keys),
-    sessions: new SessionStore(backend),
+    sessions,
     scim: new ScimStore(backend),
-    oauthCodes: new OAuthCodeStore(backend, keys),
+    oauthCodes,
     auditLog,
+    housekeeping: new Housekeeping({ targets: { sessions, oauth_codes: oauthCodes }, logger: input.logger }),
     connections,
     catalog,
     health,

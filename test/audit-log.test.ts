@@ -71,6 +71,8 @@ describe("the audit hook", () => {
     for (const route of UNAUDITED_ROUTES) expect(routes.has(route)).toBe(true);
     expect(isAudited("POST", "/api/v1/chat/completions")).toBe(false);
     expect(isAudited("GET", "/api/v1/keys")).toBe(false);
+    expect(isAudited("GET", "/session/oidc/callback")).toBe(true);
+    expect(isAudited("HEAD", "/session/oidc/callback")).toBe(false);
     expect(isAudited("POST", "/scim/v2/Users")).toBe(true);
     expect(isAudited("DELETE", "/api/v1/workspaces/:id")).toBe(true);
     expect(isAudited("POST", "")).toBe(false);

@@ -29,18 +29,25 @@ export const UNAUDITED_ROUTES: ReadonlySet<string> = new Set([
   "/api/v1/analytics/query",
 ]);
 
+/**
+ * GET routes that are audited all the same: the OpenID Connect callback, where a sign-in succeeds or
+ * is refused (the provider's redirect back is a GET).
+ */
+export const AUDITED_READS: ReadonlySet<string> = new Set(["/session/oidc/callback"]);
+
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** A route parameter's value is kept to this many characters (the ids acted on are shorter). */
 const MAX_TARGET = 256;
 
-/** Whether a request with this method may be a management action (its route is matched later). */
-export function mayBeAudited(method: string): boolean {
-  return !READS.has(method);
+/** Whether a request with this method to this path may be a management action (its route is matched later). */
+export function mayBeAudited(method: string, path: string): boolean {
+  return !READS.has(method) || (method === "GET" && AUDITED_READS.has(path));
 }
 
 /** Whether a request to `route` (a matched route template) with `method` is recorded. */
 export function isAudited(method: string, route: string | undefined): route is string {
-  return route !== undefined && route !== "" && mayBeAudited(method) && !UNAUDITED_ROUTES.has(route);
+  if (route === undefined || route === "") return false;
+  return method === "GET" ? AUDITED_READS.has(route) : !READS.has(method) && !UNAUDITED_ROUTES.has(route);
 }
 
 /** The action's name: the method and the route template, without the API's `/api/v1` prefix. */
@@ -74,8 +81,8 @@ export interface Handled {
 }
 
 /**
- * The audit hook: after a response, records a management action (never its body: only the action,
- * target and outcome). Appending happens behind the request (services.auditLog.record).
+ * The audit hook: after a response, records a management action or a sign-in (never its body: only
+ * the action, target and outcome). Appending happens behind the request (services.auditLog.record).
  */
 export function auditRecorder(services: Pick<Services, "auditLog" | "config">) {
   const trusted = trustedProxies(services.config.server.trusted_proxies);
@@ -88,9 +95,9 @@ export function auditRecorder(services: Pick<Services, "auditLog" | "config">) {
       at: nowIso(),
       actorKind: actor.kind,
       actorId: actor.id,
-      workspaceId: state?.principal?.workspace.id ?? null,
+      workspaceId: state?.audit?.workspaceId !== undefined ? state.audit.workspaceId : (state?.principal?.workspace.id ?? null),
       action: actionOf(request.method, route),
-      target: targetOf(route, handled.params),
+      target: state?.audit?.target ?? targetOf(route, handled.params),
       outcome: handled.status,
       ip: clientAddress(state?.peer, request.headers.get("x-forwarded-for"), trusted) ?? null,
       requestId: state?.requestId ?? null,

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { appOf, checkCallbackUrl, checkChallenge } from "../core/pkce.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
+import { type Actor, requestState } from "./request-state.ts";
 import type { Services } from "./services.ts";
 import { readJsonBody } from "./http.ts";
 import { consentHeaders, renderConsentPage } from "./oauth-page.ts";
@@ -46,6 +47,8 @@ function readAuthorization(fields: Fields) {
 interface Consenter {
   token: string;
   memberId: string | null;
+  /** Who decides, for the audit log: the member, or the management key of the session. */
+  actor: Actor;
   label: string;
   workspaces: WorkspaceRow[];
 }
@@ -59,12 +62,12 @@ async function consenterOf(services: Services, request: Request): Promise<Consen
     const workspaces = member.role === "owner" || member.role === "admin"
       ? (await services.workspaces.list(0, 1000)).rows
       : await Promise.all((await services.members.membershipsOf(member.id)).map((membership) => services.workspaces.get(membership.workspaceId)));
-    return { token, memberId: member.id, label: member.email, workspaces: workspaces.filter((workspace) => workspace !== undefined) };
+    return { token, memberId: member.id, actor: { kind: "member", id: member.id }, label: member.email, workspaces: workspaces.filter((workspace) => workspace !== undefined) };
   }
   const key = row.keyHash === null ? undefined : await services.keys.findByHash(row.keyHash);
   if (!key || key.kind !== "management" || key.disabled || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) return undefined;
   const workspace = await services.workspaces.get(key.workspaceId);
-  return { token, memberId: null, label: `management key ${key.name}`, workspaces: workspace ? [workspace] : [] };
+  return { token, memberId: null, actor: { kind: "key", id: key.hash }, label: `management key ${key.name}`, workspaces: workspace ? [workspace] : [] };
 }
 
 /** A 302 to `location` that is never cached and sends no referrer on. */
@@ -121,11 +124,13 @@ export function oauthConsentApi(services: Services) {
         loggingRefusals(services, request, async () => {
           const consenter = await consenterOf(services, request);
           if (!consenter) throw new GatewayError("unauthorized", `Not signed in: sign in at ${SIGN_IN_PATH}, then authorize again`);
+          requestState(request).actor = consenter.actor;
           requireCsrf(request, consenter.token, body.csrf_token);
           const authorization = readAuthorization(body);
           const target = new URL(authorization.callback);
           if (body.decision === "deny") {
             services.logger.info("oauth consent denied", { member_id: consenter.memberId, app: authorization.app.name });
+            requestState(request).audit = { target: "deny" };
             target.searchParams.set("error", "access_denied");
             return redirect(set, target.href);
           }
@@ -144,6 +149,7 @@ export function oauthConsentApi(services: Services) {
             appName: authorization.app.name,
             appId: authorization.app.id,
           });
+          requestState(request).audit = { target: "allow", workspaceId: workspace.id };
           services.logger.info("oauth consent given", { member_id: consenter.memberId, workspace_id: workspace.id, app: authorization.app.name });
           target.searchParams.set("code", code);
           return redirect(set, target.href);

@@ -2,6 +2,7 @@ import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
 import { appOf, checkCallbackUrl, checkChallenge } from "../core/pkce.ts";
 import type { ExchangeOutcome } from "../db/oauth-codes.ts";
+import { requestState } from "./request-state.ts";
 import type { Services } from "./services.ts";
 import { authenticate, requireWorkspaceRoute } from "./auth.ts";
 import { futureTimestamp } from "./keys.ts";
@@ -65,10 +66,15 @@ export function oauthKeysApi(services: Services) {
         if (outcome.kind !== "issued") {
           const error = refusal(outcome);
           const row = "row" in outcome ? outcome.row : undefined;
+          // Whoever presents a refused code is nobody known.
+          requestState(request).audit = { workspaceId: row?.workspaceId ?? null };
           logRefusal(services, request, error, { outcome: outcome.kind, member_id: row?.memberId, workspace_id: row?.workspaceId, app: row?.appName });
           throw error;
         }
         const { row, key } = outcome;
+        // The key is issued to the member who consented (or, for a code a management key created, to nobody known).
+        requestState(request).actor = row.memberId === null ? { kind: "anonymous", id: null } : { kind: "member", id: row.memberId };
+        requestState(request).audit = { workspaceId: row.workspaceId };
         services.logger.info("oauth key issued", { member_id: row.memberId, workspace_id: row.workspaceId, app: row.appName, key_hash: key.row.hash });
         return { key: key.plaintext, user_id: row.memberId };
       },

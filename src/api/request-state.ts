@@ -30,6 +30,16 @@ export interface Actor {
   id: string | null;
 }
 
+/**
+ * What a route tells the audit log beyond its path and principal: what it acted on when no route
+ * parameter names it (a consent's decision), and the workspace concerned when no principal has one.
+ * Never a code, token or other secret.
+ */
+export interface AuditDetail {
+  target?: string;
+  workspaceId?: string | null;
+}
+
 /** What a handler learned about its request that the access log reports (inference: model, provider). */
 export interface RequestNote {
   model?: string;
@@ -47,6 +57,8 @@ export interface RequestState {
   note: RequestNote | undefined;
   /** Set when the request's actor is not its principal's key or member (see Actor). */
   actor?: Actor | undefined;
+  /** Set by a route whose audit entry names more than its path says (see AuditDetail). */
+  audit?: AuditDetail | undefined;
   /** The TCP peer's address, taken on arrival (the server forgets it once the response is out). */
   peer?: string | undefined;
 }

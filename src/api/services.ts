@@ -28,6 +28,7 @@ import type { GenerationStore } from "../db/generations.ts";
 import type { AnalyticsStore } from "../db/analytics.ts";
 import type { DatasetStore } from "../db/datasets.ts";
 import type { Lifecycle } from "../ops/lifecycle.ts";
+import type { Housekeeping } from "../ops/housekeeping.ts";
 import type { GatewayMetrics } from "../ops/metrics.ts";
 import type { Transports } from "../providers/registry.ts";
 import type { Catalog } from "../config/catalog.ts";
@@ -77,6 +78,8 @@ export interface Services {
   oauthCodes: OAuthCodeStore;
   /** The audit log of management actions (appended behind the requests by the edge). */
   auditLog: AuditLogStore;
+  /** Hourly pruning of ended sessions and OAuth codes; the server starts it and stops it before closing the database. */
+  housekeeping: Housekeeping;
   connections: ConnectionStore;
   catalog: Catalog;
   health: HealthStats;

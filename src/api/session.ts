@@ -90,7 +90,7 @@ export function sessionApi(services: Services) {
           return htmlResponse(401, signInPage({ issuer: sso?.issuer, returnTo, error: "Sign-in refused: this is not a valid management key" }));
         }
         const opened = await services.sessions.open({ kind: "management-key", keyHash: row.hash, ttlMs });
-        requestState(request).actor = { kind: "key", id: row.hash };
+        Object.assign(requestState(request), { actor: { kind: "key", id: row.hash }, audit: { workspaceId: row.workspaceId } });
         logger.info("management-key sign-in", { key_hash_prefix: row.hash.slice(0, 12), expires_at: opened.row.expiresAt });
         return redirectResponse(returnTo, [sessionCookie(opened.token, opened.row.expiresAt, isSecure(request, sso))]);
       },
@@ -103,15 +103,17 @@ export function sessionApi(services: Services) {
         const cleared = [clearedSessionCookie(isSecure(request, sso))];
         if (token === undefined) return redirectResponse("/session/sign-in", cleared);
         const fromHeader = request.headers.get(CSRF_HEADER) !== null;
+        // The audit log names whose session it was, refused or not.
+        const live = await services.sessions.find(token);
+        if (live?.member) requestState(request).actor = { kind: "member", id: live.member.id };
+        else if (live?.row.keyHash) requestState(request).actor = { kind: "key", id: live.row.keyHash };
         try {
           requireCsrf(request, token, fromHeader ? undefined : (await readForm(request))[CSRF_FIELD]);
         } catch (error) {
           logger.warn("sign-out refused", { reason: "missing or invalid CSRF token" });
           throw error;
         }
-        const live = await services.sessions.find(token);
         await services.sessions.revoke(token);
-        if (live?.member) requestState(request).actor = { kind: "member", id: live.member.id };
         logger.info("signed out", { kind: live?.row.kind ?? "ended" });
         return fromHeader ? new Response(null, { status: 204, headers: { "set-cookie": cleared[0]! } }) : redirectResponse("/session/sign-in", cleared);
       },

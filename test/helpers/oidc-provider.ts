@@ -115,11 +115,13 @@ export class Jar {
 /**
  * Signs in at the provider without a browser: follows the gateway's start redirect, posts the login
  * form, and returns the callback URL the provider redirects to (not followed) with the gateway's cookies.
+ * `returnTo` is passed to the start as `return_to`.
  */
-export async function signInByFetch(gatewayUrl: string, login: string): Promise<{ callback: string; gatewayCookies: Jar }> {
+export async function signInByFetch(gatewayUrl: string, login: string, returnTo?: string): Promise<{ callback: string; gatewayCookies: Jar }> {
   const gatewayCookies = new Jar();
   const providerCookies = new Jar();
-  const started = await fetch(`${gatewayUrl}/session/oidc/start`, { redirect: "manual" });
+  const query = returnTo === undefined ? "" : `?return_to=${encodeURIComponent(returnTo)}`;
+  const started = await fetch(`${gatewayUrl}/session/oidc/start${query}`, { redirect: "manual" });
   if (started.status !== 303) throw new Error(`start answered ${started.status}: ${await started.text()}`);
   gatewayCookies.take(started);
   let location = started.headers.get("location")!;

@@ -15,8 +15,11 @@ export interface SsoGateway {
   stop(): Promise<void>;
 }
 
-/** Starts a provider and a gateway signing in against it; `sso` overrides keys of the gateway's `sso` section. */
-export async function startSsoGateway(options: { clockOffsetSeconds?: number; sso?: Record<string, unknown> } = {}): Promise<SsoGateway> {
+/**
+ * Starts a provider and a gateway signing in against it; `sso` overrides keys of the gateway's `sso`
+ * section, `configText` is more of the gateway's configuration (YAML without an `sso` section).
+ */
+export async function startSsoGateway(options: { clockOffsetSeconds?: number; sso?: Record<string, unknown>; configText?: string } = {}): Promise<SsoGateway> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const provider = await startProvider({ redirectUri: `${url}/session/oidc/callback`, ...(options.clockOffsetSeconds === undefined ? {} : { clockOffsetSeconds: options.clockOffsetSeconds }) });
@@ -30,7 +33,7 @@ export async function startSsoGateway(options: { clockOffsetSeconds?: number; ss
     ],
     ...options.sso,
   };
-  const gateway = await listening({ configText: stringify({ sso }), env: { ROUNDHOUSE_PORT: String(port), ROUNDHOUSE_SSO_CLIENT_SECRET: CLIENT_SECRET } });
+  const gateway = await listening({ configText: `${options.configText ?? ""}\n${stringify({ sso })}`, env: { ROUNDHOUSE_PORT: String(port), ROUNDHOUSE_SSO_CLIENT_SECRET: CLIENT_SECRET } });
   const created = await callApi(gateway.url, "POST", "/workspaces", { name: "Engineering", slug: "eng" });
   if (created.status !== 201) throw new Error(`workspace creation failed: ${created.status} ${await created.text()}`);
   const workspaceId = ((await created.json()) as { data: { id: string } }).data.id;
