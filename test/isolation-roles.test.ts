@@ -1,0 +1,186 @@
+/**
+ * The isolation matrix for members and roles: every route of the app, called with the session cookie
+ * (and, on a state-changing request, the CSRF header) of each role — an organization owner, an
+ * organization admin, an admin and a plain member of workspace alpha, a management key's session and a
+ * deactivated member's — answers the status its role allows (the role semantics of the people issue,
+ * the matrix's columns in test/isolation-matrix.ts), carries nothing of workspace bravo, and leaves bravo
+ * unchanged. Every state-changing request a session authenticates is 403 without the CSRF header (a
+ * deactivated member's session: 401).
+ */
+import { beforeAll, describe, expect, test } from "bun:test";
+import { hashApiKey } from "../src/core/api-key.ts";
+import { CSRF_HEADER, csrfToken, SESSION_COOKIE } from "../src/api/session-cookie.ts";
+import { routesOf } from "./helpers/fuzz.ts";
+import { leaks, type Received, send, type Sent, type Side, seedWorld, snapshot, victimsOf, type World } from "./helpers/isolation.ts";
+import { type Entry, type Expect, MATRIX, type Role, type Target } from "./isolation-matrix.ts";
+
+/** A role's identity: a member (its id) or a management key (its hash), and its session token. */
+interface Signed {
+  memberId: string | null;
+  keyHash: string | null;
+  token: string;
+}
+
+const ROLES: Role[] = ["owner", "organization-admin", "workspace-admin", "member", "key-session", "deactivated"];
+const LIVE: Role[] = ROLES.filter((role) => role !== "deactivated");
+/** The roles that administer every workspace, as the deployment admin's management key does. */
+const ORGANIZATION_LEVEL = new Set<Role>(["owner", "organization-admin"]);
+
+let world: World;
+const sessions = {} as Record<Role, Signed>;
+/** The session the deactivated member signed in with before its deactivation. */
+let revoked: Signed;
+
+async function member(email: string, organizationRole: "owner" | "admin" | "member", workspaceRole: "admin" | "member"): Promise<Signed> {
+  const { members } = world.gateway.services;
+  const row = await members.create({ email, role: organizationRole });
+  await members.addToWorkspace(world.alpha.workspaceId, row.id, workspaceRole);
+  return open(row.id, null);
+}
+
+async function open(memberId: string | null, keyHash: string | null): Promise<Signed> {
+  const kind = memberId === null ? "management-key" : "oidc";
+  const { token } = await world.gateway.services.sessions.open({ kind, memberId, keyHash });
+  return { memberId, keyHash, token };
+}
+
+beforeAll(async () => {
+  world = await seedWorld();
+  // Every member belongs to alpha: alpha is the workspace its session acts in.
+  sessions.owner = await member("owner-alphamark@example.com", "owner", "member");
+  sessions["organization-admin"] = await member("org-admin-alphamark@example.com", "admin", "member");
+  sessions["workspace-admin"] = await member("ws-admin-alphamark@example.com", "member", "admin");
+  sessions.member = await member("plain-alphamark@example.com", "member", "member");
+  sessions["key-session"] = await open(null, hashApiKey(world.alpha.keys.management));
+  // A workspace admin, deactivated after signing in (which revoked that session), with a session opened
+  // since: only its deactivation stops it.
+  revoked = await member("gone-alphamark@example.com", "member", "admin");
+  await world.gateway.services.members.deactivate(revoked.memberId!);
+  sessions.deactivated = await open(revoked.memberId, null);
+});
+
+/** Takes out what a role's run added to alpha beyond the fixture where alpha's limits count (webhook destinations). */
+async function tidyAlpha(): Promise<void> {
+  const { gateway, alpha } = world;
+  const listed = await send(gateway, { method: "GET", path: "/api/v1/observability/destinations" }, alpha.keys.management);
+  for (const destination of JSON.parse(listed.text).data as Array<{ id: string }>) {
+    if (destination.id !== alpha.destinationId) await send(gateway, { method: "DELETE", path: `/api/v1/observability/destinations/${destination.id}` }, alpha.keys.management);
+  }
+}
+
+/** What `role` must get on `entry` against `target` (see Role in the matrix). */
+function expected(entry: Entry, role: Role, target: Target): number {
+  if (entry.public) return 200;
+  const override = entry.roles?.[role] ?? (role === "deactivated" ? undefined : entry.roles?.session);
+  const rule: Expect | undefined = override
+    ?? (entry.keyless !== undefined ? entry.keyless
+      : role === "deactivated" ? 401
+      : ORGANIZATION_LEVEL.has(role) ? entry.admin ?? entry.management
+      : role === "member" ? entry.inference
+      : entry.management);
+  const status = typeof rule === "number" ? rule : rule?.[target];
+  if (status === undefined) throw new Error(`matrix: no ${role} expectation for target ${target}`);
+  return status;
+}
+
+/** Sends `request` with the session's cookie, and its CSRF token in the header unless `csrf` is false. */
+async function sendAs(request: Sent, session: Signed, csrf = true): Promise<Received> {
+  const headers: Record<string, string> = { cookie: `${SESSION_COOKIE}=${encodeURIComponent(session.token)}` };
+  if (csrf) headers[CSRF_HEADER] = csrfToken(session.token);
+  let body: string | undefined;
+  if (request.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(request.body);
+  }
+  const response = await world.gateway.app.handle(new Request(`http://localhost${request.path}`, { method: request.method, headers, body }));
+  return { status: response.status, text: await response.text() };
+}
+
+/** A request that ends its session (sign-out) gets a throwaway session of the same identity. */
+async function sessionFor(route: string, role: Role, status: number): Promise<Signed> {
+  const signed = sessions[role];
+  return route === "POST /session/sign-out" && status < 300 ? open(signed.memberId, signed.keyHash) : signed;
+}
+
+/** The routes whose answer is a page or a redirect rather than the API's JSON. */
+const PAGES = new Set(["GET /session/sign-in", "GET /api/v1/docs", "GET /auth", "POST /auth", "POST /session/sign-out"]);
+
+/** Every route as `role` against alpha (own) and bravo (foreign): the problems found. */
+async function runRole(role: Role): Promise<string[]> {
+  const { gateway, alpha, bravo } = world;
+  const problems: string[] = [];
+  for (const route of routesOf(gateway)) {
+    const name = `${route.method} ${route.path}`;
+    const entry = MATRIX[name];
+    if (!entry) continue;
+    for (const target of entry.targets) {
+      const status = expected(entry, role, target);
+      const side: Side = target === "foreign" ? bravo : alpha;
+      const request = await entry.request({
+        side,
+        target,
+        internId: target === "sibling" ? alpha.siblingId : side.internId,
+        victim: status < 300 && route.method !== "GET",
+        victims: victimsOf(gateway, side),
+      });
+      const answer = await sendAs(request, await sessionFor(name, role, status));
+      const where = `${role} → ${target} ${request.method} ${request.path}`;
+      if (answer.status !== status) problems.push(`${where}: expected ${status}, got ${answer.status} ${answer.text.slice(0, 160)}`);
+      if (answer.status >= 400 && !PAGES.has(name)) {
+        const error = JSON.parse(answer.text).error;
+        if (error?.code !== answer.status || typeof error.message !== "string") problems.push(`${where}: not the error envelope: ${answer.text.slice(0, 160)}`);
+      }
+      for (const marker of leaks(route.path, request, answer, bravo, ORGANIZATION_LEVEL.has(role))) {
+        problems.push(`${where}: the answer carries bravo's ${marker}`);
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Whether a session cookie is the route's credential: not on the SCIM server (a SCIM token is), nor on
+ * the keyless routes whose answer no session changes (key sign-in, guarded by its Origin check; the
+ * code exchange, whose credential is the code).
+ */
+function readsSession(name: string, entry: Entry): boolean {
+  if (name.includes(" /scim/v2/")) return false;
+  return entry.keyless === undefined || entry.roles !== undefined;
+}
+
+describe("isolation matrix by role (session cookies)", () => {
+  test.each(ROLES)("%s: the right status on every route, no bravo data, bravo unchanged", async (role) => {
+    const before = await snapshot(world.gateway, world.bravo);
+    expect(await runRole(role)).toEqual([]);
+    expect(await snapshot(world.gateway, world.bravo)).toEqual(before);
+    await tidyAlpha();
+  });
+
+  test("the session a member had when deactivated is revoked: 401, and the error envelope", async () => {
+    const answer = await sendAs({ method: "GET", path: "/api/v1/key" }, revoked);
+    expect(answer.status).toBe(401);
+    expect(JSON.parse(answer.text).error.code).toBe(401);
+  });
+
+  test("every state-changing request a session authenticates is 403 without the CSRF header, for every session kind (401 for a deactivated member's)", async () => {
+    const problems: string[] = [];
+    for (const route of routesOf(world.gateway)) {
+      const name = `${route.method} ${route.path}`;
+      const entry = MATRIX[name];
+      if (!entry || route.method === "GET" || entry.public || !readsSession(name, entry)) continue;
+      for (const role of ROLES) {
+        const request = await entry.request({
+          side: world.alpha, target: "own", internId: world.alpha.internId, victim: false, victims: victimsOf(world.gateway, world.alpha),
+        });
+        const answer = await sendAs(request, sessions[role], false);
+        // A deactivated member's session is refused before its CSRF token is looked at, except by sign-out
+        // (which ends an ended session too, with the token).
+        const status = role === "deactivated" && expected(entry, role, "own") >= 300 ? 401 : 403;
+        if (answer.status !== status) problems.push(`${role} ${request.method} ${request.path}: expected ${status}, got ${answer.status} ${answer.text.slice(0, 120)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    // The sessions are still live: the refusals ended nothing.
+    for (const role of LIVE) expect((await sendAs({ method: "GET", path: "/session" }, sessions[role])).status).toBe(200);
+  });
+});
