@@ -10,6 +10,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import { hashApiKey } from "../src/core/api-key.ts";
 import { CSRF_HEADER, csrfToken, SESSION_COOKIE } from "../src/api/session-cookie.ts";
+import { WORKSPACE_HEADER } from "../src/api/session-auth.ts";
 import { routesOf } from "./helpers/fuzz.ts";
 import { leaks, type Received, send, type Sent, type Side, seedWorld, snapshot, victimsOf, type World } from "./helpers/isolation.ts";
 import { type Entry, type Expect, MATRIX, type Role, type Target } from "./isolation-matrix.ts";
@@ -84,8 +85,8 @@ function expected(entry: Entry, role: Role, target: Target): number {
 }
 
 /** Sends `request` with the session's cookie, and its CSRF token in the header unless `csrf` is false. */
-async function sendAs(request: Sent, session: Signed, csrf = true): Promise<Received> {
-  const headers: Record<string, string> = { cookie: `${SESSION_COOKIE}=${encodeURIComponent(session.token)}` };
+async function sendAs(request: Sent, session: Signed, csrf = true, extra: Record<string, string> = {}): Promise<Received> {
+  const headers: Record<string, string> = { ...extra, cookie: `${SESSION_COOKIE}=${encodeURIComponent(session.token)}` };
   if (csrf) headers[CSRF_HEADER] = csrfToken(session.token);
   let body: string | undefined;
   if (request.body !== undefined) {
@@ -160,6 +161,23 @@ describe("isolation matrix by role (session cookies)", () => {
     const answer = await sendAs({ method: "GET", path: "/api/v1/key" }, revoked);
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.text).error.code).toBe(401);
+  });
+
+  test("a session naming a workspace it may not act in (x-roundhouse-workspace: not its member's, not its key's) gets 404 on every route it authenticates", async () => {
+    const problems: string[] = [];
+    for (const route of routesOf(world.gateway)) {
+      const name = `${route.method} ${route.path}`;
+      const entry = MATRIX[name];
+      if (!entry || entry.public || entry.keyless !== undefined || !readsSession(name, entry)) continue;
+      for (const role of ["workspace-admin", "member", "key-session"] as const) {
+        const request = await entry.request({
+          side: world.bravo, target: "own", internId: world.bravo.internId, victim: false, victims: victimsOf(world.gateway, world.bravo),
+        });
+        const answer = await sendAs(request, sessions[role], true, { [WORKSPACE_HEADER]: world.bravo.workspaceId });
+        if (answer.status !== 404) problems.push(`${role} as bravo ${request.method} ${request.path}: expected 404, got ${answer.status} ${answer.text.slice(0, 120)}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   test("every state-changing request a session authenticates is 403 without the CSRF header, for every session kind (401 for a deactivated member's)", async () => {
