@@ -441,6 +441,8 @@ export const MATRIX: Record<string, Entry> = {
     management: { own: 200, foreign: 404 },
     inference: { own: 200, foreign: 404 },
     intern: 404,
+    // A plain member sees its own keys' generations only (test/isolation-roles.test.ts); this one is another key's.
+    roles: { member: 404 },
   },
   "GET /api/v1/generation/content": {
     targets: OWN_FOREIGN,
@@ -448,6 +450,8 @@ export const MATRIX: Record<string, Entry> = {
     management: { own: 200, foreign: 404 },
     inference: { own: 200, foreign: 404 },
     intern: 404,
+    // A plain member sees its own keys' generations only (test/isolation-roles.test.ts); this one is another key's.
+    roles: { member: 404 },
   },
   "POST /api/v1/generation/feedback": managed({ own: 200, foreign: 404 }, ({ side }) => ({
     method: "POST",

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import { hashApiKey } from "../src/core/api-key.ts";
 import { CSRF_HEADER, csrfToken, SESSION_COOKIE } from "../src/api/session-cookie.ts";
 import { WORKSPACE_HEADER } from "../src/api/session-auth.ts";
-import { routesOf } from "./helpers/fuzz.ts";
+import { MODEL, routesOf } from "./helpers/fuzz.ts";
 import { leaks, type Received, send, type Sent, type Side, seedWorld, snapshot, victimsOf, type World } from "./helpers/isolation.ts";
 import { type Entry, type Expect, MATRIX, type Role, type Target } from "./isolation-matrix.ts";
 
@@ -161,6 +161,19 @@ describe("isolation matrix by role (session cookies)", () => {
     const answer = await sendAs({ method: "GET", path: "/api/v1/key" }, revoked);
     expect(answer.status).toBe(401);
     expect(JSON.parse(answer.text).error.code).toBe(401);
+  });
+
+  test("a plain member's session reads the generations of a key it created (another key's of its workspace is not found, see the matrix)", async () => {
+    const { gateway, alpha } = world;
+    const made = await send(gateway, { method: "POST", path: "/api/v1/keys", body: { name: "key-alphamark-own", creator_user_id: sessions.member.memberId } }, alpha.keys.management);
+    expect(made.status).toBe(201);
+    const chat = { model: MODEL, messages: [{ role: "user", content: "mine" }] };
+    const answer = await send(gateway, { method: "POST", path: "/api/v1/chat/completions", body: chat }, JSON.parse(made.text).key);
+    expect(answer.status).toBe(200);
+    const id = JSON.parse(answer.text).id as string;
+    for (const path of [`/api/v1/generation?id=${id}`, `/api/v1/generation/content?id=${id}`]) {
+      expect({ path, status: (await sendAs({ method: "GET", path }, sessions.member)).status }).toEqual({ path, status: 200 });
+    }
   });
 
   test("a session naming a workspace it may not act in (x-roundhouse-workspace: not its member's, not its key's) gets 404 on every route it authenticates", async () => {
