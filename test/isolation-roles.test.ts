@@ -176,6 +176,17 @@ describe("isolation matrix by role (session cookies)", () => {
     }
   });
 
+  test("OAuth consent: each role issues a key in its own workspace; only an organization owner or admin in another one", async () => {
+    const consent = (role: Role, workspaceId: string) =>
+      sendAs({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "allow", workspace_id: workspaceId } }, sessions[role]);
+    const statuses: Record<string, number[]> = {};
+    for (const role of LIVE) statuses[role] = [(await consent(role, world.alpha.workspaceId)).status, (await consent(role, world.bravo.workspaceId)).status];
+    expect(statuses).toEqual({
+      owner: [302, 302], "organization-admin": [302, 302], "workspace-admin": [302, 404], member: [302, 404], "key-session": [302, 404],
+    });
+    expect((await consent("deactivated", world.alpha.workspaceId)).status).toBe(401);
+  });
+
   test("a session naming a workspace it may not act in (x-roundhouse-workspace: not its member's, not its key's) gets 404 on every route it authenticates", async () => {
     const problems: string[] = [];
     for (const route of routesOf(world.gateway)) {
