@@ -138,7 +138,11 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/docs": pub(`${V1}/docs`),
 
   "GET /api/v1/key": { targets: OWN, request: () => ({ method: "GET", path: `${V1}/key` }), management: 200, inference: 200, intern: 200 },
-  "GET /api/v1/keys": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
+  // A plain member reads and revokes its own keys (test/isolation-roles.test.ts); the fixture's are none of its.
+  "GET /api/v1/keys": {
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
+    roles: { member: { own: 200, foreign: 404 } },
+  },
   "POST /api/v1/keys": {
     ...managed({ own: 201, foreign: 404 }, async ({ side, target, victim, victims }) => ({
       method: "POST",
@@ -149,16 +153,19 @@ export const MATRIX: Record<string, Entry> = {
     admin: { own: 201, foreign: 201 },
     note: "deployment admin: creates keys in any workspace (workspace_id)",
   },
-  "GET /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })),
+  "GET /api/v1/keys/:hash": { ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })), roles: { member: 404 } },
   "PATCH /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
     method: "PATCH",
     path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
     body: { disabled: true },
   })),
-  "DELETE /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
-    method: "DELETE",
-    path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
-  })),
+  "DELETE /api/v1/keys/:hash": {
+    ...managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+      method: "DELETE",
+      path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
+    })),
+    roles: { member: 404 },
+  },
 
   // A management key sees and manages its own workspace only; another one is not found. The
   // deployment admin (README "Keys, workspaces and scope") lists, creates and manages every workspace.

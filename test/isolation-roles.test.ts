@@ -176,6 +176,21 @@ describe("isolation matrix by role (session cookies)", () => {
     }
   });
 
+  test("a plain member's session lists, reads and revokes the keys it created, and no other", async () => {
+    const { gateway, alpha } = world;
+    const made = await send(gateway, { method: "POST", path: "/api/v1/keys", body: { name: "key-alphamark-revoked", creator_user_id: sessions.member.memberId } }, alpha.keys.management);
+    const { key, data } = JSON.parse(made.text) as { key: string; data: { hash: string } };
+    const listed = JSON.parse((await sendAs({ method: "GET", path: "/api/v1/keys" }, sessions.member)).text).data as Array<{ hash: string; creator_user_id: string }>;
+    expect(listed.map((row) => row.hash)).toContain(data.hash);
+    expect(listed.every((row) => row.creator_user_id === sessions.member.memberId)).toBe(true);
+    expect((await sendAs({ method: "GET", path: `/api/v1/keys/${data.hash}` }, sessions.member)).status).toBe(200);
+    // Management stays the workspace admins': a member neither creates nor changes keys here.
+    expect((await sendAs({ method: "POST", path: "/api/v1/keys", body: { name: "mine" } }, sessions.member)).status).toBe(403);
+    expect((await sendAs({ method: "PATCH", path: `/api/v1/keys/${data.hash}`, body: { limit: 1000 } }, sessions.member)).status).toBe(403);
+    expect((await sendAs({ method: "DELETE", path: `/api/v1/keys/${data.hash}` }, sessions.member)).status).toBe(200);
+    expect((await send(gateway, { method: "GET", path: "/api/v1/key" }, key)).status).toBe(401);
+  });
+
   test("OAuth consent: each role issues a key in its own workspace; only an organization owner or admin in another one", async () => {
     const consent = (role: Role, workspaceId: string) =>
       sendAs({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "allow", workspace_id: workspaceId } }, sessions[role]);
