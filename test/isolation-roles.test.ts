@@ -5,7 +5,8 @@
  * deactivated member's — answers the status its role allows (the role semantics of the people issue,
  * the matrix's columns in test/isolation-matrix.ts), carries nothing of workspace bravo, and leaves bravo
  * unchanged. Every state-changing request a session authenticates is 403 without the CSRF header (a
- * deactivated member's session: 401).
+ * deactivated member's session: 401). Besides: a plain member's self-service (its own keys and their
+ * generations), OAuth consent per role, and the workspace header naming a workspace a session may not act in.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { hashApiKey } from "../src/core/api-key.ts";
@@ -32,6 +33,7 @@ const sessions = {} as Record<Role, Signed>;
 /** The session the deactivated member signed in with before its deactivation. */
 let revoked: Signed;
 
+/** A member with `organizationRole`, in alpha with `workspaceRole`, signed in. */
 async function member(email: string, organizationRole: "owner" | "admin" | "member", workspaceRole: "admin" | "member"): Promise<Signed> {
   const { members } = world.gateway.services;
   const row = await members.create({ email, role: organizationRole });
@@ -39,6 +41,7 @@ async function member(email: string, organizationRole: "owner" | "admin" | "memb
   return open(row.id, null);
 }
 
+/** A live session of a member (an OIDC sign-in) or of a management key. */
 async function open(memberId: string | null, keyHash: string | null): Promise<Signed> {
   const kind = memberId === null ? "management-key" : "oidc";
   const { token } = await world.gateway.services.sessions.open({ kind, memberId, keyHash });
