@@ -10,6 +10,13 @@ import type { Sent, Side } from "./helpers/isolation.ts";
 /** own: the caller's workspace (its own intern for an intern key); sibling: another intern of it; foreign: another workspace. */
 export type Target = "own" | "sibling" | "foreign";
 export type Expect = number | Partial<Record<Target, number>>;
+/**
+ * The signed-in session kinds of test/isolation-roles.test.ts. Each gets its key-kind column unless the
+ * entry's `roles` says otherwise: an organization owner or admin the deployment admin's (`admin`, else
+ * `management`), a workspace admin and a management key's session `management`, a plain member
+ * `inference`, a deactivated member's session 401.
+ */
+export type Role = "owner" | "organization-admin" | "workspace-admin" | "member" | "key-session" | "deactivated";
 
 export interface TargetContext {
   side: Side;
@@ -53,6 +60,8 @@ export interface Entry {
   admin?: Expect;
   inference: Expect;
   intern: Expect;
+  /** What a signed-in session gets where its column does not say it: per role, else `session` for every live one. */
+  roles?: Partial<Record<Role | "session", Expect>>;
   /** Why the deployment admin reaches a foreign workspace here (only where README says so). */
   note?: string;
 }
@@ -73,12 +82,15 @@ const internOnly = (management: Expect, request: Entry["request"]): Entry => ({
   targets: INTERN_TARGETS, programme: true, request, management, inference: 404, intern: 404,
 });
 const mgmtOnIntern = (ok: number) => ({ own: ok, sibling: ok, foreign: 404 });
+/** Inference takes a key: a signed-in session, whatever its role, gets 403 (a deactivated member's 401). */
+const SESSIONS_NEED_A_KEY = { session: 403 };
 const inference = (path: string, body: (model: string) => unknown): Entry => ({
   targets: OWN_FOREIGN,
   request: ({ side }) => ({ method: "POST", path: `${V1}${path}`, body: body(`@preset/${side.presetSlug}`) }),
   management: 403,
   inference: { own: 200, foreign: 404 },
   intern: 404,
+  roles: SESSIONS_NEED_A_KEY,
 });
 /** An operation besides chat, on its simulated model: inference keys only; nothing of another workspace is involved. */
 const operation = (path: string, body: Record<string, unknown>): Entry => ({
@@ -87,6 +99,7 @@ const operation = (path: string, body: Record<string, unknown>): Entry => ({
   management: 403,
   inference: 200,
   intern: 404,
+  roles: SESSIONS_NEED_A_KEY,
 });
 /** A one-sample silent WAV, base64. */
 const SILENT_WAV = Buffer.concat([
@@ -99,6 +112,7 @@ const video = (suffix: string, ok: number): Entry => ({
   management: 403,
   inference: { own: ok, foreign: 404 },
   intern: 404,
+  roles: SESSIONS_NEED_A_KEY,
 });
 const catalog = (path: string): Entry => ({ targets: OWN, request: () => ({ method: "GET", path: `${V1}${path}` }), management: 200, inference: 200, intern: 404 });
 
@@ -124,7 +138,11 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/docs": pub(`${V1}/docs`),
 
   "GET /api/v1/key": { targets: OWN, request: () => ({ method: "GET", path: `${V1}/key` }), management: 200, inference: 200, intern: 200 },
-  "GET /api/v1/keys": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
+  // A plain member reads and revokes its own keys (test/isolation-roles.test.ts); the fixture's are none of its.
+  "GET /api/v1/keys": {
+    ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys?workspace_id=${side.workspaceId}` })),
+    roles: { member: { own: 200, foreign: 404 } },
+  },
   "POST /api/v1/keys": {
     ...managed({ own: 201, foreign: 404 }, async ({ side, target, victim, victims }) => ({
       method: "POST",
@@ -135,16 +153,19 @@ export const MATRIX: Record<string, Entry> = {
     admin: { own: 201, foreign: 201 },
     note: "deployment admin: creates keys in any workspace (workspace_id)",
   },
-  "GET /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })),
+  "GET /api/v1/keys/:hash": { ...managed({ own: 200, foreign: 404 }, ({ side }) => ({ method: "GET", path: `${V1}/keys/${side.inferenceHash}` })), roles: { member: 404 } },
   "PATCH /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
     method: "PATCH",
     path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
     body: { disabled: true },
   })),
-  "DELETE /api/v1/keys/:hash": managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
-    method: "DELETE",
-    path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
-  })),
+  "DELETE /api/v1/keys/:hash": {
+    ...managed({ own: 200, foreign: 404 }, async ({ side, victim, victims }) => ({
+      method: "DELETE",
+      path: `${V1}/keys/${victim ? await victims.key() : side.inferenceHash}`,
+    })),
+    roles: { member: 404 },
+  },
 
   // A management key sees and manages its own workspace only; another one is not found. The
   // deployment admin (README "Keys, workspaces and scope") lists, creates and manages every workspace.
@@ -427,6 +448,8 @@ export const MATRIX: Record<string, Entry> = {
     management: { own: 200, foreign: 404 },
     inference: { own: 200, foreign: 404 },
     intern: 404,
+    // A plain member sees its own keys' generations only (test/isolation-roles.test.ts); this one is another key's.
+    roles: { member: 404 },
   },
   "GET /api/v1/generation/content": {
     targets: OWN_FOREIGN,
@@ -434,6 +457,8 @@ export const MATRIX: Record<string, Entry> = {
     management: { own: 200, foreign: 404 },
     inference: { own: 200, foreign: 404 },
     intern: 404,
+    // A plain member sees its own keys' generations only (test/isolation-roles.test.ts); this one is another key's.
+    roles: { member: 404 },
   },
   "POST /api/v1/generation/feedback": managed({ own: 200, foreign: 404 }, ({ side }) => ({
     method: "POST",
@@ -482,13 +507,14 @@ export const MATRIX: Record<string, Entry> = {
   // OAuth key issuance: the consent page knows sessions, not keys (no session: sign-in, or 401 for the
   // form); the exchange's credential is the code. A code is created in the management key's own
   // workspace only, even by the deployment admin.
-  // Sign-in: a session cookie is the credential there, so every key kind (or none) gets the same answer.
+  // Sign-in: a session cookie is the credential there, so every key kind (or none) gets the same answer;
+  // a live session is read (the consent page, its state), or ended (sign-out, of an ended one too).
   "GET /session/sign-in": { ...oauthKeyless(200), request: () => ({ method: "GET", path: "/session/sign-in" }) },
   "POST /session/key": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/session/key", body: { key: "not-a-key" } }) },
-  "POST /session/sign-out": { ...oauthKeyless(303), request: () => ({ method: "POST", path: "/session/sign-out" }) },
-  "GET /session": { ...oauthKeyless(401), request: () => ({ method: "GET", path: "/session" }) },
-  "GET /auth": { ...oauthKeyless(302), request: () => ({ method: "GET", path: `/auth?callback_url=${encodeURIComponent("https://app.example.com/cb")}` }) },
-  "POST /auth": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "deny" } }) },
+  "POST /session/sign-out": { ...oauthKeyless(303), roles: { session: 204, deactivated: 204 }, request: () => ({ method: "POST", path: "/session/sign-out" }) },
+  "GET /session": { ...oauthKeyless(401), roles: { session: 200 }, request: () => ({ method: "GET", path: "/session" }) },
+  "GET /auth": { ...oauthKeyless(302), roles: { session: 200 }, request: () => ({ method: "GET", path: `/auth?callback_url=${encodeURIComponent("https://app.example.com/cb")}` }) },
+  "POST /auth": { ...oauthKeyless(401), roles: { session: 302 }, request: () => ({ method: "POST", path: "/auth", body: { callback_url: "https://app.example.com/cb", decision: "deny" } }) },
   "POST /api/v1/auth/keys": { ...oauthKeyless(403), request: () => ({ method: "POST", path: `${V1}/auth/keys`, body: { code: "no-such-code" } }) },
   "POST /api/v1/auth/keys/code": managed({ own: 200, foreign: 404 }, ({ side }) => ({
     method: "POST",

@@ -55,8 +55,14 @@ describe("single sign-on over HTTP", () => {
   test("a plain member is refused management routes and inference", async () => {
     const cookie = sessionCookieOf(await signIn(sso, "carol", ["eng"]));
     expect((await session(sso.url, cookie)).body.workspaces).toEqual([{ id: sso.workspaceId, role: "member" }]);
-    expect((await fetch(`${sso.url}/api/v1/keys`, { headers: { cookie } })).status).toBe(403);
     const csrf = (await session(sso.url, cookie)).body.csrf_token;
+    // A member sees only its own keys (none yet) and cannot create one: that is an admin's, or OAuth consent's.
+    const own = await fetch(`${sso.url}/api/v1/keys`, { headers: { cookie } });
+    expect(own.status).toBe(200);
+    expect(((await own.json()) as { data: unknown[] }).data).toEqual([]);
+    const create = await fetch(`${sso.url}/api/v1/keys`, { method: "POST", headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" }, body: JSON.stringify({ name: "mine" }) });
+    expect(create.status).toBe(403);
+    expect((await fetch(`${sso.url}/api/v1/guardrails`, { headers: { cookie } })).status).toBe(403);
     const chat = await fetch(`${sso.url}/api/v1/chat/completions`, {
       method: "POST",
       headers: { cookie, "x-csrf-token": csrf, "content-type": "application/json" },

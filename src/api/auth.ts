@@ -106,3 +106,19 @@ export async function resolveIntern(
   if (!intern) throw new GatewayError("not_found", "Intern not found");
   return intern;
 }
+
+/**
+ * A generation a plain member's session (self-service: not an admin of its workspace) may read: only
+ * one made with a key the member created; another key's is not found for it. Any other caller reads
+ * every generation of its workspace.
+ */
+export async function requireOwnGeneration(services: Services, principal: Principal, id: string): Promise<void> {
+  if (!principal.member || principal.kind !== "inference") return;
+  await services.generations.flush();
+  const generation = await services.generations.get(principal.workspace.id, id);
+  const key = generation && (await services.keys.findByHash(generation.keyHash));
+  if (key?.creatorUserId !== principal.member.id) {
+    services.logger.info("generation refused", { reason: "not made with a key of the signed-in member", member_id: principal.member.id });
+    throw new GatewayError("not_found", `Generation '${id}' not found`);
+  }
+}

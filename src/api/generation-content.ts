@@ -4,7 +4,7 @@ import { GatewayError } from "../core/errors.ts";
 import { type ContentInput, type ContentSink, generationContent } from "../core/generation-content.ts";
 import { FEEDBACK_CATEGORIES } from "../db/generation-feedback.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal, requireWorkspaceRoute } from "./auth.ts";
+import { authenticate, type Principal, requireOwnGeneration, requireWorkspaceRoute } from "./auth.ts";
 
 /** What the client sent in, in the reference's shape: the conversation with its system text first. */
 export function clientInput(style: RequestStyle, body: Record<string, unknown>): ContentInput {
@@ -61,8 +61,9 @@ const FeedbackBody = t.Object({
 const FeedbackResponse = t.Object({ data: t.Object({ success: t.Literal(true) }) });
 
 /**
- * `GET /generation/content` (the workspace's inference and management keys): a generation's stored
- * input, output and failure, kept only while the workspace logs I/O. `POST /generation/feedback`
+ * `GET /generation/content` (the workspace's inference and management keys; a plain member's session,
+ * its own keys' generations only): a generation's stored input, output and failure, kept only while
+ * the workspace logs I/O. `POST /generation/feedback`
  * (management keys): a quality signal on a generation of the workspace, one per generation.
  */
 export function generationContentApi(services: Services) {
@@ -76,6 +77,7 @@ export function generationContentApi(services: Services) {
           throw new GatewayError("not_found", "Generation content is not stored: input/output logging is off for this workspace (is_observability_io_logging_enabled)");
         }
         await services.generationContent.flush();
+        await requireOwnGeneration(services, principal, query.id);
         const content = await services.generationContent.get(principal.workspace.id, query.id);
         if (!content) throw new GatewayError("not_found", `Generation '${query.id}' has no stored content`);
         return { data: content };

@@ -9,7 +9,7 @@ import type { JsonOutcome, StreamOutcome } from "../pipeline/pipeline.ts";
 import { countTokens } from "./count-tokens.ts";
 import type { GenerationRow } from "../core/generation.ts";
 import type { Services } from "./services.ts";
-import { authenticate, type Principal } from "./auth.ts";
+import { authenticate, type Principal, requireOwnGeneration } from "./auth.ts";
 import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { chatCodec } from "./codecs/chat/index.ts";
 import type { Codec, EncodeContext } from "./codecs/codec.ts";
@@ -198,6 +198,7 @@ export function inferenceApi(services: Services) {
       if (!id) throw new GatewayError("bad_request", "Query parameter id is required");
       const row = await services.generations.get(principal.workspace.id, id);
       if (!row) throw new GatewayError("not_found", `Generation '${id}' not found`);
+      await requireOwnGeneration(services, principal, id);
       return { data: generationJson(row) };
     }, { detail: documented({ 200: t.Object({ data: GenerationJson }) }) });
 }

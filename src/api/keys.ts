@@ -76,9 +76,26 @@ async function checkReenabled(services: Services, workspaceId: string, hash: str
 }
 
 /**
+ * The member a plain member's session (self-service, not an admin of its workspace) acts for: it lists,
+ * reads and revokes the keys it created (it obtains keys through OAuth consent); undefined for every
+ * other caller, which the management-key rules apply to.
+ */
+function selfServiceMember(principal: Principal): string | undefined {
+  return principal.member !== undefined && principal.kind === "inference" ? principal.member.id : undefined;
+}
+
+/** A key route: the caller's management rules, or a self-service member's own key (else not found). */
+async function ownKey(services: Services, principal: Principal, hash: string): Promise<ApiKeyRow | undefined> {
+  const member = selfServiceMember(principal);
+  if (member === undefined) requireWorkspaceRoute(principal);
+  const row = await services.keys.get(principal.workspace.id, hash);
+  return member === undefined || row?.creatorUserId === member ? row : undefined;
+}
+
+/**
  * `/keys` acts on the keys of the caller's active workspace. Only the deployment admin may create a key
  * in another workspace (`workspace_id`) or mint another deployment admin (`deployment_admin: true`);
- * for any other key another workspace is not found.
+ * for any other key another workspace is not found. A plain member's session reads and revokes its own keys.
  */
 export function keysApi(services: Services) {
   const withUsage = async (rows: ApiKeyRow[]) => {
@@ -105,16 +122,22 @@ export function keysApi(services: Services) {
       }),
     }))
     .get("/keys", async ({ principal, query }) => {
-      requireWorkspaceRoute(principal);
+      const member = selfServiceMember(principal);
+      if (member === undefined) requireWorkspaceRoute(principal);
       const workspaceId = query.workspace_id;
       if (workspaceId !== undefined && workspaceId !== principal.workspace.id) {
         throw new GatewayError("not_found", "Workspace not found");
       }
-      const rows = await services.keys.list(principal.workspace.id, {
+      const page = {
         offset: parseIntegerParam(query, "offset", 0, 0, Number.MAX_SAFE_INTEGER),
         limit: parseIntegerParam(query, "limit", 1000, 1, 1000),
         includeDisabled: parseBooleanParam(query, "include_disabled") ?? false,
-      });
+      };
+      const rows = member === undefined
+        ? await services.keys.list(principal.workspace.id, page)
+        : (await services.keys.createdBy(member, principal.workspace.id))
+          .filter((row) => page.includeDisabled || !row.disabled)
+          .slice(page.offset, page.offset + page.limit);
       return { data: await withUsage(rows) };
     }, { detail: documented({ 200: t.Object({ data: t.Array(ApiKeyJson) }) }) })
     .post(
@@ -148,8 +171,7 @@ export function keysApi(services: Services) {
       { body: CreateKeyBody, detail: documented({ 201: t.Object({ data: ApiKeyJson, key: t.String({ description: "The key's secret, shown once" }) }) }) },
     )
     .get("/keys/:hash", async ({ principal, params }) => {
-      requireWorkspaceRoute(principal);
-      const row = await services.keys.get(principal.workspace.id, params.hash);
+      const row = await ownKey(services, principal, params.hash);
       if (!row) throw new GatewayError("not_found", "API key not found");
       return { data: await one(row) };
     }, { detail: documented({ 200: KeyData }) })
@@ -174,8 +196,7 @@ export function keysApi(services: Services) {
       { body: UpdateKeyBody, detail: documented({ 200: KeyData }) },
     )
     .delete("/keys/:hash", async ({ principal, params }) => {
-      requireWorkspaceRoute(principal);
-      if (!await services.keys.delete(principal.workspace.id, params.hash)) {
+      if (!await ownKey(services, principal, params.hash) || !await services.keys.delete(principal.workspace.id, params.hash)) {
         throw new GatewayError("not_found", "API key not found");
       }
       return { deleted: true as const };

@@ -60,14 +60,19 @@ async function selectedWorkspace(services: Services, request: Request, organizat
   return workspace;
 }
 
-/** A management-key session acts as its key, while the key is still usable. */
-async function keySessionPrincipal(services: Services, row: MemberSessionRow): Promise<Principal> {
+/**
+ * A management-key session acts as its key, while the key is still usable, in its key's workspace: a
+ * request naming another one (the workspace header) is not found rather than served from the key's.
+ */
+async function keySessionPrincipal(services: Services, request: Request, row: MemberSessionRow): Promise<Principal> {
   const key = row.keyHash === null ? undefined : await services.keys.findByHash(row.keyHash);
   if (!key || key.disabled || key.kind !== "management" || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
     throw new GatewayError("unauthorized", SESSION_ENDED);
   }
   const workspace = await services.workspaces.get(key.workspaceId);
   if (!workspace) throw new GatewayError("unauthorized", SESSION_ENDED);
+  const named = request.headers.get(WORKSPACE_HEADER)?.trim();
+  if (named && named !== workspace.id && named !== workspace.slug) throw new GatewayError("not_found", `${WORKSPACE_HEADER}: a management key's session acts in its key's workspace only`);
   return { key, kind: key.kind, workspace, internId: null, session: row };
 }
 
@@ -102,7 +107,7 @@ export async function sessionPrincipal(services: Services, request: Request, tok
     services.logger.warn("session request refused", { reason: "missing or invalid CSRF token", method: request.method });
     throw error;
   }
-  const principal = live.member ? await memberPrincipal(services, request, live.member, live.row) : await keySessionPrincipal(services, live.row);
+  const principal = live.member ? await memberPrincipal(services, request, live.member, live.row) : await keySessionPrincipal(services, request, live.row);
   await services.credentials.prepare(principal.workspace.id);
   return principal;
 }

@@ -242,3 +242,37 @@ export function carried(request: Sent): string[] {
   for (const value of [...found]) found.push(...value.split(/[/@]/));
   return found.filter((value) => value.length >= 3).sort((a, b) => b.length - a.length);
 }
+
+const WORKSPACE_FIELDS = new Set(["id", "name", "slug", "description", "intern_api_access", "allowed_providers", "ignored_providers",
+  "data_region", "default_text_model", "default_image_model", "default_provider_sort", "disabled_server_tools", "io_logging_api_key_ids",
+  "io_logging_sampling_rate", "is_data_discount_logging_enabled", "is_observability_broadcast_enabled", "is_observability_io_logging_enabled",
+  "include_byok_in_budgets", "default_guardrail_id", "created_by", "created_at", "updated_at"]);
+
+/**
+ * The body must not carry any marker of `other` once what the request itself carried is taken out.
+ * `organisationLevel` is the deployment admin's key or an organization owner's or admin's session.
+ * The deployment admin's `/workspaces` answers may hold workspace records of any workspace (and only
+ * those), which are taken out before searching, and its `/organization` answers list members of every
+ * workspace; any other key's must not. Its budget answers hold only the workspace's id, which the
+ * request carried.
+ */
+export function leaks(route: string, request: Sent, answer: Received, other: Side, organisationLevel: boolean): string[] {
+  // The organization's directory spans every workspace: its people are the deployment admin's to see.
+  if (organisationLevel && route.startsWith("/api/v1/organization")) return [];
+  // An organization owner's or admin's consent page offers every workspace to issue the key in.
+  if (organisationLevel && route === "/auth") return [];
+  let text = answer.text;
+  if (organisationLevel && route.startsWith("/api/v1/workspaces") && !route.includes("/budgets") && !route.includes("/members") && answer.status < 300) {
+    const body = JSON.parse(text);
+    const records = Array.isArray(body.data) ? body.data : [body.data];
+    for (const record of records) {
+      const extra = Object.keys(record).filter((field) => !WORKSPACE_FIELDS.has(field));
+      if (extra.length > 0) return [`a workspace record with unexpected fields ${extra.join(", ")}`];
+    }
+    text = JSON.stringify({ ...body, data: null });
+  }
+  // The deployment admin's audit log records every workspace's actions by design.
+  if (organisationLevel && route.startsWith("/api/v1/audit-log") && answer.status < 300) return [];
+  for (const echo of carried(request)) text = text.split(echo).join("");
+  return markersOf(other).filter((marker) => text.includes(marker));
+}
