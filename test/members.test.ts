@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OpenRouter } from "@openrouter/sdk";
 import { ADMIN_KEY, callApi, createKey, type InProcess, inProcess } from "./helpers/gateway.ts";
+import { csrfToken, SESSION_COOKIE } from "../src/api/session-cookie.ts";
 
 /**
  * Members over HTTP: the organization's directory (the reference's list through its SDK, and the local
@@ -65,6 +66,33 @@ describe("members", () => {
       expect((await api("POST", "/organization/members", { email: "x@example.com" }, key)).status).toBe(403);
       expect((await api("DELETE", "/organization/members/user_unknown", undefined, key)).status).toBe(403);
     }
+  });
+
+  test("ownership is the owners' to give: a signed-in admin cannot change, remove or create an owner; an owner and the deployment admin key can", async () => {
+    const session = async (role: "owner" | "admin") => {
+      const person = await gateway.services.members.create({ email: `${role}-${crypto.randomUUID()}@example.com`, role });
+      const { token } = await gateway.services.sessions.open({ kind: "oidc", memberId: person.id });
+      return { cookie: `${SESSION_COOKIE}=${encodeURIComponent(token)}`, csrf: csrfToken(token) };
+    };
+    const as = (who: { cookie: string; csrf: string }, method: string, path: string, body?: unknown) =>
+      fetch(`${url}/api/v1${path}`, { method, headers: { cookie: who.cookie, "x-csrf-token": who.csrf, "content-type": "application/json" }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const admin = await session("admin");
+    const owner = await session("owner");
+    const target = await newMember({ email: `owner-${crypto.randomUUID()}@example.com`, role: "owner" });
+    const plain = await newMember({ email: `plain-${crypto.randomUUID()}@example.com` });
+    for (const [method, path, body] of [
+      ["PATCH", `/organization/members/${target.id}`, { role: "member" }],
+      ["DELETE", `/organization/members/${target.id}`, undefined],
+      ["PATCH", `/organization/members/${plain.id}`, { role: "owner" }],
+      ["POST", "/organization/members", { email: `new-${crypto.randomUUID()}@example.com`, role: "owner" }],
+    ] as const) {
+      const refused = await as(admin, method, path, body);
+      expect(refused.status).toBe(403);
+      expect((await refused.json()).error.message).toContain("Only an organization owner");
+    }
+    expect((await as(admin, "PATCH", `/organization/members/${plain.id}`, { first_name: "Pat" })).status).toBe(200);
+    expect((await as(owner, "PATCH", `/organization/members/${plain.id}`, { role: "owner" })).status).toBe(200);
+    expect((await api("PATCH", `/organization/members/${target.id}`, { role: "admin" })).status).toBe(200);
   });
 
   test("workspace members: added with their organization role through the SDK, listed, removed unless they hold active keys", async () => {

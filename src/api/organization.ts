@@ -95,6 +95,14 @@ export function organizationApi(services: Services) {
     if (!row) throw new GatewayError("not_found", "Member not found");
     return row;
   };
+  /**
+   * Ownership is the owners' to give and take: a signed-in admin (not an owner) may not change or delete
+   * an owner, nor make anyone one. A deployment admin's management key may (it is the operator's own).
+   */
+  const guardOwnership = (principal: Principal, target: MemberRow | undefined, role: MemberRow["role"] | undefined) => {
+    if (!principal.member || principal.member.role === "owner") return;
+    if (target?.role === "owner" || role === "owner") throw new GatewayError("forbidden", "Only an organization owner can change or remove an owner, or make a member an owner");
+  };
   const usage = async (row: MemberRow) => {
     const keys = await services.keys.createdBy(row.id);
     const byKey = await services.generations.usageByKey(keys.map((key) => key.hash));
@@ -117,6 +125,7 @@ export function organizationApi(services: Services) {
       "/members",
       async ({ body, principal, set }) => {
         requireDeploymentAdmin(principal);
+        guardOwnership(principal, undefined, organizationRole(body.role));
         const row = await services.members.create({ email: body.email, firstName: body.first_name ?? null, lastName: body.last_name ?? null, role: organizationRole(body.role) ?? "member" });
         set.status = 201;
         return { data: await detail(row) };
@@ -135,6 +144,7 @@ export function organizationApi(services: Services) {
       "/members/:id",
       async ({ params, body, principal }) => {
         let row = await find(principal, params.id);
+        guardOwnership(principal, row, organizationRole(body.role));
         if (body.active === false && row.active) {
           if (row.scimManaged) throw new GatewayError("conflict", SCIM_MANAGED);
           row = (await services.members.deactivate(row.id)) ?? row;
@@ -152,6 +162,7 @@ export function organizationApi(services: Services) {
       "/members/:id",
       async ({ params, principal }) => {
         const row = await find(principal, params.id);
+        guardOwnership(principal, row, undefined);
         if (row.scimManaged) throw new GatewayError("conflict", SCIM_MANAGED);
         await services.members.delete(row.id);
         return { deleted: true as const };
