@@ -51,6 +51,8 @@ beforeAll(async () => {
   bad = startFaultUpstream();
   good = startFaultUpstream();
   gateway = await listening({ configText: config(closedPort()) });
+  // The gateway's lifetime timers (the hourly housekeeping) are not left behind by a request.
+  timers.forgetStarted();
   const created = await fetch(`${gateway.url}/api/v1/keys`, {
     method: "POST",
     headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },

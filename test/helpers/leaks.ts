@@ -6,6 +6,8 @@
 export interface TimerTracker {
   /** Pending timers (and intervals) created under `root`, longer than `minMs`, with where they were made. */
   pending(minMs?: number): Array<{ ms: number; interval: boolean; where: string }>;
+  /** Forgets the timers pending now: the gateway's own lifetime timers, started with it (housekeeping). */
+  forgetStarted(): void;
   /** Puts the original timer functions back (bun test runs every file in one process). */
   restore(): void;
 }
@@ -41,6 +43,7 @@ export function trackTimers(root: string): TimerTracker {
   g.clearInterval = clear(g.clearInterval);
   return {
     pending: (minMs = 0) => [...live.values()].filter((timer) => timer.interval || timer.ms > minMs),
+    forgetStarted: () => live.clear(),
     restore: () => Object.assign(g, originals),
   };
 }
