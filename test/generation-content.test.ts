@@ -63,6 +63,20 @@ describe("generation content", () => {
     expect((await api("GET", `/generation/content?id=${id}`)).status).toBe(200);
   });
 
+  test("what a guardrail redacts before the upstream is redacted in the stored input too", async () => {
+    await setLogging(true);
+    const created = await json(await api("POST", "/guardrails", { name: "no e-mail at rest", content_filter_builtins: [{ slug: "email", action: "redact" }] }));
+    const keyHash = Bun.SHA256.hash(inferenceKey, "hex");
+    expect((await api("POST", `/guardrails/${created.data.id}/assignments/keys`, { key_hashes: [keyHash] })).status).toBe(200);
+    try {
+      const id = await generate("/chat/completions", { model: MODEL, messages: [{ role: "system", content: "cc ops@corp.example" }, { role: "user", content: "mail ada@example.com please" }] });
+      const answer = await sdkWith(inferenceKey).generations.listGenerationContent({ id });
+      expect(answer.data.input).toEqual({ messages: [{ role: "system", content: "cc [EMAIL]" }, { role: "user", content: "mail [EMAIL] please" }] });
+    } finally {
+      await api("POST", `/guardrails/${created.data.id}/assignments/keys/remove`, { key_hashes: [keyHash] });
+    }
+  });
+
   test("a streamed chat answer is stored once the stream ends", async () => {
     const id = await generate("/chat/completions", { model: MODEL, stream: true, messages: [{ role: "user", content: "stream me" }] });
     const answer = await sdkWith(inferenceKey).generations.listGenerationContent({ id });

@@ -1,6 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { RequestStyle } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
+import { redactStored } from "../core/content-filters.ts";
 import { type ContentInput, type ContentSink, generationContent } from "../core/generation-content.ts";
 import { FEEDBACK_CATEGORIES } from "../db/generation-feedback.ts";
 import type { Services } from "./services.ts";
@@ -25,7 +26,8 @@ export function clientInput(style: RequestStyle, body: Record<string, unknown>):
 export function contentSink(services: Services, principal: Principal, style: RequestStyle, body: Record<string, unknown>): ContentSink | undefined {
   const { workspace } = principal;
   if (!workspace.isObservabilityIoLoggingEnabled || Math.random() >= workspace.ioLoggingSamplingRate) return undefined;
-  const input = clientInput(style, body);
+  const rules = (principal.guardrails ?? []).flatMap((guardrail) => guardrail.contentFilters);
+  const input = redactStored(clientInput(style, body), rules);
   return (row, answer) => services.generationContent.save(workspace.id, row.id, generationContent(input, row, answer));
 }
 

@@ -195,3 +195,23 @@ export function applyContentFilters(messages: Message[], rules: readonly Content
   })) as Message[];
   return { messages: redacted, flagged };
 }
+
+/** Fields of a stored message that name its structure rather than carry text. */
+const STRUCTURAL_FIELDS = new Set(["role", "type", "id", "tool_call_id", "call_id"]);
+
+/**
+ * A request's input as it is stored (I/O logging) with what the redacting filters match replaced in
+ * every text of it, system text included: what a guardrail redacts before the upstream is not kept at
+ * rest either. Blocking and flagging filters do not change what is stored.
+ */
+export function redactStored<T>(value: T, rules: readonly ContentFilterRule[]): T {
+  const redacting = rules.filter((rule) => rule.action === "redact");
+  if (redacting.length === 0) return value;
+  const walk = (item: unknown): unknown => {
+    if (typeof item === "string") return redacting.reduce((text, rule) => text.replace(rule.regex, rule.label), item);
+    if (Array.isArray(item)) return item.map(walk);
+    if (item === null || typeof item !== "object") return item;
+    return Object.fromEntries(Object.entries(item).map(([field, inner]) => [field, STRUCTURAL_FIELDS.has(field) ? inner : walk(inner)]));
+  };
+  return walk(value) as T;
+}
