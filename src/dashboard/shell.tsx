@@ -1,4 +1,4 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { selectWorkspace, type Session, signOut } from "./api.ts";
 import { PAGES } from "./pages/index.ts";
 
@@ -30,9 +30,12 @@ export function Shell({ session }: { session: Session }) {
   const [workspace, setWorkspace] = useState(session.workspaces[0]?.id);
   selectWorkspace(workspace);
   const page = PAGES.find((item) => item.path === route.path)!;
+  // After a navigation (not the first load) keyboard and screen-reader users land on the new page.
+  const first = useRef(true);
   useEffect(() => {
     document.title = `${page.title} · Roundhouse`;
-    document.getElementById("main")?.focus();
+    if (!first.current) document.getElementById("main")?.focus();
+    first.current = false;
   }, [page, route.param]);
   const View = page.view;
   return (
