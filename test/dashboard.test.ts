@@ -154,16 +154,16 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
     await page.getByRole("heading", { name: heading }).waitFor();
     await page.waitForLoadState("networkidle");
     await shoot(page, `${hash.replace(/[#/]+/g, "-").replace(/^-|-$/g, "").slice(0, 24)}-390`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
   }
 
   // Keyboard, from a fresh load: the skip link, then the navigation, are reachable with Tab; Enter follows a link.
   await page.reload();
   await page.getByRole("heading", { name: "Keys" }).waitFor();
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+  expect(await page.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Skip to content");
   await page.keyboard.press("Tab");
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Overview");
+  expect(await page.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Overview");
   await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Generations" }).waitFor();
@@ -182,7 +182,7 @@ test("the first load's JS and CSS stay under 200 KB compressed", async () => {
   const assets = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]!);
   expect(assets.length).toBe(2);
   let gzipped = 0;
-  for (const asset of assets) gzipped += Bun.gzipSync(await (await fetch(`${setup.gateway.url}${asset}`)).bytes()).length;
+  for (const asset of assets) gzipped += Bun.gzipSync(await (await fetch(`${setup.gateway.url}${asset}`)).arrayBuffer()).length;
   console.log(`dashboard first load: ${(gzipped / 1024).toFixed(1)} KB gzip`);
   expect(gzipped).toBeLessThan(200 * 1024);
 });

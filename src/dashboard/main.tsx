@@ -6,7 +6,11 @@ import { Shell } from "./shell.tsx";
 const root = document.getElementById("app")!;
 
 loadSession().then(
-  (session) => (session ? render(<Shell session={session} />, root) : goToSignIn()),
+  (session) => {
+    if (!session) return goToSignIn();
+    root.textContent = "";
+    render(<Shell session={session} />, root);
+  },
   (error: unknown) => {
     root.textContent = `The dashboard could not load its session: ${error instanceof Error ? error.message : String(error)}`;
   },
