@@ -187,7 +187,7 @@ test("the first load's JS and CSS stay under 200 KB compressed", async () => {
   expect(gzipped).toBeLessThan(200 * 1024);
 });
 
-test("dashboard answers carry the strict CSP; / needs no key; the API's 404 envelope is unchanged", async () => {
+test("dashboard answers carry the strict CSP; / needs no key; an inference key is refused by name; the API's 404 envelope is unchanged", async () => {
   const url = setup.gateway.url;
   const page = await fetch(`${url}/`);
   expect(page.status).toBe(200);
@@ -201,6 +201,9 @@ test("dashboard answers carry the strict CSP; / needs no key; the API's 404 enve
   expect(asset.headers.get("cache-control")).toContain("immutable");
   const missing = await fetch(`${url}/assets/nothing.js`);
   expect(missing.status).toBe(404);
+  const inference = await fetch(`${url}/session/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ key: setup.key }) });
+  expect(inference.status).toBe(401);
+  expect(((await inference.json()) as { error: { message: string } }).error.message).toBe("Inference keys cannot sign in to the dashboard: use a management key");
   const unknown = await fetch(`${url}/api/v1/no-such-group`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   expect(unknown.status).toBe(404);
   expect(((await unknown.json()) as { error: { code: number } }).error.code).toBe(404);

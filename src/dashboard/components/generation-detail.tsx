@@ -119,7 +119,7 @@ export function GenerationDetail({ id }: { id: string }) {
                 <tr>
                   <th scope="col">#</th>
                   <th scope="col">Provider</th>
-                  <th scope="col">Endpoint</th>
+                  <th scope="col" class="wide-only">Endpoint</th>
                   <th scope="col">Status</th>
                   <th scope="col">Latency</th>
                   <th scope="col">Outcome</th>
@@ -137,7 +137,7 @@ export function GenerationDetail({ id }: { id: string }) {
                         {attempt.provider_name}
                         {attempt.is_byok ? " (BYOK)" : ""}
                       </td>
-                      <td>
+                      <td class="wide-only">
                         <code>{attempt.endpoint_id}</code>
                       </td>
                       <td>{attempt.status}</td>
