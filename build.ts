@@ -2,11 +2,13 @@
  * Compiles Roundhouse into one self-contained executable, dist/roundhouse.
  *
  * A compiled binary cannot read files from the source tree, so this script first generates an entry
- * module that inlines what the gateway reads at start (the drizzle-kit migrations), then runs
+ * module that inlines what the gateway reads at start (the drizzle-kit migrations) and the dashboard's
+ * prebuilt bundle (src/api/dashboard-bundle.ts), then runs
  * `bun build --compile` on it. Generated files live in build/ and are not committed.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { buildDashboard } from "./src/api/dashboard-bundle.ts";
 
 const root = import.meta.dir;
 const generatedDir = join(root, "build");
@@ -30,8 +32,9 @@ function readMigrations(directory: string) {
   }));
 }
 
-function generateEntry(): string {
+async function generateEntry(): Promise<string> {
   mkdirSync(generatedDir, { recursive: true });
+  const dashboard = await buildDashboard();
   const migrations = readMigrations(migrationsDir);
   const pgMigrations = readMigrations(pgMigrationsDir);
   // A compiled binary cannot scan its own bundle: the built-in plugins are imported here by name.
@@ -47,6 +50,7 @@ function generateEntry(): string {
       ...imports,
       `(globalThis as Record<string, unknown>).__roundhouseMigrations = ${JSON.stringify(migrations)};`,
       `(globalThis as Record<string, unknown>).__roundhousePgMigrations = ${JSON.stringify(pgMigrations)};`,
+      `(globalThis as Record<string, unknown>).__roundhouseDashboard = ${JSON.stringify(dashboard)};`,
       `(globalThis as Record<string, unknown>).__roundhouseBuiltinPlugins = [${plugins.map((_, index) => `plugin${index}`).join(", ")}];`,
       "",
     ].join("\n"),
@@ -64,7 +68,7 @@ function generateEntry(): string {
   return entry;
 }
 
-const entry = generateEntry();
+const entry = await generateEntry();
 const result = Bun.spawnSync(
   [process.execPath, "build", entry, "--compile", "--minify", "--bytecode", "--sourcemap=none", "--outfile", outfile],
   { stdio: ["inherit", "inherit", "inherit"], cwd: root },

@@ -30,6 +30,7 @@ import { scimMappingsApi } from "./api/scim-mappings.ts";
 import { isScimPath, SCIM_CONTENT_TYPE, scimErrorBody } from "./api/scim-resources.ts";
 import { opsApi } from "./api/ops.ts";
 import { sessionApi } from "./api/session.ts";
+import { dashboardApi } from "./api/dashboard.ts";
 import { analyticsApi } from "./api/analytics.ts";
 import { datasetsApi } from "./api/datasets.ts";
 import { generationHistoryApi } from "./api/generation-history.ts";
@@ -227,6 +228,7 @@ export function createApp(services: Services) {
     })
     .use(opsApi(services))
     .use(sessionApi(services))
+    .use(dashboardApi())
     .use(scimV2Api(services))
     .use(oauthConsentApi(services))
     .use(api)

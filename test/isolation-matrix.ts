@@ -509,6 +509,9 @@ export const MATRIX: Record<string, Entry> = {
   // workspace only, even by the deployment admin.
   // Sign-in: a session cookie is the credential there, so every key kind (or none) gets the same answer;
   // a live session is read (the consent page, its state), or ended (sign-out, of an ended one too).
+  // The dashboard: its page needs no key (it signs in through /session); an unknown asset is 404 for everyone.
+  "GET /": pub("/"),
+  "GET /assets/*": { ...oauthKeyless(404), request: () => ({ method: "GET", path: "/assets/no-such-asset.js" }) },
   "GET /session/sign-in": { ...oauthKeyless(200), request: () => ({ method: "GET", path: "/session/sign-in" }) },
   "POST /session/key": { ...oauthKeyless(401), request: () => ({ method: "POST", path: "/session/key", body: { key: "not-a-key" } }) },
   "POST /session/sign-out": { ...oauthKeyless(303), roles: { session: 204, deactivated: 204 }, request: () => ({ method: "POST", path: "/session/sign-out" }) },

@@ -14,7 +14,7 @@ export function htmlResponse(status: number, html: string, cookies: string[] = [
   const headers = new Headers({
     "content-type": "text/html; charset=utf-8",
     "cache-control": "no-store",
-    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'",
   });
   for (const cookie of cookies) headers.append("set-cookie", cookie);
   return new Response(html, { status, headers });

@@ -15,8 +15,12 @@ h1{font-size:1.4rem}form{margin:1.5rem 0}input,button,a.button{font:inherit;padd
 input{width:100%;box-sizing:border-box;border:1px solid #bbb;margin:.4rem 0}button,a.button{border:0;background:#2456c9;color:#fff;cursor:pointer;text-decoration:none;display:inline-block}
 .error{background:#fdecea;border:1px solid #f5c2bd;padding:.7rem;border-radius:6px}hr{border:0;border-top:1px solid #ddd;margin:2rem 0}`;
 
+/*
+ * Referrer policy same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with
+ * the key form's POST, which the login-CSRF check must refuse. No icon request either (data: URL).
+ */
 function page(title: string, body: string): string {
-  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
+  return `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin"><link rel="icon" href="data:,"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body>${body}</body></html>`;
 }
 
 /** What the sign-in page shows: the SSO button when an issuer is configured, and an error to show. */

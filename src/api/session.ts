@@ -10,6 +10,9 @@ import { safeReturnTo } from "./session-flow.ts";
 import { htmlResponse, isSecure, oidcSessionApi, redirectResponse } from "./session-oidc.ts";
 import { signInPage } from "./session-pages.ts";
 
+/** The refusal of a (live) inference or intern key at the management-key sign-in. */
+const WRONG_KIND = "Inference keys cannot sign in to the dashboard: use a management key";
+
 /** Largest sign-in or sign-out form accepted. */
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -85,9 +88,12 @@ export function sessionApi(services: Services) {
         const row = hash === undefined ? undefined : await services.keys.findByHash(hash);
         if (!row || row.kind !== "management" || row.disabled || (row.expiresAt !== null && Date.parse(row.expiresAt) <= Date.now())) {
           requestState(request).actor = { kind: "anonymous", id: null };
-          logger.warn("management-key sign-in refused", { reason: "unknown, disabled or expired key, or not a management key" });
-          if (json) throw new GatewayError("unauthorized", "Sign-in refused: this is not a valid management key");
-          return htmlResponse(401, signInPage({ issuer: sso?.issuer, returnTo, error: "Sign-in refused: this is not a valid management key" }));
+          // A live inference or intern key gets told what to use instead; anything else learns nothing.
+          const wrongKind = row !== undefined && row.kind !== "management" && !row.disabled;
+          const message = wrongKind ? WRONG_KIND : "Sign-in refused: this is not a valid management key";
+          logger.warn("management-key sign-in refused", { reason: wrongKind ? `a${row.kind === "intern" ? "n" : ""} ${row.kind} key` : "unknown, disabled or expired key, or not a management key" });
+          if (json) throw new GatewayError("unauthorized", message);
+          return htmlResponse(401, signInPage({ issuer: sso?.issuer, returnTo, error: message }));
         }
         const opened = await services.sessions.open({ kind: "management-key", keyHash: row.hash, ttlMs });
         Object.assign(requestState(request), { actor: { kind: "key", id: row.hash }, audit: { workspaceId: row.workspaceId } });

@@ -3,7 +3,8 @@
  * included: a type that climbs a layer is a dependency too):
  *
  *   api → pipeline → {plugins, routing, providers, transport} → core;  storage → core;
- *   ops (metrics, lifecycle) is used by the top layers only; nothing imports api.
+ *   ops (metrics, lifecycle) is used by the top layers only; nothing imports api; the browser
+ *   dashboard (src/dashboard, TSX) imports no server layer and is the only home of preact.
  *
  * plus: no `elysia` outside the edge (api/ and app.ts), no `drizzle-orm` or `bun:sqlite` outside
  * storage, built-in plugins import only the public plugin API, and source files stay under 400 lines.
@@ -33,6 +34,7 @@ const LAYER_OF_FOLDER: Record<string, string> = {
   ops: "ops",
   api: "api",
   cli: "cli",
+  dashboard: "dashboard",
 };
 
 /** Which layers each layer may import (besides itself). The entry files at src/ may import anything. */
@@ -49,6 +51,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   ops: ["core"],
   api: ["core", "config", "security", "storage", "transport", "providers", "routing", "plugins", "pipeline", "ops"],
   cli: ["core", "config", "security", "storage", "transport", "providers", "routing", "plugins", "pipeline", "ops", "entry"],
+  // The browser app: its own world, talking to the gateway only over HTTP.
+  dashboard: [],
   entry: ["core", "config", "security", "storage", "transport", "providers", "routing", "plugins", "pipeline", "ops", "api", "cli", "entry"],
 };
 
@@ -56,6 +60,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 const PACKAGE_HOMES: Array<{ pattern: RegExp; layers: readonly string[]; entryFiles?: readonly string[] }> = [
   { pattern: /^elysia$|^@elysiajs\//, layers: ["api"], entryFiles: ["src/app.ts"] },
   { pattern: /^drizzle-orm(\/|$)|^bun:sqlite$/, layers: ["storage"] },
+  { pattern: /^preact(\/|$)/, layers: ["dashboard"] },
 ];
 
 /** The one module built-in plugins may import from the gateway. */
@@ -69,7 +74,7 @@ export interface SourceFile {
 export function sourceFiles(): SourceFile[] {
   const files: SourceFile[] = [];
   for (const root of ["src", "plugins"]) {
-    for (const file of new Glob("**/*.ts").scanSync(join(ROOT, root))) {
+    for (const file of new Glob("**/*.{ts,tsx}").scanSync(join(ROOT, root))) {
       if (file.endsWith(".test.ts") || file.endsWith(".d.ts")) continue;
       const path = `${root}/${file}`;
       files.push({ path, text: readFileSync(join(ROOT, path), "utf8") });

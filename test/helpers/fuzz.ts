@@ -67,7 +67,7 @@ export interface Route {
   public: boolean;
 }
 
-const PUBLIC = new Set(["GET /healthz", "GET /readyz", "GET /metrics", "GET /api/v1/openapi.json", "GET /api/v1/docs"]);
+const PUBLIC = new Set(["GET /healthz", "GET /readyz", "GET /metrics", "GET /api/v1/openapi.json", "GET /api/v1/docs", "GET /", "GET /assets/*"]);
 
 export function routesOf(gateway: InProcess): Route[] {
   return gateway.app.routes.map((route) => ({
@@ -359,7 +359,7 @@ export function property(name: PropertyName, fixture: Fixture, route: Route, opt
       return fc.asyncProperty(keyChoices(fixture), filled, mutatePath(scale), async (key, path, mutate) => {
         const headers = authHeader(key.key);
         const target = mutate(path);
-        const publicTarget = PUBLIC.has(`${route.method} ${new URL(target, "http://localhost").pathname.replace(/(.)\/+$/, "$1")}`);
+        const publicTarget = PUBLIC.has(`${route.method} ${new URL(`http://localhost${target}`).pathname.replace(/(.)\/+$/, "$1")}`);
         const why4xx = key.key === null && !publicTarget ? "no key" : null;
         await run({ method: route.method, target, headers, body: withBody({ label: "sample", body: JSON.stringify(sample) }, headers) }, why4xx);
       });

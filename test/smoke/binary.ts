@@ -126,6 +126,10 @@ try {
   check("/readyz answers", ready.status === 200 || ready.status === 404, String(ready.status));
   const docs = await fetch(`${base}/api/v1/docs`);
   check("serves the API reference page from the binary", docs.status === 200 && !(await docs.text()).includes("<script src="));
+  const dashboard = await fetch(`${base}/`);
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(await dashboard.text())?.[1];
+  const bundle = script === undefined ? undefined : await fetch(`${base}${script}`);
+  check("serves the dashboard embedded in the binary", dashboard.status === 200 && bundle?.status === 200 && (bundle.headers.get("content-type") ?? "").startsWith("text/javascript"));
   const client = new OpenAI({ apiKey: inferenceKey, baseURL: `${base}/api/v1`, maxRetries: 0 });
   const simulated = await client.chat.completions.create({ model: "roundhouse/simulated", messages: [{ role: "user", content: "hello" }] });
   check("a chat completion through the simulated provider with the openai SDK", (simulated.choices[0]?.message.content ?? "").includes("hello"));
