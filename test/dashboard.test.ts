@@ -5,12 +5,10 @@
  * 390 px are saved under the OS temp directory.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { DASHBOARD_CSP } from "../src/api/dashboard.ts";
 import { launchChromium } from "./helpers/chromium.ts";
+import { screenshotFolder, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -28,7 +26,7 @@ const FALLBACK_MODEL = `  - id: test/fallback
 let setup: InferenceSetup;
 let browser: Browser;
 let failedOver: string;
-const shots = mkdtempSync(join(tmpdir(), "roundhouse-dashboard-"));
+const shoot = screenshotFolder("dashboard");
 
 beforeAll(async () => {
   setup = await startInference({ extra: FALLBACK_MODEL });
@@ -43,7 +41,6 @@ beforeAll(async () => {
   setup.reset();
   expect((await setup.post("/chat/completions", { model: "test/gpt", messages: [{ role: "user", content: "hi" }] })).status).toBe(200);
   await setup.generation(failedOver);
-  console.log(`dashboard screenshots: ${shots}`);
 }, 60_000);
 
 afterAll(async () => {
@@ -51,35 +48,8 @@ afterAll(async () => {
   await setup?.stop();
 });
 
-/** A browser context that refuses (and records) any request off the loopback, and records console errors. */
-async function watchedPage(): Promise<{ context: BrowserContext; page: Page; errors: string[]; offMachine: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  const offMachine: string[] = [];
-  await context.route(/.*/, (route) => {
-    const url = new URL(route.request().url());
-    if (url.protocol === "data:" || url.hostname === "127.0.0.1" || url.hostname === "localhost") return route.continue();
-    offMachine.push(url.href);
-    return route.abort();
-  });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() !== "error") return;
-    const at = message.location().url;
-    // Expected refusals: the signed-out session probe and the refused sign-in (both answer 401).
-    if (/ 401 /.test(message.text()) && /\/session(\/key)?$/.test(new URL(at || "http://x/").pathname)) return;
-    errors.push(`${message.text()} (${at})`);
-  });
-  page.on("pageerror", (error) => errors.push(`page error: ${error.message}`));
-  return { context, page, errors, offMachine };
-}
-
-async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-}
-
 test("sign in, every page, a key created and revoked, a generation's routing trace, at 1280 and 390 px", async () => {
-  const { context, page, errors, offMachine } = await watchedPage();
+  const { context, page, errors, offMachine } = await watchedPage(browser);
   const url = setup.gateway.url;
 
   // Signed out: the app sends the browser to the sign-in page; an inference key is refused by name.
