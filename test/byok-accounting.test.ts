@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, callApi, createKey, inProcess, listening } from "./helpers/gateway.ts";
-import { freshDatabaseUrl } from "./helpers/postgres.ts";
+import { freshDatabaseUrl, reservationsSettled } from "./helpers/postgres.ts";
 
 /**
  * BYOK accounting through real inference: a generation served with a BYOK credential says so in its
@@ -44,8 +44,8 @@ describe.each(["sqlite", "postgres"] as const)("BYOK accounting on %s", (dialect
   const chat = (key: string, path = "/chat/completions") =>
     api("POST", path, path === "/responses" ? { model: "acme/priced", input: "hi" } : { model: "acme/priced", messages: [{ role: "user", content: "hi" }] }, key);
 
-  /** Team mode deletes a settled reservation behind (every 100 ms): wait before the next request. */
-  const settled = () => (dialect === "postgres" ? Bun.sleep(250) : Promise.resolve());
+  /** Team mode deletes a settled reservation behind: each request must see the spend of the ones before. */
+  const settled = () => (dialect === "postgres" ? reservationsSettled(gateway.services.backend.pg!) : Promise.resolve());
 
   beforeAll(async () => {
     gateway = await listening({ configText: CONFIG, ...(dialect === "postgres" ? { databaseUrl: await freshDatabaseUrl() } : {}) });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, callApi, createKey, inProcess, listening } from "./helpers/gateway.ts";
-import { freshDatabaseUrl } from "./helpers/postgres.ts";
+import { freshDatabaseUrl, reservationsSettled } from "./helpers/postgres.ts";
 
 /**
  * Workspace budgets over HTTP: one budget per interval, limits strictly decreasing as the interval
@@ -72,20 +72,8 @@ describe.each(["sqlite", "postgres"] as const)("enforcement on %s", (dialect) =>
   let gateway: Awaited<ReturnType<typeof listening>>;
   const api = (method: string, path: string, body?: unknown, key = ADMIN_KEY) => callApi(gateway.url, method, path, body, key);
   const chat = (key: string) => api("POST", "/chat/completions", { model: "acme/priced", messages: [{ role: "user", content: "hi" }] }, key);
-  /**
-   * Team mode deletes a settled reservation behind (once its generation's record is stored): wait until
-   * no reservation is left before the next request, so each one sees the spend of the ones before.
-   */
-  const settled = async () => {
-    if (dialect !== "postgres") return;
-    const pg = gateway.services.backend.pg!;
-    for (let tries = 0; tries < 400; tries++) {
-      const [row] = (await pg`SELECT count(*)::int AS n FROM spend_reservations`) as Array<{ n: number }>;
-      if (row!.n === 0) return;
-      await Bun.sleep(25);
-    }
-    throw new Error("a settled reservation was still held after 10 s");
-  };
+  /** Team mode deletes a settled reservation behind: each request must see the spend of the ones before. */
+  const settled = () => (dialect === "postgres" ? reservationsSettled(gateway.services.backend.pg!) : Promise.resolve());
 
   beforeAll(async () => {
     gateway = await listening({ configText: CONFIG, ...(dialect === "postgres" ? { databaseUrl: await freshDatabaseUrl() } : {}) });

@@ -147,3 +147,18 @@ export function sharedPostgres(): Promise<TestPostgres> {
 export async function freshDatabaseUrl(): Promise<string> {
   return (await sharedPostgres()).createDatabase();
 }
+
+/**
+ * Waits until team mode holds no spend reservation: a settled one is deleted behind, once its
+ * generation's record is stored. Tests that need each request to see the spend of the ones before
+ * wait for this between requests (a condition, not a fixed pause: the machine may be slow).
+ */
+export async function reservationsSettled(pg: import("bun").SQL, withinMs = 10_000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    const [row] = (await pg`SELECT count(*)::int AS n FROM spend_reservations`) as Array<{ n: number }>;
+    if (row!.n === 0) return;
+    await Bun.sleep(25);
+  }
+  throw new Error(`a settled reservation was still held after ${withinMs} ms`);
+}
