@@ -144,3 +144,15 @@ test("Interns: the programme notice, then an intern's Connections and Secrets ta
   expect(offMachine).toEqual([]);
   await context.close();
 }, 120_000);
+
+test("an intern the workspace does not have: a notice, and only the API's 404 in the console", async () => {
+  const { context, page, errors, offMachine } = await watchedPage(browser);
+  await signInWithKey(page, setup.gateway.url, ADMIN_KEY);
+  await page.goto(`${setup.gateway.url}/#/interns/${crypto.randomUUID()}`);
+  await page.getByRole("status").filter({ hasText: "No such intern in this workspace" }).waitFor();
+  expect(await page.getByRole("tablist").count()).toBe(0);
+  expect(errors).toHaveLength(1);
+  expect(errors[0]).toMatch(/404 .*\/api\/v1\/interns\//);
+  expect(offMachine).toEqual([]);
+  await context.close();
+}, 60_000);

@@ -131,7 +131,13 @@ function InternDetail({ id }: { id: string }) {
           ) : null}
         </div>
       </header>
-      <ErrorNotice error={intern.error} />
+      {intern.error instanceof ApiError && intern.error.status === 404 ? (
+        <p class="notice info" role="status">
+          No such intern in this workspace (or the workspace is not in the Intern API programme).
+        </p>
+      ) : (
+        <ErrorNotice error={intern.error} />
+      )}
       <Loading loading={intern.loading && !intern.data} />
       {intern.data ? (
         <Tabs
