@@ -1,7 +1,8 @@
 /** Every page of the dashboard, in navigation order: a new page is its own file plus one line here. */
 import type { PageDefinition } from "../components/page.ts";
 import { generationsPage } from "./generations.tsx";
+import { internsPage } from "./interns.tsx";
 import { keysPage } from "./keys.tsx";
 import { overviewPage } from "./overview.tsx";
 
-export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage];
+export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, internsPage];
