@@ -3,5 +3,6 @@ import type { PageDefinition } from "../components/page.ts";
 import { generationsPage } from "./generations.tsx";
 import { keysPage } from "./keys.tsx";
 import { overviewPage } from "./overview.tsx";
+import { presetsPage } from "./presets.tsx";
 
-export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage];
+export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, presetsPage];
