@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
+import { canonicalJson, diffLines } from "../src/dashboard/components/line-diff.ts";
 import { launchChromium } from "./helpers/chromium.ts";
 import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
@@ -146,3 +147,12 @@ test("list, diff two versions, a new version from JSON, export and import, at 12
   expect(offMachine).toEqual([]);
   await context.close();
 }, 120_000);
+
+test("the line diff keeps the longest common run and marks every other line; canonical JSON sorts keys", () => {
+  const kinds = (before: string, after: string) => diffLines(before, after).map((line) => `${line.kind[0]}${line.text}`);
+  expect(kinds("a\nb\nc\nd", "a\nc\nx\nd")).toEqual(["sa", "rb", "sc", "ax", "sd"]);
+  expect(kinds("x\ny", "y\nx")).toEqual(["rx", "sy", "ax"]);
+  expect(kinds("", "a")).toEqual(["r", "aa"]);
+  expect(kinds("same", "same")).toEqual(["ssame"]);
+  expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null })).toBe('{\n  "a": null,\n  "b": [\n    {\n      "c": 2,\n      "d": 1\n    }\n  ]\n}');
+});

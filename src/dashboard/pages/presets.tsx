@@ -25,7 +25,7 @@ function PresetList() {
           <thead>
             <tr>
               <th scope="col">Slug</th>
-              <th scope="col">Name</th>
+              <th scope="col" class="wide-only">Name</th>
               <th scope="col">Status</th>
               <th scope="col">Updated</th>
             </tr>
@@ -36,7 +36,7 @@ function PresetList() {
                 <th scope="row">
                   <a href={`#/presets/${encodeURIComponent(preset.slug)}`}>{preset.slug}</a>
                 </th>
-                <td>{preset.name}</td>
+                <td class="wide-only">{preset.name}</td>
                 <td>{preset.status}</td>
                 <td>{formatTime(preset.updated_at)}</td>
               </tr>
