@@ -4,5 +4,6 @@ import { generationsPage } from "./generations.tsx";
 import { internsPage } from "./interns.tsx";
 import { keysPage } from "./keys.tsx";
 import { overviewPage } from "./overview.tsx";
+import { presetsPage } from "./presets.tsx";
 
-export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, internsPage];
+export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, presetsPage, internsPage];
