@@ -3,5 +3,7 @@ import type { PageDefinition } from "../components/page.ts";
 import { generationsPage } from "./generations.tsx";
 import { keysPage } from "./keys.tsx";
 import { overviewPage } from "./overview.tsx";
+import { playgroundPage } from "./playground.tsx";
+import { providersPage } from "./providers.tsx";
 
-export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage];
+export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, providersPage, playgroundPage];
