@@ -95,7 +95,7 @@ test("providers and models: both endpoints of a model with figures, the failed o
   setup.reset();
 }, 90_000);
 
-test("playground: a pasted key streams a reply as it arrives; a short-lived key is created only on request", async () => {
+test("playground: a pasted key streams a reply as it arrives; a short-lived key is created only on request; a preset is offered and used", async () => {
   setup.reset();
   setup.openai.behave({ text: "Streaming through the gateway word by word", chunkDelayMs: 150 });
   const { context, page, errors, offMachine } = await watchedPage(browser);
@@ -118,7 +118,7 @@ test("playground: a pasted key streams a reply as it arrives; a short-lived key 
   await conversation.getByText("Streaming", { exact: false }).waitFor();
   expect(await conversation.textContent()).not.toContain("word by word");
   await conversation.getByText("Streaming through the gateway word by word").waitFor();
-  await page.getByRole("status").filter({ hasText: "Answered by test/gpt" }).waitFor();
+  await page.getByRole("status").filter({ hasText: "Answered by test/gpt on local-openai" }).filter({ hasText: "tokens" }).waitFor();
   expect(await conversation.textContent()).toContain("Say something");
   const stored = await page.evaluate<string>("JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie");
   expect(stored).not.toContain(setup.key);
@@ -140,6 +140,21 @@ test("playground: a pasted key streams a reply as it arrives; a short-lived key 
   await page.getByLabel("Message").fill("Again");
   await page.getByRole("button", { name: "Send" }).click();
   await conversation.getByText("Second answer").waitFor();
+
+  // A reload forgets the key (memory only); a preset of the workspace is offered beside the models and sends through it.
+  const preset = await setup.admin("POST", "/presets/terse/chat/completions", { model: "test/claude", messages: [{ role: "system", content: "Be terse" }] });
+  expect(preset.status).toBe(200);
+  await page.reload();
+  await page.getByRole("button", { name: "Create a key that expires in one hour" }).waitFor();
+  await page.getByRole("textbox", { name: "Inference key" }).fill(setup.key);
+  await page.getByRole("button", { name: "Use this key" }).click();
+  await page.getByLabel("Model or preset").selectOption("@preset/terse");
+  setup.anthropic.behave({ text: "Answer through the preset" });
+  await page.getByLabel("Message").fill("Through the preset");
+  await page.getByRole("button", { name: "Send" }).click();
+  await conversation.getByText("Answer through the preset").waitFor();
+  await page.getByRole("status").filter({ hasText: "on local-anthropic" }).waitFor();
+  expect(JSON.stringify(setup.anthropic.requests.at(-1)?.body)).toContain("Be terse");
 
   await page.setViewportSize({ width: 390, height: 844 });
   await page.waitForLoadState("networkidle");

@@ -34,7 +34,7 @@ export async function streamChat(key: string, body: Record<string, unknown>, onT
   const response = await fetch("/api/v1/chat/completions", {
     method: "POST",
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "text/event-stream" },
-    body: JSON.stringify({ ...body, stream: true }),
+    body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
     credentials: "omit",
     signal,
   });
