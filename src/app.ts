@@ -19,6 +19,7 @@ import { membersApi } from "./api/members.ts";
 import { observabilityApi } from "./api/observability.ts";
 import { catalogApi } from "./api/catalog.ts";
 import { benchmarksApi } from "./api/benchmarks.ts";
+import { endpointHealthApi } from "./api/endpoint-health.ts";
 import { classificationsApi } from "./api/classifications.ts";
 import { vaultSecretsApi } from "./api/vault-secrets.ts";
 import { vaultConnectionsApi } from "./api/vault-connections.ts";
@@ -149,6 +150,7 @@ export function createApp(services: Services) {
     .use(vaultConnectionsApi(services))
     .use(catalogApi(services))
     .use(benchmarksApi(services))
+    .use(endpointHealthApi(services))
     .use(classificationsApi(services))
     .use(datasetsApi(services))
     .use(inferenceApi(services))

@@ -408,6 +408,7 @@ export const MATRIX: Record<string, Entry> = {
   "GET /api/v1/models/*": catalog(`/models/${MODEL}/endpoints`),
   "GET /api/v1/models/user": catalog("/models/user"),
   "GET /api/v1/endpoints/zdr": catalog("/endpoints/zdr"),
+  "GET /api/v1/endpoints/health": catalog("/endpoints/health"),
   "GET /api/v1/model/*": catalog(`/model/${MODEL}`),
   "GET /api/v1/benchmarks": catalog("/benchmarks"),
   "GET /api/v1/classifications/task": catalog("/classifications/task"),

@@ -20,6 +20,7 @@ const GROUPS = [
   "classifications",
   "datasets",
   "endpoints/zdr",
+  "endpoints/health",
   "model/",
   "models/user",
   "keys",

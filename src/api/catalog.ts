@@ -131,7 +131,7 @@ function endpointsModelId(request: Request): string | null {
  * The model with only the endpoints the workspace's provider rules let it route to: its data region,
  * its allowed providers (when it lists any) and its ignored providers.
  */
-function allowedFor(workspace: WorkspaceRow, model: CatalogModel): CatalogModel {
+export function allowedFor(workspace: WorkspaceRow, model: CatalogModel): CatalogModel {
   const allowed = workspace.allowedProviders?.length ? workspace.allowedProviders : null;
   const ignored = workspace.ignoredProviders ?? [];
   const region = workspace.dataRegion?.toLowerCase();

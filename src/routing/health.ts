@@ -42,6 +42,12 @@ export interface HealthObservation {
 /** Hears each observation this replica makes itself (never those applied with `applyRemote`). */
 export type HealthObserver = (key: string, observation: HealthObservation) => void;
 
+/** Why routing tries an endpoint last (null: it does not), and until when (ms since the epoch). */
+export interface Avoidance {
+  reason: "benched" | "cooling_down" | "recent_failure" | null;
+  until: number | undefined;
+}
+
 export interface HealthOptions {
   windowMs?: number;
   /** An endpoint with a failure this recent is "unstable" for balancing. */
@@ -187,6 +193,20 @@ export class HealthStats {
     if (!health) return false;
     const now = this.now();
     return (health.coolUntil !== undefined && health.coolUntil > now) || (health.benchedUntil !== undefined && health.benchedUntil > now);
+  }
+
+  /**
+   * Whether routing avoids an endpoint and why, most binding reason first: benched after cut streams,
+   * cooling down after a Retry-After, or failed within the failure window; and until when (ms epoch).
+   */
+  avoidance(key: string): Avoidance {
+    const health = this.#endpoints.get(key);
+    const now = this.now();
+    if (!health) return { reason: null, until: undefined };
+    if (health.benchedUntil !== undefined && health.benchedUntil > now) return { reason: "benched", until: Math.max(health.benchedUntil, health.coolUntil ?? 0) };
+    if (health.coolUntil !== undefined && health.coolUntil > now) return { reason: "cooling_down", until: health.coolUntil };
+    if (health.lastFailureAt !== undefined && now - health.lastFailureAt < this.#failureWindowMs) return { reason: "recent_failure", until: health.lastFailureAt + this.#failureWindowMs };
+    return { reason: null, until: undefined };
   }
 
   lastFailureAt(key: string): number | undefined {

@@ -4,6 +4,8 @@ import { generationsPage } from "./generations.tsx";
 import { internsPage } from "./interns.tsx";
 import { keysPage } from "./keys.tsx";
 import { overviewPage } from "./overview.tsx";
+import { playgroundPage } from "./playground.tsx";
 import { presetsPage } from "./presets.tsx";
+import { providersPage } from "./providers.tsx";
 
-export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, presetsPage, internsPage];
+export const PAGES: PageDefinition[] = [overviewPage, generationsPage, keysPage, presetsPage, internsPage, providersPage, playgroundPage];
