@@ -185,3 +185,55 @@ test("guardrails, workspace budgets, members and observability destinations, at 
   expect(offMachine).toEqual([]);
   await context.close();
 }, 120_000);
+
+/** Signs `login` in through the test identity provider and waits for the dashboard. */
+async function signInWithSso(page: Page, sso: SsoGateway, login: string): Promise<void> {
+  await page.goto(`${sso.url}/session/sign-in`);
+  await page.click("#sso");
+  await page.waitForURL((url) => url.href.startsWith(sso.provider.issuer));
+  await page.fill('input[name="login"]', login);
+  await page.fill('input[name="password"]', "any password");
+  await page.click('button[type="submit"]');
+  await page.waitForURL(`${sso.url}/`);
+}
+
+test("a workspace member sees none of the administration pages; a workspace admin sees them without the directory", async () => {
+  const sso = await startSsoGateway();
+  try {
+    sso.provider.accounts.set("mel", { email: "mel@example.test", groups: ["eng"] });
+    sso.provider.accounts.set("ivy", { email: "ivy@example.test", groups: ["eng-admins"] });
+    for (const [login, role, links] of [
+      ["mel", "member", ["Overview", "Generations", "Keys"]],
+      ["ivy", "admin", ["Overview", "Generations", "Keys", "Guardrails", "Workspaces", "Members", "Observability"]],
+    ] as const) {
+      const { context, page, errors, offMachine } = await watchedPage(browser);
+      await signInWithSso(page, sso, login);
+      // The provider's own pages are not the dashboard's: only what happens from here on is checked.
+      errors.length = 0;
+      offMachine.length = 0;
+      const nav = page.getByRole("navigation", { name: "Dashboard" });
+      await nav.getByRole("link", { name: "Keys" }).waitFor();
+      expect(await nav.getByRole("link").allTextContents()).toEqual([...links]);
+      const session = await page.evaluate(async () => (await fetch("/session")).json());
+      expect(session).toMatchObject({ deployment_admin: false, workspaces: [{ id: sso.workspaceId, role }] });
+      // A hidden page's address shows the first page instead.
+      await page.goto(`${sso.url}/#/members`);
+      if (role === "member") {
+        await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+        expect(await page.getByRole("heading", { name: "Members" }).count()).toBe(0);
+      } else {
+        await page.getByRole("heading", { name: "Members", level: 1 }).waitFor();
+        await page.getByRole("region", { name: `Members of workspace ${sso.workspaceId}` }).getByRole("rowheader", { name: session.member.id }).waitFor();
+        expect(await page.getByRole("region", { name: "Directory" }).count()).toBe(0);
+        expect(await page.getByLabel("Member id to add").isVisible()).toBe(true);
+        await shoot(page, "members-workspace-admin-1280");
+      }
+      // The Overview page (not one of these) asks a member for analytics the API refuses.
+      expect(errors.filter((error) => !(role === "member" && /status of 403 .*\/api\/v1\/analytics\/query/.test(error)))).toEqual([]);
+      expect(offMachine).toEqual([]);
+      await context.close();
+    }
+  } finally {
+    await sso.stop();
+  }
+}, 120_000);
