@@ -50,6 +50,9 @@ test("guardrails, workspace budgets, members and observability destinations, at 
   const { context, page, errors, offMachine } = await watchedPage(browser);
   const url = setup.gateway.url;
   await signInWithKey(page, url, ADMIN_KEY);
+  expect(await page.evaluate(async () => (await (await fetch("/session")).json()).deployment_admin)).toBe(true);
+  const openapi = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as { paths: Record<string, any> };
+  expect(JSON.stringify(openapi.paths["/session"]?.get?.responses?.["200"])).toContain("deployment_admin");
   const nav = page.getByRole("navigation", { name: "Dashboard" });
   await nav.getByRole("link", { name: "Observability" }).waitFor();
   expect(await nav.getByRole("link").allTextContents()).toEqual(["Overview", "Generations", "Keys", "Guardrails", "Workspaces", "Members", "Observability"]);
@@ -81,6 +84,7 @@ test("guardrails, workspace budgets, members and observability destinations, at 
   await page.getByRole("button", { name: "Assignments of team budget" }).click();
   const assignments = page.getByRole("region", { name: "Assignments of team budget" });
   const keyPicker = assignments.getByRole("combobox", { name: /^Key/ });
+  await keyPicker.locator("option", { hasText: /^inference / }).waitFor({ state: "attached" });
   const inferenceKey = (await keyPicker.locator("option").allTextContents()).find((label) => label.startsWith("inference "))!;
   await keyPicker.selectOption({ label: inferenceKey });
   await assignments.getByRole("button", { name: "Assign to key" }).click();
@@ -88,6 +92,15 @@ test("guardrails, workspace budgets, members and observability destinations, at 
   const assigned = await json<{ data: Array<{ key_name: string }> }>(await setup.admin("GET", `/guardrails/${guardrail.id}/assignments/keys`));
   expect(assigned.data.map((item) => item.key_name)).toEqual(["inference"]);
   await shoot(page, "guardrails-1280");
+  // The workspace's default guardrail is edited in place and listed once configured (it is not assignable).
+  await page.getByRole("button", { name: "Default guardrail" }).click();
+  const defaults = page.getByRole("region", { name: "The workspace's default guardrail" });
+  await defaults.getByLabel("Description").fill("every key of the workspace");
+  await defaults.getByRole("button", { name: "Save guardrail" }).click();
+  await defaults.waitFor({ state: "detached" });
+  expect(await page.getByRole("row", { name: /workspace default/ }).getByRole("button", { name: /^Assignments/ }).count()).toBe(0);
+  const configured = await json<{ data: { description: string } }>(await setup.admin("GET", `/guardrails/default-${workspace.id}`));
+  expect(configured.data.description).toBe("every key of the workspace");
 
   // Workspaces: a monthly budget, then a daily one that does not strictly decrease is refused by name.
   await go(page, "Workspaces");

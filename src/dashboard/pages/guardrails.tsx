@@ -5,7 +5,7 @@ import { formatCost } from "../components/format.ts";
 import { builtinName, type Guardrail, GuardrailForm } from "../components/guardrail-form.tsx";
 import type { ApiKey } from "../components/key-limits.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
-import { managesWorkspace, type PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useAction, valueOf } from "../components/use-action.ts";
 import { useApi } from "../components/use-api.ts";
 
@@ -95,10 +95,26 @@ function filtersOf(guardrail: Guardrail): string {
   return names.length > 0 ? names.join(", ") : "none";
 }
 
-function Guardrails() {
+/** The workspace's default guardrail (it applies to all of the workspace's traffic), loaded to edit. */
+function DefaultGuardrail({ id, onSaved }: { id: string; onSaved: () => void }) {
+  const loaded = useApi(() => api<{ data: Guardrail }>("GET", `/api/v1/guardrails/${encodeURIComponent(id)}`), [id]);
+  return (
+    <section class="card" aria-label="The workspace's default guardrail">
+      <h2>The workspace's default guardrail</h2>
+      <p class="subtitle">It applies to every key of the workspace, besides the guardrails assigned to a key or its member.</p>
+      <ErrorNotice error={loaded.error} />
+      <Loading loading={loaded.loading} />
+      {loaded.data ? <GuardrailForm guardrail={loaded.data.data} onSaved={onSaved} /> : null}
+    </section>
+  );
+}
+
+function Guardrails({ viewer }: { viewer: Viewer }) {
   const list = useApi(() => api<{ data: Guardrail[] }>("GET", "/api/v1/guardrails"), []);
   const [open, setOpen] = useState<{ id: string; part: "edit" | "assign" } | undefined>(undefined);
   const [creating, setCreating] = useState(false);
+  const [editingDefault, setEditingDefault] = useState(false);
+  const defaultId = `default-${viewer.workspace ?? ""}`;
   const action = useAction();
   const toggle = (id: string, part: "edit" | "assign") => setOpen(open?.id === id && open.part === part ? undefined : { id, part });
   const remove = (guardrail: Guardrail) => {
@@ -108,10 +124,16 @@ function Guardrails() {
     <section aria-labelledby="guardrails-title">
       <header class="page-header">
         <h1 id="guardrails-title">Guardrails</h1>
-        <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
-          New guardrail
-        </button>
+        <div class="form-actions">
+          <button type="button" aria-expanded={editingDefault} onClick={() => setEditingDefault(!editingDefault)}>
+            Default guardrail
+          </button>
+          <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+            New guardrail
+          </button>
+        </div>
       </header>
+      {editingDefault ? <DefaultGuardrail id={defaultId} onSaved={() => (setEditingDefault(false), list.reload())} /> : null}
       {creating ? (
         <section class="card" aria-label="Create a guardrail">
           <h2>Create a guardrail</h2>
@@ -135,16 +157,20 @@ function Guardrails() {
             {(list.data?.data ?? []).map((guardrail) => (
               <Fragment key={guardrail.id}>
                 <tr>
-                  <th scope="row">{guardrail.name}</th>
+                  <th scope="row">
+                    {guardrail.name} {guardrail.id === defaultId ? <span class="badge">workspace default</span> : null}
+                  </th>
                   <td>{budgetOf(guardrail)}</td>
                   <td>{filtersOf(guardrail)}</td>
                   <td class="actions">
                     <button type="button" aria-label={`Edit ${guardrail.name}`} aria-expanded={open?.id === guardrail.id && open.part === "edit"} onClick={() => toggle(guardrail.id, "edit")}>
                       Edit
                     </button>
-                    <button type="button" aria-label={`Assignments of ${guardrail.name}`} aria-expanded={open?.id === guardrail.id && open.part === "assign"} onClick={() => toggle(guardrail.id, "assign")}>
-                      Assignments
-                    </button>
+                    {guardrail.id === defaultId ? null : (
+                      <button type="button" aria-label={`Assignments of ${guardrail.name}`} aria-expanded={open?.id === guardrail.id && open.part === "assign"} onClick={() => toggle(guardrail.id, "assign")}>
+                        Assignments
+                      </button>
+                    )}
                     <button type="button" class="danger" aria-label={`Delete ${guardrail.name}`} onClick={() => remove(guardrail)}>
                       Delete
                     </button>
