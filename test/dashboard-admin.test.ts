@@ -147,8 +147,13 @@ test("guardrails, workspace budgets, members and observability destinations, at 
 
   // Observability: an OTLP destination with a secret header, shown masked; re-saving it keeps the secret.
   await go(page, "Observability");
-  await page.getByRole("button", { name: "New destination" }).click();
+  // Keyboard: the button opens the form with Enter, and Tab moves into it.
+  await page.getByRole("button", { name: "New destination" }).focus();
+  await page.keyboard.press("Enter");
   const form = page.getByRole("form", { name: "New destination" });
+  await form.waitFor();
+  await page.keyboard.press("Tab");
+  expect(await page.evaluate<boolean>("document.activeElement?.tagName === 'SELECT' && document.activeElement.closest('label')?.textContent?.startsWith('Type') === true")).toBe(true);
   await form.getByRole("combobox", { name: /^Type/ }).selectOption("otel-collector");
   await form.getByLabel("Name", { exact: true }).fill("collector");
   await form.getByLabel("OTLP endpoint URL").fill("not a url");
@@ -168,11 +173,13 @@ test("guardrails, workspace budgets, members and observability destinations, at 
   await page.getByRole("button", { name: "Edit collector" }).click();
   const edit = page.getByRole("form", { name: "Edit collector" });
   expect(await edit.getByLabel(/^Headers/).inputValue()).toBe("authorization: ********");
-  await edit.getByLabel("Sampling rate (0 to 1)").fill("0.5");
-  await edit.getByLabel("Sampling rate (0 to 1)").fill("1");
+  await edit.getByRole("checkbox", { name: /^inference / }).check();
   await edit.getByRole("button", { name: "Save destination" }).click();
   await edit.waitFor({ state: "detached" });
   expect(await page.content()).not.toContain("collector-secret");
+  const saved = await json<{ data: Array<{ api_key_hashes: string[] | null; config: Record<string, unknown> }> }>(await setup.admin("GET", "/observability/destinations"));
+  expect(saved.data[0]!.api_key_hashes).toHaveLength(1);
+  expect(saved.data[0]!.config.headers).toEqual({ authorization: "********" });
   // The stored secret still goes out with the export of a generation the filter selects.
   expect((await setup.post("/chat/completions", { model: "test/gpt", messages: [{ role: "user", content: "hi" }] })).status).toBe(200);
   for (let wait = 0; wait < 100 && collector.received.length === 0; wait++) await Bun.sleep(100);

@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { type FilterRules, FilterRulesEditor, rulesToSend } from "./filter-rules.tsx";
+import type { ApiKey } from "./key-limits.tsx";
 import { ErrorNotice } from "./notice.tsx";
+import { useApi } from "./use-api.ts";
 import { checkedOf, numberOfText, useAction, valueOf } from "./use-action.ts";
 
 /** A destination as `GET /api/v1/observability/destinations` lists it (its secrets masked). */
@@ -14,6 +16,7 @@ export interface Destination {
   privacy_mode: boolean;
   sampling_rate: number;
   filter_rules: FilterRules | null;
+  api_key_hashes: string[] | null;
   broadcast_generation_cost: boolean;
   broadcast_generation_identity: boolean;
   broadcast_generation_request_context: boolean;
@@ -60,6 +63,22 @@ function headersOf(text: string): Record<string, string> {
   return Object.fromEntries(lines.map((line) => [line.split(":")[0]!.trim(), line.includes(":") ? line.slice(line.indexOf(":") + 1).trim() : ""]));
 }
 
+/** Which of the workspace's keys a destination exports the generations of (none chosen: every key). */
+function KeyChoice({ chosen, onChange }: { chosen: string[]; onChange: (chosen: string[]) => void }) {
+  const keys = useApi(() => api<{ data: ApiKey[] }>("GET", "/api/v1/keys"), []);
+  return (
+    <fieldset>
+      <legend>Keys (none chosen: every key of the workspace)</legend>
+      <ErrorNotice error={keys.error} />
+      {(keys.data?.data ?? []).map((key) => (
+        <label key={key.hash} class="check">
+          <input type="checkbox" checked={chosen.includes(key.hash)} onChange={(event) => onChange(checkedOf(event) ? [...chosen, key.hash] : chosen.filter((hash) => hash !== key.hash))} /> {key.name} <code>{key.label}</code>
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 /** Creates a destination, or edits `destination` (a masked secret sent back keeps the stored one). */
 export function DestinationForm({ destination, onSaved }: { destination?: Destination; onSaved: () => void }) {
   const [type, setType] = useState(destination?.type ?? "otel-collector");
@@ -69,6 +88,7 @@ export function DestinationForm({ destination, onSaved }: { destination?: Destin
   const [sampling, setSampling] = useState(String(destination?.sampling_rate ?? 1));
   const [switches, setSwitches] = useState<Record<string, boolean>>(Object.fromEntries(SWITCHES.map(([field]) => [field, destination ? destination[field] : field === "enabled"])));
   const [rules, setRules] = useState<FilterRules>(destination?.filter_rules ?? { enabled: true, groups: [] });
+  const [keys, setKeys] = useState<string[]>(destination?.api_key_hashes ?? []);
   const action = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -78,6 +98,7 @@ export function DestinationForm({ destination, onSaved }: { destination?: Destin
       config: { ...settings, headers: headersOf(headers) },
       sampling_rate: numberOfText(sampling) ?? undefined,
       filter_rules: rulesToSend(rules),
+      api_key_hashes: keys.length > 0 ? keys : null,
       ...switches,
     };
     const path = "/api/v1/observability/destinations";
@@ -124,6 +145,7 @@ export function DestinationForm({ destination, onSaved }: { destination?: Destin
         ))}
       </fieldset>
       <FilterRulesEditor rules={rules} onChange={setRules} />
+      <KeyChoice chosen={keys} onChange={setKeys} />
       <div class="form-actions">
         <button type="submit">{destination ? "Save destination" : "Create destination"}</button>
         <ErrorNotice error={action.error} />

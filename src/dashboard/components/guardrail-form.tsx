@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNotice } from "./notice.tsx";
-import { listOfText, listText, numberOfText, useAction, valueOf } from "./use-action.ts";
+import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "./use-action.ts";
 
 /** A guardrail as `GET /api/v1/guardrails` lists it. */
 export interface Guardrail {
@@ -10,6 +10,7 @@ export interface Guardrail {
   description: string | null;
   limit_usd: number | null;
   reset_interval: string | null;
+  include_byok_in_budgets: boolean;
   allowed_models: string[] | null;
   ignored_models: string[] | null;
   allowed_providers: string[] | null;
@@ -75,6 +76,7 @@ export function GuardrailForm({ guardrail, onSaved }: { guardrail?: Guardrail; o
   const [description, setDescription] = useState(guardrail?.description ?? "");
   const [limit, setLimit] = useState(guardrail?.limit_usd === null || guardrail === undefined ? "" : String(guardrail.limit_usd));
   const [interval, setInterval] = useState(guardrail?.reset_interval ?? "");
+  const [byok, setByok] = useState(guardrail?.include_byok_in_budgets ?? false);
   const [lists, setLists] = useState<Record<string, string>>(Object.fromEntries(LISTS.map(([field]) => [field, listText(guardrail?.[field])])));
   const [policies, setPolicies] = useState<Record<string, string>>(Object.fromEntries(POLICIES.map(([field]) => [field, guardrail?.[field] === undefined || guardrail[field] === null ? "" : String(guardrail[field])])));
   const [builtins, setBuiltins] = useState<Record<string, string>>(Object.fromEntries((guardrail?.content_filter_builtins ?? []).map((entry) => [entry.slug, entry.action])));
@@ -88,6 +90,7 @@ export function GuardrailForm({ guardrail, onSaved }: { guardrail?: Guardrail; o
       description: description.trim() === "" ? null : description,
       limit_usd: numberOfText(limit),
       reset_interval: interval === "" ? null : interval,
+      include_byok_in_budgets: byok,
       ...Object.fromEntries(LISTS.map(([field]) => [field, listOfText(lists[field]!)])),
       ...Object.fromEntries(POLICIES.map(([field]) => [field, policies[field] === "" ? null : policies[field] === "true"])),
       content_filter_builtins: BUILTINS.filter(([slug]) => builtins[slug]).map(([slug]) => ({ slug, action: builtins[slug], ...(slug === SCOPED ? { scan_scope: scope } : {}) })),
@@ -121,6 +124,9 @@ export function GuardrailForm({ guardrail, onSaved }: { guardrail?: Guardrail; o
             <option value="weekly">Weekly</option>
             <option value="monthly">Monthly</option>
           </select>
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={byok} onChange={(event) => setByok(checkedOf(event))} /> Count spend on the workspace's own provider keys
         </label>
       </fieldset>
       <fieldset>

@@ -46,7 +46,7 @@ function Observability() {
           <thead>
             <tr>
               <th scope="col">Name</th>
-              <th scope="col">Type</th>
+              <th scope="col" class="wide-only">Type</th>
               <th scope="col">Settings</th>
               <th scope="col">Sampling</th>
               <th scope="col">Actions</th>
@@ -61,7 +61,7 @@ function Observability() {
                     <th scope="row">
                       {name} {destination.enabled ? null : <span class="badge">disabled</span>} {destination.filter_rules ? <span class="badge">filtered</span> : null}
                     </th>
-                    <td>{destination.type}</td>
+                    <td class="wide-only">{destination.type}</td>
                     <td class="settings">{settingsOf(destination)}</td>
                     <td>{`${Math.round(destination.sampling_rate * 1000) / 10}%`}</td>
                     <td class="actions">
