@@ -4,7 +4,7 @@ import { type FilterRules, FilterRulesEditor, rulesToSend } from "./filter-rules
 import type { ApiKey } from "./key-limits.tsx";
 import { ErrorNotice } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
-import { checkedOf, numberOfText, useAction, valueOf } from "./use-action.ts";
+import { checkedOf, numberOfText, useAction, valueOf } from "./forms.ts";
 
 /** A destination as `GET /api/v1/observability/destinations` lists it (its secrets masked). */
 export interface Destination {

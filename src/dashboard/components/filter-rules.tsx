@@ -1,4 +1,4 @@
-import { valueOf } from "./use-action.ts";
+import { valueOf } from "./forms.ts";
 
 /** A destination's filter rules as the API takes them: groups of rules, each group all or any of its rules. */
 export interface FilterRules {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNotice } from "./notice.tsx";
-import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "./use-action.ts";
+import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "./forms.ts";
 
 /** A guardrail as `GET /api/v1/guardrails` lists it. */
 export interface Guardrail {

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
-import { useAction, valueOf } from "./use-action.ts";
+import { useAction, valueOf } from "./forms.ts";
 import { useApi } from "./use-api.ts";
 
 /** A member as `GET /api/v1/organization/members/{id}` answers it. */

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { formatCost } from "./format.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
-import { numberOfText, useAction, valueOf } from "./use-action.ts";
+import { numberOfText, useAction, valueOf } from "./forms.ts";
 import { useApi } from "./use-api.ts";
 
 interface Budget {

@@ -6,7 +6,7 @@ import { builtinName, type Guardrail, GuardrailForm } from "../components/guardr
 import type { ApiKey } from "../components/key-limits.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
-import { useAction, valueOf } from "../components/use-action.ts";
+import { useAction, valueOf } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
 
 interface KeyAssignment {

@@ -4,7 +4,7 @@ import { formatTime } from "../components/format.ts";
 import { type DirectoryMember, MemberDirectory, memberName, useDirectory } from "../components/member-directory.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
-import { useAction, valueOf } from "../components/use-action.ts";
+import { useAction, valueOf } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
 
 interface WorkspaceMember {

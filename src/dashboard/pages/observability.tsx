@@ -4,7 +4,7 @@ import { api } from "../api.ts";
 import { type Destination, DestinationForm } from "../components/destination-form.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
-import { useAction } from "../components/use-action.ts";
+import { useAction } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
 
 /** Where a destination sends, and its settings as the API shows them (secrets masked). */

@@ -4,7 +4,7 @@ import { api } from "../api.ts";
 import { formatTime } from "../components/format.ts";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
-import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "../components/use-action.ts";
+import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
 import { WorkspaceBudgets } from "../components/workspace-budgets.tsx";
 

@@ -1,3 +1,4 @@
+/** What the administration forms share: the API refusal of their last call, and their fields' text as the API takes it. */
 import { useState } from "preact/hooks";
 
 /** A state-changing call and the API's refusal of the last one, to show next to its form. */
