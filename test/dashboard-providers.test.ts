@@ -58,6 +58,8 @@ test("providers and models: both endpoints of a model with figures, the failed o
   await page.getByRole("heading", { name: "Providers and models" }).waitFor();
   const table = page.getByRole("table", { name: "Endpoints" });
   const pair = table.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "test/pair" }) });
+  // The table fills in after the page's first fetch: wait for both of the model's rows.
+  await pair.nth(1).waitFor();
   await expect(pair.count()).resolves.toBe(2);
   const openai = pair.filter({ hasText: "local-openai" });
   const anthropic = pair.filter({ hasText: "local-anthropic" });

@@ -46,6 +46,7 @@ const SessionState = t.Object({
   kind: t.String({ description: "oidc (a signed-in member) or management-key" }),
   member: t.Union([SessionMember, t.Null()]),
   workspaces: t.Array(t.Object({ id: t.String(), role: t.String({ description: "admin or member" }) })),
+  deployment_admin: t.Boolean({ description: "Whether the session administers the whole deployment (an organization owner or admin, or a deployment admin's management key)" }),
   csrf_token: t.String({ description: "Send as the x-csrf-token header on every state-changing request" }),
   expires_at: t.String(),
 });
@@ -133,17 +134,20 @@ export function sessionApi(services: Services) {
         if (!live || token === undefined) throw new GatewayError("unauthorized", "Not signed in");
         const { member, row } = live;
         let workspaces: Array<{ id: string; role: string }>;
+        let deploymentAdmin = member ? member.role === "owner" || member.role === "admin" : false;
         if (member) {
           workspaces = (await services.members.membershipsOf(member.id)).map((membership) => ({ id: membership.workspaceId, role: membership.role }));
         } else {
           const key = row.keyHash === null ? undefined : await services.keys.findByHash(row.keyHash);
           if (!key || key.disabled) throw new GatewayError("unauthorized", "Not signed in");
           workspaces = [{ id: key.workspaceId, role: "admin" }];
+          deploymentAdmin = key.kind === "management" && key.deploymentAdmin;
         }
         return {
           kind: row.kind,
           member: member ? { id: member.id, email: member.email, first_name: member.firstName, last_name: member.lastName, role: member.role } : null,
           workspaces,
+          deployment_admin: deploymentAdmin,
           csrf_token: csrfToken(token),
           expires_at: row.expiresAt,
         };

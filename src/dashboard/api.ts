@@ -9,6 +9,7 @@ export interface Session {
   kind: string;
   member: { id: string; email: string; first_name: string | null; last_name: string | null; role: string } | null;
   workspaces: Array<{ id: string; role: string }>;
+  deployment_admin: boolean;
   csrf_token: string;
   expires_at: string;
 }

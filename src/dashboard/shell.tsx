@@ -1,22 +1,23 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { selectWorkspace, type Session, signOut } from "./api.ts";
+import type { PageDefinition } from "./components/page.ts";
 import { PAGES } from "./pages/index.ts";
 
 /** The page and its parameter a hash names (`#/generations/<id>`); the first page when it names none. */
-function routeOf(hash: string): { path: string; param: string | undefined } {
+function routeOf(hash: string, pages: PageDefinition[]): { path: string; param: string | undefined } {
   const [path = "", ...rest] = hash.replace(/^#\/?/, "").split("/");
-  const known = PAGES.some((page) => page.path === path);
-  return { path: known ? path : PAGES[0]!.path, param: known && rest.length > 0 ? decodeURIComponent(rest.join("/")) : undefined };
+  const known = pages.some((page) => page.path === path);
+  return { path: known ? path : pages[0]!.path, param: known && rest.length > 0 ? decodeURIComponent(rest.join("/")) : undefined };
 }
 
-function useHashRoute() {
+function useHashRoute(pages: PageDefinition[]) {
   const [hash, setHash] = useState(location.hash);
   useEffect(() => {
     const update = () => setHash(location.hash);
     addEventListener("hashchange", update);
     return () => removeEventListener("hashchange", update);
   }, []);
-  return routeOf(hash);
+  return routeOf(hash, pages);
 }
 
 function principalName(session: Session): string {
@@ -26,10 +27,11 @@ function principalName(session: Session): string {
 
 /** The frame of every page: navigation, the signed-in principal, the workspace picker, sign-out. */
 export function Shell({ session }: { session: Session }) {
-  const route = useHashRoute();
   const [workspace, setWorkspace] = useState(session.workspaces[0]?.id);
   selectWorkspace(workspace);
-  const page = PAGES.find((item) => item.path === route.path)!;
+  const pages = PAGES.filter((item) => !item.visible || item.visible({ session, workspace }));
+  const route = useHashRoute(pages);
+  const page = pages.find((item) => item.path === route.path)!;
   // After a navigation (not the first load) keyboard and screen-reader users land on the new page.
   const first = useRef(true);
   useEffect(() => {
@@ -47,7 +49,7 @@ export function Shell({ session }: { session: Session }) {
         <span class="brand">Roundhouse</span>
         <nav aria-label="Dashboard">
           <ul>
-            {PAGES.map((item) => (
+            {pages.map((item) => (
               <li key={item.path}>
                 <a href={`#/${item.path}`} aria-current={item.path === page.path ? "page" : undefined}>
                   {item.title}
@@ -82,7 +84,7 @@ export function Shell({ session }: { session: Session }) {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <View key={`${workspace}/${page.path}/${route.param ?? ""}`} param={route.param} />
+        <View key={`${workspace}/${page.path}/${route.param ?? ""}`} param={route.param} viewer={{ session, workspace }} />
       </main>
     </div>
   );

@@ -1,8 +1,24 @@
 import type { ComponentType } from "preact";
+import type { Session } from "../api.ts";
 
-/** One page of the dashboard: its hash route (`#/<path>[/<param>]`), its title in the navigation, and its view. */
+/** Who is looking: the session and the workspace it acts in. */
+export interface Viewer {
+  session: Session;
+  workspace: string | undefined;
+}
+
+/**
+ * One page of the dashboard: its hash route (`#/<path>[/<param>]`), its title in the navigation, its
+ * view (given the parameter and who is looking), and (when not everyone may use it) who sees it: a page a viewer cannot use is not listed.
+ */
 export interface PageDefinition {
   path: string;
   title: string;
-  view: ComponentType<{ param: string | undefined }>;
+  view: ComponentType<{ param: string | undefined; viewer: Viewer }>;
+  visible?: (viewer: Viewer) => boolean;
+}
+
+/** Whether the viewer manages the selected workspace: a deployment admin, or an admin of that workspace. */
+export function managesWorkspace({ session, workspace }: Viewer): boolean {
+  return session.deployment_admin || session.workspaces.some((item) => item.id === workspace && item.role === "admin");
 }

@@ -4,7 +4,7 @@ import { formatTime } from "../components/format.ts";
 import { InternConnections } from "../components/intern-connections.tsx";
 import { InternSecrets } from "../components/intern-secrets.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { Tabs } from "../components/tabs.tsx";
 import { useApi } from "../components/use-api.ts";
 
@@ -157,4 +157,4 @@ function Interns({ param }: { param: string | undefined }) {
 }
 
 /** The workspace's interns (Intern API programme only); `#/interns/<id>` shows one with its Connections and Secrets tabs. */
-export const internsPage: PageDefinition = { path: "interns", title: "Interns", view: Interns };
+export const internsPage: PageDefinition = { path: "interns", title: "Interns", view: Interns, visible: managesWorkspace };

@@ -1,7 +1,7 @@
 import { api } from "../api.ts";
 import { formatTime } from "../components/format.ts";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { PresetDetail } from "../components/preset-detail.tsx";
 import type { Preset } from "../components/preset-document.ts";
 import { PresetImport } from "../components/preset-import.tsx";
@@ -54,4 +54,4 @@ function Presets({ param }: { param: string | undefined }) {
 }
 
 /** Presets: the list, one preset's versions with a diff of two, a new version from JSON, export and import. */
-export const presetsPage: PageDefinition = { path: "presets", title: "Presets", view: Presets };
+export const presetsPage: PageDefinition = { path: "presets", title: "Presets", view: Presets, visible: managesWorkspace };
