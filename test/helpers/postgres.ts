@@ -5,7 +5,7 @@
  * PostgreSQL refuses to run as root.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
@@ -25,9 +25,42 @@ function binDir(): string {
 }
 
 /** Runs a PostgreSQL program as the user that owns the cluster. */
-function asOwner(program: string, args: string[]): string[] {
+function asOwner(program: string, args: string[], options: { dieWithParent?: boolean } = {}): string[] {
   const root = process.getuid?.() === 0;
-  return root ? ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", program, ...args] : [program, ...args];
+  // The server dies with the test process, however that ends (an exit hook does not run on every end).
+  const lifetime = options.dieWithParent ? ["--pdeathsig", "KILL"] : [];
+  if (root) return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", ...lifetime, program, ...args];
+  return lifetime.length > 0 ? ["setpriv", ...lifetime, program, ...args] : [program, ...args];
+}
+
+/** Removes the folders of earlier runs' servers that are no longer running (a killed run leaves its folder). */
+function removeStaleFolders(): void {
+  const hour = 60 * 60 * 1000;
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith("roundhouse-pg-")) continue;
+    const dir = join(tmpdir(), name);
+    try {
+      const pidFile = join(dir, "data", "postmaster.pid");
+      if (existsSync(pidFile)) {
+        const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+        if (pid > 0 && isRunning(pid)) continue;
+      } else if (Date.now() - statSync(dir).mtimeMs < hour) {
+        continue; // being set up by another run
+      }
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Another run removed it, or it is not ours to read: leave it.
+    }
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 export class TestPostgres {
@@ -42,6 +75,7 @@ export class TestPostgres {
 
   static async start(): Promise<TestPostgres> {
     const bin = binDir();
+    removeStaleFolders();
     const dir = mkdtempSync(join(tmpdir(), "roundhouse-pg-"));
     if (process.getuid?.() === 0) {
       const { uid, gid } = ownerIds();
@@ -69,7 +103,7 @@ export class TestPostgres {
       "-c", "full_page_writes=off",
       "-c", "max_connections=300",
       "-c", "shared_buffers=32MB",
-    ]);
+    ], { dieWithParent: true });
     const child = spawn(command!, args, { stdio: ["ignore", "ignore", "pipe"] });
     let log = "";
     child.stderr!.on("data", (chunk) => (log = (log + chunk).slice(-4000)));
