@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, callApi, createKey, inProcess, listening } from "./helpers/gateway.ts";
 import { freshDatabaseUrl, reservationsSettled } from "./helpers/postgres.ts";
+import { startOpenAiUpstream } from "./helpers/upstreams.ts";
 
 /**
  * BYOK accounting through real inference: a generation served with a BYOK credential says so in its
@@ -8,26 +9,14 @@ import { freshDatabaseUrl, reservationsSettled } from "./helpers/postgres.ts";
  * only when they include BYOK spend; on SQLite (in-memory ledgers) and PostgreSQL (team mode).
  */
 const BYOK = "Bearer sk-byok-secret-0001";
-const upstream = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(request) {
-    const authorization = request.headers.get("authorization") ?? "";
-    if (authorization !== BYOK && authorization !== "Bearer configured-key") return Response.json({ error: { message: "bad key" } }, { status: 401 });
-    const body = (await request.json()) as { model: string };
-    return Response.json({
-      id: "up-1",
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-    });
-  },
-});
+/** A real local upstream answering 3 prompt and 2 completion tokens; it records which credential each request carried. */
+const upstream = startOpenAiUpstream();
+upstream.behave({ text: "ok", usage: { input: 3, output: 2 } });
+/** The credential the upstream saw on its last request. */
+const lastCredential = () => upstream.requests.at(-1)?.headers.authorization;
 
 const CONFIG = `providers:
-  up: { type: openai-compatible, base_url: http://127.0.0.1:${upstream.port}/v1, api_key: configured-key }
+  up: { type: openai-compatible, base_url: ${upstream.url}/v1, api_key: configured-key }
 models:
   - id: acme/priced
     endpoints: [{ provider: up, model: m, pricing: { prompt: 1000, completion: 1000 }, max_output: 20 }]
@@ -35,7 +24,7 @@ models:
 /** What one answer costs: 5 tokens at 1000 USD per million. */
 const COST = 0.005;
 
-afterAll(() => upstream.stop(true));
+afterAll(() => upstream.stop());
 
 describe.each(["sqlite", "postgres"] as const)("BYOK accounting on %s", (dialect) => {
   let gateway: Awaited<ReturnType<typeof listening>>;
@@ -59,8 +48,10 @@ describe.each(["sqlite", "postgres"] as const)("BYOK accounting on %s", (dialect
 
     const configured = (await (await chat(plain.key)).json()) as { id: string; usage: { is_byok: boolean } };
     expect(configured.usage.is_byok).toBe(false);
+    expect(lastCredential()).toBe("Bearer configured-key");
     const answered = await chat(own.key);
     expect(answered.status).toBe(200);
+    expect(lastCredential()).toBe(BYOK);
     const json = (await answered.json()) as { id: string; usage: { is_byok: boolean; cost: number } };
     expect(json.usage).toMatchObject({ is_byok: true, cost: COST });
     const responses = (await (await chat(own.key, "/responses")).json()) as { usage: { is_byok: boolean } };

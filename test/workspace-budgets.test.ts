@@ -1,31 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ADMIN_KEY, callApi, createKey, inProcess, listening } from "./helpers/gateway.ts";
 import { freshDatabaseUrl, reservationsSettled } from "./helpers/postgres.ts";
+import { startOpenAiUpstream } from "./helpers/upstreams.ts";
 
 /**
  * Workspace budgets over HTTP: one budget per interval, limits strictly decreasing as the interval
  * narrows, and each enforced at once as one ledger pooled over all of the workspace's keys, on SQLite
  * and on PostgreSQL (team mode).
  */
-const upstream = Bun.serve({
-  port: 0,
-  hostname: "127.0.0.1",
-  async fetch(request) {
-    const body = (await request.json()) as { model: string };
-    return Response.json({
-      id: "up-1",
-      object: "chat.completion",
-      created: 1,
-      model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: "ok" }, finish_reason: "stop" }],
-      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-    });
-  },
-});
-afterAll(() => upstream.stop(true));
+/** A real local upstream answering 3 prompt and 2 completion tokens. */
+const upstream = startOpenAiUpstream();
+upstream.behave({ text: "ok", usage: { input: 3, output: 2 } });
+afterAll(() => upstream.stop());
 
 const CONFIG = `providers:
-  up: { type: openai-compatible, base_url: http://127.0.0.1:${upstream.port}/v1, api_key: k }
+  up: { type: openai-compatible, base_url: ${upstream.url}/v1, api_key: k }
 models:
   - id: acme/priced
     endpoints: [{ provider: up, model: m, pricing: { prompt: 1000, completion: 1000 }, max_output: 20 }]
