@@ -57,6 +57,7 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   await page.waitForURL(`${url}/session/sign-in?return_to=/`);
   await page.getByLabel("Management key").fill(setup.key);
   await page.getByRole("button", { name: "Sign in with a management key" }).click();
+  await page.getByRole("alert").filter({ hasText: "Inference keys cannot" }).waitFor();
   await expect(page.getByRole("alert").textContent()).resolves.toBe("Inference keys cannot sign in to the dashboard: use a management key");
   await page.getByLabel("Management key").fill(ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with a management key" }).click();
@@ -67,6 +68,9 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   for (const chart of ["Requests", "Tokens", "Cost", "Errors", "Latency"]) {
     await page.getByRole("img", { name: new RegExp(`^${chart}: `) }).waitFor();
   }
+  // Every hour of the last 24 is drawn, the quiet ones as zeros; latency only where there was traffic.
+  await page.getByRole("img", { name: /^Requests: 2 in total; peak 2 over 2[45] intervals$/ }).waitFor();
+  await page.getByRole("img", { name: /^Latency: .*over 1 interval$/ }).waitFor();
   const topModels = page.getByRole("table", { name: "Top models" });
   await topModels.getByRole("rowheader", { name: "test/fallback" }).waitFor();
   await topModels.getByRole("rowheader", { name: "test/gpt" }).waitFor();
@@ -88,6 +92,8 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   await page.getByRole("heading", { name: "Routing trace" }).waitFor();
   const trace = page.getByRole("table", { name: "Each attempt of this generation, in order" });
   const attempts = trace.getByRole("row");
+  // The trace fills in after the detail's fetch: wait for its header and both attempts.
+  await attempts.nth(2).waitFor();
   await expect(attempts.count()).resolves.toBe(3);
   expect(await attempts.nth(1).textContent()).toContain("local-openai");
   expect(await attempts.nth(1).textContent()).toContain("503");

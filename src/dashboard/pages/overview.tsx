@@ -28,9 +28,27 @@ function query(body: Record<string, unknown>): Promise<Row[]> {
 const num = (row: Row, field: string) => Number(row[field] ?? 0);
 const series = (rows: Row[], value: (row: Row) => number): Point[] => rows.map((row) => ({ time: String(row.time_bucket), value: value(row) }));
 
+const STEP_MS = { hour: 3600_000, day: 24 * 3600_000 } as const;
+
+/**
+ * Every bucket of the period in order, those without traffic as empty rows (counted as zero): a quiet
+ * hour shows as a dip to zero, not as a line drawn across it. Buckets are named as the API names them.
+ */
+export function filledBuckets(rows: Row[], start: Date, end: Date, granularity: keyof typeof STEP_MS): Row[] {
+  const step = STEP_MS[granularity];
+  const byTime = new Map(rows.map((row) => [String(row.time_bucket), row]));
+  const filled: Row[] = [];
+  for (let time = Math.floor(start.getTime() / step) * step; time <= end.getTime(); time += step) {
+    const name = new Date(time).toISOString().replace(".000Z", "Z");
+    filled.push(byTime.get(name) ?? { time_bucket: name });
+  }
+  return filled;
+}
+
 async function loadOverview(range: Range) {
   const end = new Date();
-  const time_range = { start: new Date(end.getTime() - RANGES[range].ms).toISOString(), end: end.toISOString() };
+  const start = new Date(end.getTime() - RANGES[range].ms);
+  const time_range = { start: start.toISOString(), end: end.toISOString() };
   const top = (dimension: string) =>
     query({ metrics: ["request_count", "total_cost"], dimensions: [dimension], time_range, order_by: { field: "request_count", direction: "desc" }, limit: 8 });
   const [buckets, models, providers] = await Promise.all([
@@ -38,7 +56,7 @@ async function loadOverview(range: Range) {
     top("model"),
     top("provider"),
   ]);
-  return { buckets, models, providers };
+  return { buckets: filledBuckets(buckets, start, end, RANGES[range].granularity), models, providers };
 }
 
 function Overview() {
@@ -80,7 +98,7 @@ function Overview() {
             <LineChart title="Errors" points={series(buckets, (row) => num(row, "error_count"))} format={(value) => formatCount(value, true)} summary={`${formatCount(total("error_count"))} in total`} />
             <LineChart
               title="Latency"
-              points={series(buckets, (row) => num(row, "avg_latency_ms"))}
+              points={series(buckets.filter((row) => num(row, "request_count") > 0), (row) => num(row, "avg_latency_ms"))}
               format={formatMs}
               summary={`${formatMs(requests === 0 ? null : latencyWeighted / requests)} on average`}
             />
