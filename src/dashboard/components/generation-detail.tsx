@@ -2,6 +2,7 @@ import { api, currentWorkspace } from "../api.ts";
 import { formatCost, formatCount, formatMs, formatTime } from "./format.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
+import { WideRow } from "./wide-row.tsx";
 
 /** One upstream attempt of a generation (`provider_responses`). */
 export interface Attempt {
@@ -149,11 +150,9 @@ export function GenerationDetail({ id }: { id: string }) {
                     </tr>
                   );
                 })}
-                {generation.provider_responses.length === 0 ? (
-                  <tr>
-                    <td colSpan={6}>No upstream was tried</td>
-                  </tr>
-                ) : null}
+                <WideRow columns={6} when={generation.provider_responses.length === 0}>
+                  No upstream was tried
+                </WideRow>
               </tbody>
             </table>
           </div>

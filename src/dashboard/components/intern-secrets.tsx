@@ -2,6 +2,7 @@ import { api } from "../api.ts";
 import { formatTime } from "./format.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
+import { WideRow } from "./wide-row.tsx";
 
 /** An intern's secret as the vault API answers it: its name and hosts, never its value. */
 interface Secret {
@@ -31,11 +32,9 @@ export function InternSecrets({ internId }: { internId: string }) {
             </tr>
           </thead>
           <tbody>
-            {secrets.data && rows.length === 0 ? (
-              <tr>
-                <td colSpan={3}>This intern has no secret of its own</td>
-              </tr>
-            ) : null}
+            <WideRow columns={3} when={secrets.data && rows.length === 0}>
+              This intern has no secret of its own
+            </WideRow>
             {rows.map((secret) => (
               <tr key={secret.name}>
                 <th scope="row">

@@ -5,6 +5,7 @@ import { type Generation, GenerationDetail } from "../components/generation-deta
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import type { PageDefinition } from "../components/page.ts";
 import { useApi } from "../components/use-api.ts";
+import { WideRow } from "../components/wide-row.tsx";
 
 interface Filters {
   model: string;
@@ -84,11 +85,9 @@ function GenerationList() {
             </tr>
           </thead>
           <tbody>
-            {list.data && rows.length === 0 ? (
-              <tr>
-                <td colSpan={7}>No generations match</td>
-              </tr>
-            ) : null}
+            <WideRow columns={7} when={list.data && rows.length === 0}>
+              No generations match
+            </WideRow>
             {rows.map((row) => (
               <tr key={row.id} class={row.status >= 400 ? "failed" : ""}>
                 <td>

@@ -8,6 +8,7 @@ import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useAction, valueOf } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
+import { WideRow } from "../components/wide-row.tsx";
 
 interface KeyAssignment {
   key_hash: string;
@@ -176,13 +177,9 @@ function Guardrails({ viewer }: { viewer: Viewer }) {
                     </button>
                   </td>
                 </tr>
-                {open?.id === guardrail.id ? (
-                  <tr>
-                    <td colSpan={4}>
-                      {open.part === "edit" ? <GuardrailForm guardrail={guardrail} onSaved={() => (setOpen(undefined), list.reload())} /> : <Assignments guardrail={guardrail} />}
-                    </td>
-                  </tr>
-                ) : null}
+                <WideRow columns={4} when={open?.id === guardrail.id}>
+                  {open?.part === "edit" ? <GuardrailForm guardrail={guardrail} onSaved={() => (setOpen(undefined), list.reload())} /> : <Assignments guardrail={guardrail} />}
+                </WideRow>
               </Fragment>
             ))}
           </tbody>

@@ -7,6 +7,7 @@ import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { Tabs } from "../components/tabs.tsx";
 import { useApi } from "../components/use-api.ts";
+import { WideRow } from "../components/wide-row.tsx";
 
 /** An intern as `GET /interns` answers it. */
 interface Intern {
@@ -81,11 +82,9 @@ function InternList() {
                 </tr>
               </thead>
               <tbody>
-                {rows.length === 0 ? (
-                  <tr>
-                    <td colSpan={4}>This workspace has no intern yet</td>
-                  </tr>
-                ) : null}
+                <WideRow columns={4} when={rows.length === 0}>
+                  This workspace has no intern yet
+                </WideRow>
                 {rows.map((intern) => (
                   <tr key={intern.id}>
                     <th scope="row">

@@ -7,6 +7,7 @@ import { ErrorNotice, Loading } from "../components/notice.tsx";
 import type { PageDefinition } from "../components/page.ts";
 import { useApi } from "../components/use-api.ts";
 import { type ApiKey, KeyLimits } from "../components/key-limits.tsx";
+import { WideRow } from "../components/wide-row.tsx";
 
 function CreateKey({ onCreated }: { onCreated: () => void }) {
   const [name, setName] = useState("");
@@ -125,13 +126,9 @@ function Keys() {
                     </button>
                   </td>
                 </tr>
-                {editing === key.hash ? (
-                  <tr>
-                    <td colSpan={7}>
-                      <KeyLimits apiKey={key} onSaved={() => (setEditing(undefined), keys.reload())} />
-                    </td>
-                  </tr>
-                ) : null}
+                <WideRow columns={7} when={editing === key.hash}>
+                  <KeyLimits apiKey={key} onSaved={() => (setEditing(undefined), keys.reload())} />
+                </WideRow>
               </Fragment>
             ))}
           </tbody>

@@ -6,6 +6,7 @@ import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { useAction } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
+import { WideRow } from "../components/wide-row.tsx";
 
 /** Where a destination sends, and its settings as the API shows them (secrets masked). */
 function settingsOf(destination: Destination): string {
@@ -73,13 +74,9 @@ function Observability() {
                       </button>
                     </td>
                   </tr>
-                  {editing === destination.id ? (
-                    <tr>
-                      <td colSpan={5}>
-                        <DestinationForm destination={destination} onSaved={() => (setEditing(undefined), list.reload())} />
-                      </td>
-                    </tr>
-                  ) : null}
+                  <WideRow columns={5} when={editing === destination.id}>
+                    <DestinationForm destination={destination} onSaved={() => (setEditing(undefined), list.reload())} />
+                  </WideRow>
                 </Fragment>
               );
             })}

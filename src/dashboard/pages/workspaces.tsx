@@ -7,6 +7,7 @@ import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "../components/forms.ts";
 import { useApi } from "../components/use-api.ts";
 import { WorkspaceBudgets } from "../components/workspace-budgets.tsx";
+import { WideRow } from "../components/wide-row.tsx";
 
 interface Workspace {
   id: string;
@@ -132,13 +133,9 @@ function Workspaces() {
                     </button>
                   </td>
                 </tr>
-                {open?.id === workspace.id ? (
-                  <tr>
-                    <td colSpan={4}>
-                      {open.part === "settings" ? <WorkspaceSettings workspace={workspace} onSaved={() => (setOpen(undefined), list.reload())} /> : <WorkspaceBudgets workspace={workspace} />}
-                    </td>
-                  </tr>
-                ) : null}
+                <WideRow columns={4} when={open?.id === workspace.id}>
+                  {open?.part === "settings" ? <WorkspaceSettings workspace={workspace} onSaved={() => (setOpen(undefined), list.reload())} /> : <WorkspaceBudgets workspace={workspace} />}
+                </WideRow>
               </Fragment>
             ))}
           </tbody>
