@@ -1,5 +1,7 @@
 import { api } from "../api.ts";
 import { formatTime } from "./format.ts";
+import { type SettingsControl, useSettingsControl } from "./intern-connection-settings.tsx";
+import { OtherConnections } from "./intern-other-connections.tsx";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
 
@@ -35,21 +37,47 @@ async function load(internId: string) {
     api<{ data: Connection[] }>("GET", "/api/v1/vault/connections"),
   ]);
   const byKey = new Map(all.data.map((connection) => [connection.key, connection]));
-  return { cards: usable.data.map(({ key }) => ({ key, connection: byKey.get(key) })), workspaceCount: all.data.length };
+  const keys = new Set(usable.data.map(({ key }) => key));
+  return {
+    cards: usable.data.map(({ key }) => ({ key, connection: byKey.get(key) })),
+    others: all.data.filter((connection) => !keys.has(connection.key)).map(({ key, enabled }) => ({ key, enabled })),
+  };
+}
+
+/** A card's controls: turn the connection off for this intern, or hide it from it (either takes it off the cards). */
+function CardControls({ connectionKey: key, control }: { connectionKey: string; control: SettingsControl }) {
+  const disabled = control.busy !== undefined;
+  return (
+    <div class="inline-form">
+      <button type="button" aria-label={`Turn off ${key} for this intern`} disabled={disabled} onClick={() => control.change(key, { turned_off: true })}>
+        Turn off
+      </button>
+      <button type="button" aria-label={`Hide ${key} from this intern`} disabled={disabled} onClick={() => control.change(key, { hidden: true })}>
+        Hide
+      </button>
+    </div>
+  );
 }
 
 /**
  * The Connections tab: a card for exactly each connection the vault API lists for the intern (stored,
- * enabled, not turned off or hidden for it), with its state and last test result; never a credential.
+ * enabled, not turned off or hidden for it), with its state, last test result and controls to turn it
+ * off for the intern or hide it; under them the workspace's other connections, with a way back; never
+ * a credential.
  */
 export function InternConnections({ internId }: { internId: string }) {
   const loaded = useApi(() => load(internId), [internId]);
+  const control = useSettingsControl(internId, loaded.reload);
   const cards = loaded.data?.cards ?? [];
-  const others = loaded.data ? loaded.data.workspaceCount - cards.length : 0;
   return (
     <section aria-labelledby="connections-title">
       <h2 id="connections-title">Connections this intern can use</h2>
-      <ErrorNotice error={loaded.error} />
+      <ErrorNotice error={loaded.error ?? control.action.error} />
+      {control.message ? (
+        <p class="notice info" role="status" tabIndex={-1} ref={control.messageRef}>
+          {control.message}
+        </p>
+      ) : null}
       <Loading loading={loaded.loading && !loaded.data} />
       {loaded.data && cards.length === 0 ? <p>This intern can use no connection.</p> : null}
       <ul class="connection-cards" aria-label="Connections">
@@ -62,7 +90,7 @@ export function InternConnections({ internId }: { internId: string }) {
                 <dt>State</dt>
                 <dd>
                   <span class="badge">{connection?.enabled === false ? "disabled" : "enabled"}</span>{" "}
-                  <span class="badge">shown to this intern</span>
+                  <span class="badge">on for this intern</span> <span class="badge">shown to this intern</span>
                 </dd>
               </div>
               <div>
@@ -72,14 +100,11 @@ export function InternConnections({ internId }: { internId: string }) {
                 </dd>
               </div>
             </dl>
+            <CardControls connectionKey={key} control={control} />
           </li>
         ))}
       </ul>
-      {others > 0 ? (
-        <p class="subtitle">
-          {others} other {others === 1 ? "connection" : "connections"} of the workspace {others === 1 ? "is" : "are"} disabled, turned off or hidden for this intern.
-        </p>
-      ) : null}
+      {loaded.data ? <OtherConnections others={loaded.data.others} control={control} /> : null}
     </section>
   );
 }

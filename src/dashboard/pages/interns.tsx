@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { ApiError, api, currentWorkspace } from "../api.ts";
 import { formatTime } from "../components/format.ts";
 import { InternConnections } from "../components/intern-connections.tsx";
+import { InternFeatures } from "../components/intern-features.tsx";
 import { InternSecrets } from "../components/intern-secrets.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
@@ -140,10 +141,11 @@ function InternDetail({ id }: { id: string }) {
       <Loading loading={intern.loading && !intern.data} />
       {intern.data ? (
         <Tabs
-          label={`${name}'s vault`}
+          label={`${name}'s vault and features`}
           tabs={[
             { id: "connections", label: "Connections", panel: () => <InternConnections internId={id} /> },
             { id: "secrets", label: "Secrets", panel: () => <InternSecrets internId={id} /> },
+            { id: "features", label: "Features", panel: () => <InternFeatures internId={id} internName={name} /> },
           ]}
         />
       ) : null}
@@ -155,5 +157,5 @@ function Interns({ param }: { param: string | undefined }) {
   return param ? <InternDetail id={param} /> : <InternList />;
 }
 
-/** The workspace's interns (Intern API programme only); `#/interns/<id>` shows one with its Connections and Secrets tabs. */
+/** The workspace's interns (Intern API programme only); `#/interns/<id>` shows one with its Connections, Secrets and Features tabs. */
 export const internsPage: PageDefinition = { path: "interns", title: "Interns", view: Interns, visible: managesWorkspace };
