@@ -147,10 +147,11 @@ test("Interns: the programme notice, then an intern's Connections and Secrets ta
   await page.getByText("3 other connections of the workspace are disabled, turned off or hidden for this intern.").waitFor();
   const others = page.getByRole("list", { name: "Connections this intern cannot use" });
   expect(await others.getByRole("listitem").locator("code").allTextContents()).toEqual(["google", "linear", "slack"]);
-  for (const key of ["google", "slack"]) {
-    expect(await reasonOf(page, key, "turned off or hidden for this intern")).toBe(1);
-    expect(await otherRow(page, key).getByRole("button", { name: `Make ${key} available to this intern` }).count()).toBe(1);
-  }
+  // Each says exactly why, read from the intern's setting for it, with the one way back.
+  expect(await reasonOf(page, "google", "turned off for this intern")).toBe(1);
+  expect(await otherRow(page, "google").getByRole("button", { name: "Turn on google for this intern" }).count()).toBe(1);
+  expect(await reasonOf(page, "slack", "hidden from this intern")).toBe(1);
+  expect(await otherRow(page, "slack").getByRole("button", { name: "Show slack to this intern" }).count()).toBe(1);
   expect(await reasonOf(page, "linear", "disabled for the whole workspace")).toBe(1);
   expect(await otherRow(page, "linear").getByRole("button").count()).toBe(0);
   await shoot(page, "connections-1280");
@@ -295,16 +296,16 @@ test("Features: add a declared one, a refusal naming the missing connections, de
   await featureCard("Code review").getByText("Degraded — missing: github", { exact: true }).waitFor();
   expect(await featuresOf(grace)).toEqual([{ id: "code-review", status: "degraded", missing: ["github"] }]);
 
-  // After a reload the API cannot say whether github was turned off or hidden: one button clears both.
+  // After a reload the tab still says exactly why: the intern's setting is read for each other connection.
   await page.reload();
   await page.getByRole("heading", { name: "Grace", level: 1 }).waitFor();
   await otherRow(page, "github").waitFor();
-  expect(await reasonOf(page, "github", "turned off or hidden for this intern")).toBe(1);
+  expect(await reasonOf(page, "github", "turned off for this intern")).toBe(1);
   await page.setViewportSize({ width: 390, height: 844 });
   await shoot(page, "connection-controls-390");
   expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
   await page.setViewportSize({ width: 1280, height: 900 });
-  await page.getByRole("button", { name: "Make github available to this intern" }).click();
+  await page.getByRole("button", { name: "Turn on github for this intern" }).click();
   await cards.getByRole("heading", { name: "github", exact: true }).waitFor();
   await page.getByRole("status").filter({ hasText: "github is now available to this intern." }).waitFor();
   expect(await usableBy(grace)).toEqual(["github", "google", "mcp:tools.example.com", "slack"]);

@@ -382,6 +382,10 @@ export const MATRIX: Record<string, Entry> = {
     body: { names: [side.secretName] },
   })),
   "GET /api/v1/vault/interns/:internId/connections": internOnly(mgmtOnIntern(200), ({ internId }) => ({ method: "GET", path: `${V1}/vault/interns/${internId}/connections` })),
+  "GET /api/v1/vault/interns/:internId/connections/:key": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
+    method: "GET",
+    path: `${V1}/vault/interns/${internId}/connections/${side.connectionKey}`,
+  })),
   "PUT /api/v1/vault/interns/:internId/connections/:key": internOnly(mgmtOnIntern(200), ({ side, internId }) => ({
     method: "PUT",
     path: `${V1}/vault/interns/${internId}/connections/${side.connectionKey}`,

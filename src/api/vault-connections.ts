@@ -50,6 +50,12 @@ export function vaultConnectionsApi(services: Services) {
       const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
       return { data: (await services.connections.usableBy(principal.workspace.id, intern.id)).map((key) => ({ key })) };
     })
+    .get("/interns/:internId/connections/:key", async ({ principal, params }) => {
+      const intern = await resolveIntern(services, principal, params.internId, { ownKeyAllowed: false });
+      const connection = await find(principal.workspace.id, checkKey(params.key));
+      const setting = await services.connections.settingFor(connection.id, intern.id);
+      return { data: { key: connection.key, turned_off: setting.turnedOff, hidden: setting.hidden } };
+    })
     .put(
       "/interns/:internId/connections/:key",
       async ({ principal, params, body }) => {

@@ -19,7 +19,7 @@ export function settingText(setting: InternSetting): string {
 
 /** What the Connections tab needs to change settings and show what it changed. */
 export interface SettingsControl {
-  /** The settings changed here, by key (the API answers them only to a change: others are unknown). */
+  /** The settings changed on this page, by key (what the tab loaded is on each connection). */
   known: Record<string, InternSetting>;
   /** Which key's change is in flight. */
   busy: string | undefined;

@@ -1,6 +1,6 @@
 import { api } from "../api.ts";
 import { formatTime } from "./format.ts";
-import { type SettingsControl, useSettingsControl } from "./intern-connection-settings.tsx";
+import { type InternSetting, type SettingsControl, useSettingsControl } from "./intern-connection-settings.tsx";
 import { OtherConnections } from "./intern-other-connections.tsx";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
@@ -38,10 +38,17 @@ async function load(internId: string) {
   ]);
   const byKey = new Map(all.data.map((connection) => [connection.key, connection]));
   const keys = new Set(usable.data.map(({ key }) => key));
-  return {
-    cards: usable.data.map(({ key }) => ({ key, connection: byKey.get(key) })),
-    others: all.data.filter((connection) => !keys.has(connection.key)).map(({ key, enabled }) => ({ key, enabled })),
-  };
+  // Why each other enabled connection is not usable: turned off, hidden, or both, for this intern.
+  const others = await Promise.all(
+    all.data
+      .filter((connection) => !keys.has(connection.key))
+      .map(async ({ key, enabled }) => {
+        if (!enabled) return { key, enabled };
+        const path = `/api/v1/vault/interns/${encodeURIComponent(internId)}/connections/${encodeURIComponent(key)}`;
+        return { key, enabled, setting: (await api<{ data: InternSetting }>("GET", path)).data };
+      }),
+  );
+  return { cards: usable.data.map(({ key }) => ({ key, connection: byKey.get(key) })), others };
 }
 
 /** A card's controls: turn the connection off for this intern, or hide it from it (either takes it off the cards). */

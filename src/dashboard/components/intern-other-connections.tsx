@@ -5,6 +5,8 @@ import { settingText } from "./intern-connection-settings.tsx";
 export interface OtherConnection {
   key: string;
   enabled: boolean;
+  /** The intern's setting for it, as the API answered when the tab loaded. */
+  setting?: InternSetting;
 }
 
 /** Why the intern cannot use it, as far as the dashboard knows. */
@@ -16,7 +18,7 @@ function why(connection: OtherConnection, setting: InternSetting | undefined): s
 /** The buttons that make a connection usable again: the one for what this tab turned off or hid, or one clearing both. */
 function Undo({ connection, control }: { connection: OtherConnection; control: SettingsControl }) {
   const { key } = connection;
-  const setting = control.known[key];
+  const setting = control.known[key] ?? connection.setting;
   const disabled = control.busy !== undefined;
   if (!setting) {
     return (
@@ -42,8 +44,8 @@ function Undo({ connection, control }: { connection: OtherConnection; control: S
 }
 
 /**
- * The workspace's other connections: the ones turned off or hidden for this intern (the API tells
- * which only in answer to a change made here) with a way back, and the ones disabled for the workspace.
+ * The workspace's other connections: the ones turned off or hidden for this intern, with a way back,
+ * and the ones disabled for the workspace.
  */
 export function OtherConnections({ others, control }: { others: OtherConnection[]; control: SettingsControl }) {
   if (others.length === 0) return null;
@@ -57,7 +59,7 @@ export function OtherConnections({ others, control }: { others: OtherConnection[
       <ul class="plain-list" aria-label="Connections this intern cannot use">
         {others.map((connection) => (
           <li key={connection.key}>
-            <code>{connection.key}</code> — <span>{why(connection, control.known[connection.key])}</span>{" "}
+            <code>{connection.key}</code> — <span>{why(connection, control.known[connection.key] ?? connection.setting)}</span>{" "}
             {connection.enabled ? <Undo connection={connection} control={control} /> : null}
           </li>
         ))}
