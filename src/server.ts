@@ -7,6 +7,7 @@ import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { createServices, type Services } from "./services.ts";
+import { ConfigReloader, type ReloadOutcome, watchConfigFile } from "./reload.ts";
 import { openStorage } from "./storage.ts";
 
 export interface StartOptions {
@@ -35,6 +36,12 @@ export interface Gateway {
   /** Sends a request through the app without the socket (e.g. /readyz while the listener drains). */
   handle(request: Request): Promise<Response>;
   /**
+   * Reads the config file again and takes over its providers, models and default limits without
+   * dropping a request (SIGHUP, or a change of the file with `watch_config`); a bad file is rejected
+   * and logged, and the running config stays.
+   */
+  reload(trigger?: string): Promise<ReloadOutcome>;
+  /**
    * Graceful shutdown: readiness turns 503 and the listener stops accepting connections; in-flight
    * requests and streams may finish within the grace period, then what remains is aborted; the queued
    * generation records are written and the database is closed. Calling it again returns the same
@@ -48,13 +55,19 @@ export class AddressInUseError extends Error {
   override name = "AddressInUseError";
 }
 
-/** Prepares everything a gateway needs (config, master key, database, bootstrap) without listening. */
-export async function prepare(options: StartOptions = {}) {
-  const env = options.env ?? process.env;
-  const config = await loadConfig({ path: options.configPath, env });
+/** The config as a start reads it: the file (or embedded defaults), the environment, then the flags. */
+async function startConfig(options: StartOptions): Promise<Config> {
+  const config = await loadConfig({ path: options.configPath, env: options.env ?? process.env });
   if (options.overrides?.host !== undefined) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
+  return config;
+}
+
+/** Prepares everything a gateway needs (config, master key, database, bootstrap) without listening. */
+export async function prepare(options: StartOptions = {}) {
+  const env = options.env ?? process.env;
+  const config = await startConfig(options);
   const logger = options.logger ?? createLogger(config.log.level);
   const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations });
   if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
@@ -108,6 +121,9 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
   const url = `http://${host}:${server.port}`;
   services.logger.info("listening", { url });
   services.housekeeping.start();
+  const reloader = new ConfigReloader(services, () => startConfig(options));
+  const configPath = options.configPath ?? (options.env ?? process.env).ROUNDHOUSE_CONFIG;
+  const unwatch = config.watch_config && configPath ? watchConfigFile(configPath, () => void reloader.reload("file change"), services.logger) : () => {};
   let stopping: Promise<void> | undefined;
   let cutShort: () => void = () => {};
   const deadline = new Promise<void>((resolve) => (cutShort = resolve));
@@ -119,7 +135,9 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     generatedAdminKey: generatedKey,
     generatedInferenceKey,
     handle: (request) => app.handle(request),
+    reload: (trigger = "request") => reloader.reload(trigger),
     stop(options = {}) {
+      unwatch();
       const graceMs = options.graceMs ?? config.server.shutdown_grace_ms;
       const timer = setTimeout(cutShort, graceMs);
       stopping ??= shutdown(server, services, deadline, graceMs);

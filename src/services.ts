@@ -43,6 +43,7 @@ import { Transports, unservedOperations } from "./providers/registry.ts";
 import { ConfigError } from "./config/load.ts";
 import type { FetchLike } from "./transport/engine.ts";
 import { Catalog } from "./config/catalog.ts";
+import { discoverModels } from "./config/discovery.ts";
 import { loadBenchmarks } from "./config/benchmarks.ts";
 import { HealthStats } from "./routing/health.ts";
 import { Router } from "./routing/router.ts";
@@ -73,7 +74,8 @@ export async function createServices(input: {
   const box = new SecretBox(input.masterKey);
   const { backend } = input;
   const vault = new VaultStore(backend, box);
-  const catalog = new Catalog(input.config);
+  // The declared models, plus those the providers with `discover_models` list upstream.
+  const catalog = new Catalog({ ...input.config, models: await discoverModels(input.config, { logger: input.logger }) });
   const benchmarks = input.config.benchmarks_file === undefined ? null : loadBenchmarks(input.config.benchmarks_file);
   const unserved = unservedOperations(catalog.models.values());
   if (unserved.length > 0) throw new ConfigError(`invalid configuration:\n  ${unserved.join("\n  ")}`);

@@ -8,7 +8,7 @@ import { totalmem } from "node:os";
  * code, and no second runtime sits beside it (a supervising parent cost ~35 MB of RSS). Where execve
  * is not available (Windows) it re-runs itself as a child instead (in its own process group, so a
  * terminal's Ctrl-C reaches it exactly once, through this parent), forwards SIGTERM and SIGINT, and
- * exits with the child's code. An operator who sets the variable keeps their value and nothing is
+ * exits with the child's code (SIGHUP, a config reload, is forwarded too). An operator who sets the variable keeps their value and nothing is
  * re-run (nor is the heap sizing set).
  */
 export const MAX_UPSTREAM_REQUESTS = "65336";
@@ -82,7 +82,8 @@ function superviseChild(args: string[], env: Record<string, string | undefined>)
     process.stderr.write(`roundhouse: could not start the server process: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
-  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  const forwarded = process.platform === "win32" ? (["SIGTERM", "SIGINT"] as const) : (["SIGTERM", "SIGINT", "SIGHUP"] as const);
+  for (const signal of forwarded) {
     process.on(signal, () => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     });

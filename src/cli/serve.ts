@@ -7,7 +7,9 @@ export const SERVE_HELP = `Usage: roundhouse serve [--config PATH] [--host HOST]
 
 Starts the gateway: loads the config, creates the data directory, the master key file and the
 database on first start, applies pending migrations, and listens until SIGTERM or SIGINT.
-On the very first start it prints a management key and an inference key, once.
+On the very first start it prints a management key and an inference key, once. SIGHUP reloads
+the providers, models and default limits from the config file without dropping a request (a bad
+file is rejected and the running config stays); watch_config: true does it on every change.
 
 Options:
 ${LOCATION_HELP}
@@ -40,6 +42,8 @@ export async function serve(argv: string[]): Promise<void> {
   printLine(`Roundhouse listening on ${gateway.url}/api/v1`);
   const stop = stopOnSignals(gateway);
   watchSupervisor(stop);
+  // SIGHUP reloads providers, models and limits from the config file (Windows has no SIGHUP).
+  if (process.platform !== "win32") process.on("SIGHUP", () => void gateway.reload("SIGHUP"));
 }
 
 /**

@@ -100,6 +100,24 @@ export const ProviderConfig = T.Object(
     timeouts: T.Optional(T.Partial(UpstreamTimeouts)),
     /** Overrides `upstream.max_response_bytes` for this provider. */
     max_response_bytes: T.Optional(MaxResponseBytes()),
+    /**
+     * Serve the models the upstream lists at `<base_url>/models` (OpenAI-compatible `GET /v1/models`),
+     * read at start and on every reload: `true` for all of them, or `include` / `exclude` lists of
+     * patterns (`*` matches any run of characters). Each listed id becomes a chat model of that id on
+     * this provider, unless a declared model already has the id. A failed listing is a warning.
+     */
+    discover_models: T.Optional(
+      T.Union([
+        T.Boolean(),
+        T.Object(
+          {
+            include: T.Optional(T.Array(T.String({ minLength: 1 }), { minItems: 1 })),
+            exclude: T.Optional(T.Array(T.String({ minLength: 1 }))),
+          },
+          { additionalProperties: false },
+        ),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );

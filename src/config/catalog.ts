@@ -142,6 +142,8 @@ export class Catalog {
    * models without one (Codex, the OpenAI SDKs); null when two models share it.
    */
   readonly #bySlug = new Map<string, string | null>();
+  /** Counts the catalogs this one has held: 1 at start, one more on each reload (`replace`). */
+  version = 1;
 
   constructor(config: Config) {
     const source =
@@ -190,6 +192,23 @@ export class Catalog {
         endpoints,
       });
     });
+  }
+
+  /**
+   * Takes over another catalog's providers and models, in place and at once: whoever holds this
+   * catalog (the router, the edge, plugins) sees the new one from the next read, while requests in
+   * flight keep the endpoints they already chose.
+   */
+  replace(next: Catalog): void {
+    for (const [target, source] of [
+      [this.providers, next.providers],
+      [this.models, next.models],
+      [this.#bySlug, next.#bySlug],
+    ] as Array<[Map<string, unknown>, Map<string, unknown>]>) {
+      target.clear();
+      for (const [key, value] of source) target.set(key, value);
+    }
+    this.version++;
   }
 
   /** The model of a catalog id, or of a bare name that is the slug of exactly one catalog model. */

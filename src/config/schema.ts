@@ -262,6 +262,11 @@ export const Config = T.Object(
     benchmarks_file: T.Optional(T.String({ minLength: 1 })),
     /** Single sign-on (OpenID Connect); absent = off. */
     sso: T.Optional(SsoConfig),
+    /**
+     * Reload providers, models and default limits when the config file changes, as SIGHUP does
+     * (a bad file is rejected and the running config stays). Off by default.
+     */
+    watch_config: T.Boolean({ default: false }),
   },
   { additionalProperties: false },
 );

@@ -136,6 +136,8 @@ export interface CatalogModel {
 export interface CatalogView {
   readonly providers: ReadonlyMap<string, Provider>;
   readonly models: ReadonlyMap<string, CatalogModel>;
+  /** Changes whenever the providers and models are replaced (a config reload). */
+  readonly version?: number;
   /** The model of a catalog id, or of a bare name that is the slug of exactly one catalog model. */
   model(id: string): CatalogModel | undefined;
 }

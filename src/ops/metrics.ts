@@ -230,6 +230,9 @@ export class GatewayMetrics {
     new Counter("roundhouse_tokens_total", "Tokens by model and type (prompt, completion, cached, reasoning).", ["model", "type"]),
   );
   readonly cost = this.registry.register(new Counter("roundhouse_cost_usd_total", "Cost in US dollars by model.", ["model"]));
+  readonly configReloads = this.registry.register(
+    new Counter("roundhouse_config_reloads_total", "Config reloads (SIGHUP or a watched file change) by result: applied or rejected.", ["result"]),
+  );
 
   constructor(sources: {
     activeStreams: () => number;

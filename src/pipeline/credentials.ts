@@ -64,7 +64,7 @@ interface Snapshot {
  */
 export class CredentialResolver {
   readonly #snapshots = new Map<string, Snapshot>();
-  readonly #names: string[];
+  #names: string[];
 
   constructor(
     private readonly vault: SecretSource,
@@ -72,7 +72,13 @@ export class CredentialResolver {
     providers: Iterable<Provider>,
     private readonly byok?: ByokSource,
   ) {
-    this.#names = [...new Set([...providers].flatMap((provider) => (provider.apiKeySecret ? [provider.apiKeySecret] : [])))];
+    this.#names = secretNames(providers);
+  }
+
+  /** The providers changed (a config reload): their vault secret names are read again, for every workspace. */
+  setProviders(providers: Iterable<Provider>): void {
+    this.#names = secretNames(providers);
+    this.#snapshots.clear();
   }
 
   #current(workspaceId: string): Snapshot | undefined {
@@ -132,4 +138,9 @@ export class CredentialResolver {
     if (!snapshot) throw new Error(`credentials of workspace ${workspaceId} were not prepared`);
     return snapshot;
   }
+}
+
+/** The vault secret names providers take their keys from. */
+function secretNames(providers: Iterable<Provider>): string[] {
+  return [...new Set([...providers].flatMap((provider) => (provider.apiKeySecret ? [provider.apiKeySecret] : [])))];
 }

@@ -74,6 +74,8 @@ function asGatewayError(caught: unknown): GatewayError {
 export class Pipeline {
   /** Configured credentials, collected on the first failure. */
   #configuredSecrets: string[] | undefined;
+  /** The catalog version `#configuredSecrets` was read from. */
+  #secretsOf: number | undefined;
 
   constructor(private readonly deps: PipelineDeps) {}
 
@@ -312,7 +314,10 @@ export class Pipeline {
    * Only read when an attempt failed.
    */
   #secrets(workspaceId: string, endpoint: Endpoint): string[] {
-    this.#configuredSecrets ??= configuredSecrets(this.deps.catalog.providers.values());
+    if (this.#secretsOf !== this.deps.catalog.version || this.#configuredSecrets === undefined) {
+      this.#configuredSecrets = configuredSecrets(this.deps.catalog.providers.values());
+      this.#secretsOf = this.deps.catalog.version;
+    }
     const resolved = this.deps.credentialFor(workspaceId, endpoint);
     return resolved === undefined ? this.#configuredSecrets : [resolved, ...this.#configuredSecrets];
   }

@@ -54,6 +54,8 @@ export interface UpstreamBehaviour {
    * has them: `message.images`, or streamed, one `delta.images` chunk.
    */
   images?: string[];
+  /** What `GET /v1/models` lists (OpenAI wire): ids, or whole entries; none by default. */
+  models?: Array<string | Json>;
 }
 
 /** One scripted answer: call `tool` with `input`, else answer `text`. */
@@ -181,9 +183,13 @@ function imageUrlPart(url: string): Json {
   return { type: "image_url", image_url: { url } };
 }
 
-/** An OpenAI-compatible server: POST /v1/chat/completions. */
+/** An OpenAI-compatible server: POST /v1/chat/completions, and GET /v1/models listing `models`. */
 export function startOpenAiUpstream(): Upstream {
   return serve(async (request, record, behaviour) => {
+    if (request.method === "GET" && new URL(request.url).pathname.endsWith("/models")) {
+      const data = (behaviour.models ?? []).map((entry) => (typeof entry === "string" ? { id: entry, object: "model", created: 1, owned_by: "upstream" } : entry));
+      return Response.json({ object: "list", data });
+    }
     const body = record.body;
     const messages: Json[] = body.messages ?? [];
     const tool = wantsTool(body, messages.at(-1)?.role);
