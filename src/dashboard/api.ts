@@ -63,12 +63,15 @@ async function messageOf(response: Response): Promise<string> {
   return `${response.status} ${response.statusText || "request failed"}`;
 }
 
-/** Calls the API with a JSON body (if any) and returns the JSON answer; 401 sends the browser to sign in. */
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * Calls the API with a JSON body (if any) and returns the JSON answer; 401 sends the browser to sign in.
+ * The call acts in the selected workspace unless `workspace` names another of the session's.
+ */
+export async function api<T>(method: string, path: string, body?: unknown, workspace = state.workspace): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (method !== "GET" && method !== "HEAD") headers["x-csrf-token"] = state.csrf;
-  if (state.workspace) headers["x-roundhouse-workspace"] = state.workspace;
+  if (workspace) headers["x-roundhouse-workspace"] = workspace;
   const response = await fetch(path, { method, headers, credentials: "same-origin", ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   if (response.status === 401) goToSignIn();
   if (!response.ok) throw new ApiError(response.status, await messageOf(response));

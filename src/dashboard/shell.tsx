@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { selectWorkspace, type Session, signOut } from "./api.ts";
-import type { PageDefinition } from "./components/page.ts";
+import { useWorkspaceNames } from "./components/names.ts";
+import type { PageDefinition, Viewer } from "./components/page.ts";
 import { PAGES } from "./pages/index.ts";
 
 /** The page and its parameter a hash names (`#/generations/<id>`); the first page when it names none. */
@@ -29,7 +30,9 @@ function principalName(session: Session): string {
 export function Shell({ session }: { session: Session }) {
   const [workspace, setWorkspace] = useState(session.workspaces[0]?.id);
   selectWorkspace(workspace);
-  const pages = PAGES.filter((item) => !item.visible || item.visible({ session, workspace }));
+  const names = useWorkspaceNames(session);
+  const viewer: Viewer = { session, workspace, workspaceName: (id) => names.get(id) ?? id };
+  const pages = PAGES.filter((item) => !item.visible || item.visible(viewer));
   const route = useHashRoute(pages);
   const page = pages.find((item) => item.path === route.path)!;
   // After a navigation (not the first load) keyboard and screen-reader users land on the new page.
@@ -64,15 +67,15 @@ export function Shell({ session }: { session: Session }) {
               Workspace{" "}
               <select value={workspace} onChange={(event) => setWorkspace((event.target as HTMLSelectElement).value)}>
                 {session.workspaces.map((item) => (
-                  <option key={item.id} value={item.id}>
-                    {item.id} ({item.role})
+                  <option key={item.id} value={item.id} title={`Workspace ${item.id}`}>
+                    {viewer.workspaceName(item.id)} ({item.role})
                   </option>
                 ))}
               </select>
             </label>
           ) : (
-            <span class="workspace" title="Workspace">
-              {session.workspaces[0]?.id ?? "no workspace"}
+            <span class="workspace" title={session.workspaces[0] ? `Workspace ${session.workspaces[0].id}` : "Workspace"}>
+              {session.workspaces[0] ? viewer.workspaceName(session.workspaces[0].id) : "no workspace"}
             </span>
           )}
           <span class="principal" aria-label="Signed in as">
@@ -84,7 +87,7 @@ export function Shell({ session }: { session: Session }) {
         </div>
       </header>
       <main id="main" tabIndex={-1}>
-        <View key={`${workspace}/${page.path}/${route.param ?? ""}`} param={route.param} viewer={{ session, workspace }} />
+        <View key={`${workspace}/${page.path}/${route.param ?? ""}`} param={route.param} viewer={viewer} />
       </main>
     </div>
   );

@@ -1,4 +1,6 @@
+import { useState } from "preact/hooks";
 import { api, currentWorkspace } from "../api.ts";
+import { useAction } from "./forms.ts";
 import { formatCost, formatCount, formatMs, formatTime } from "./format.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useApi } from "./use-api.ts";
@@ -58,8 +60,10 @@ function statusReason(status: number): string {
   return `HTTP ${status}`;
 }
 
-async function loadDetail(id: string) {
+/** The generation and, for those who may read the workspace's settings, whether it logs content and the content. */
+async function loadDetail(id: string, manages: boolean) {
   const generation = (await api<{ data: Generation }>("GET", `/api/v1/generation?id=${encodeURIComponent(id)}`)).data;
+  if (!manages) return { generation, logging: undefined, content: undefined };
   const workspace = currentWorkspace();
   const logging = workspace
     ? (await api<{ data: { is_observability_io_logging_enabled?: boolean } }>("GET", `/api/v1/workspaces/${encodeURIComponent(workspace)}`)).data.is_observability_io_logging_enabled === true
@@ -91,9 +95,45 @@ function Meters({ generation }: { generation: Generation }) {
   );
 }
 
+/**
+ * A plain member's own generation's content, loaded when asked: it may not read the workspace's
+ * settings, so it cannot know beforehand whether the workspace stores content (the API says so if not).
+ */
+function OwnContent({ id }: { id: string }) {
+  const [content, setContent] = useState<Content | undefined>(undefined);
+  const action = useAction();
+  const load = () => void action.run(async () => setContent((await api<{ data: Content }>("GET", `/api/v1/generation/content?id=${encodeURIComponent(id)}`)).data));
+  if (!content) {
+    return (
+      <>
+        <p>
+          Content is stored only when the workspace logs it.{" "}
+          <button type="button" onClick={load}>
+            Show the stored content
+          </button>
+        </p>
+        <ErrorNotice error={action.error} />
+      </>
+    );
+  }
+  return <StoredContent content={content} />;
+}
+
+function StoredContent({ content }: { content: Content }) {
+  return (
+    <div class="content">
+      <h3>Input</h3>
+      <pre>{JSON.stringify(content.input, null, 2)}</pre>
+      <h3>Output</h3>
+      <pre>{content.output.completion ?? "(no text)"}</pre>
+      {content.error?.message ? <p class="notice error">{content.error.message}</p> : null}
+    </div>
+  );
+}
+
 /** One generation: summary, the routing trace (each attempt and why it failed over), meters, cost and content. */
-export function GenerationDetail({ id }: { id: string }) {
-  const { data, error, loading } = useApi(() => loadDetail(id), [id]);
+export function GenerationDetail({ id, manages }: { id: string; manages: boolean }) {
+  const { data, error, loading } = useApi(() => loadDetail(id, manages), [id, manages]);
   const generation = data?.generation;
   const previous = data?.content?.error?.previous_errors ?? [];
   return (
@@ -159,16 +199,12 @@ export function GenerationDetail({ id }: { id: string }) {
           <h2>Meters and cost</h2>
           <Meters generation={generation} />
           <h2>Content</h2>
-          {!data.logging ? (
+          {data.logging === undefined ? (
+            <OwnContent id={id} />
+          ) : !data.logging ? (
             <p>Content is not stored: input/output logging is off for this workspace.</p>
           ) : data.content ? (
-            <div class="content">
-              <h3>Input</h3>
-              <pre>{JSON.stringify(data.content.input, null, 2)}</pre>
-              <h3>Output</h3>
-              <pre>{data.content.output.completion ?? "(no text)"}</pre>
-              {data.content.error?.message ? <p class="notice error">{data.content.error.message}</p> : null}
-            </div>
+            <StoredContent content={data.content} />
           ) : (
             <p>No content was stored for this generation.</p>
           )}

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorNotice, Loading } from "./notice.tsx";
 import { useAction, valueOf } from "./forms.ts";
+import { memberName } from "./names.ts";
 import { useApi } from "./use-api.ts";
 
 /** A member as `GET /api/v1/organization/members/{id}` answers it. */
@@ -24,14 +25,8 @@ export function useDirectory() {
   }, []);
 }
 
-/** A member's name as the directory shows it. */
-export function memberName(member: DirectoryMember): string {
-  const name = [member.first_name, member.last_name].filter(Boolean).join(" ");
-  return name ? `${name} <${member.email}>` : member.email;
-}
-
 /** The deployment's directory of people: add a local member, deactivate or reactivate one. */
-export function MemberDirectory({ directory, onChanged }: { directory: ReturnType<typeof useDirectory>; onChanged: () => void }) {
+export function MemberDirectory({ directory, onChanged, workspaceName }: { directory: ReturnType<typeof useDirectory>; onChanged: () => void; workspaceName: (id: string) => string }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState("member");
   const action = useAction();
@@ -81,7 +76,7 @@ export function MemberDirectory({ directory, onChanged }: { directory: ReturnTyp
                   {memberName(member)} {member.active ? null : <span class="badge">deactivated</span>} {member.scim_managed ? <span class="badge">SCIM</span> : null}
                 </th>
                 <td>{member.organization_role}</td>
-                <td>{member.workspaces.map((item) => `${item.workspace_id} (${item.role})`).join(", ") || "none"}</td>
+                <td>{member.workspaces.map((item) => `${workspaceName(item.workspace_id)} (${item.role})`).join(", ") || "none"}</td>
                 <td class="actions">
                   <button type="button" class={member.active ? "danger" : ""} aria-label={`${member.active ? "Deactivate" : "Reactivate"} ${member.email}`} onClick={() => setActive(member, !member.active)}>
                     {member.active ? "Deactivate" : "Reactivate"}

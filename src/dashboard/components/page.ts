@@ -1,10 +1,12 @@
 import type { ComponentType } from "preact";
 import type { Session } from "../api.ts";
 
-/** Who is looking: the session and the workspace it acts in. */
+/** Who is looking: the session, the workspace it acts in, and the names of workspaces it may read. */
 export interface Viewer {
   session: Session;
   workspace: string | undefined;
+  /** A workspace's name when the viewer may read it, else its id. */
+  workspaceName: (id: string) => string;
 }
 
 /**

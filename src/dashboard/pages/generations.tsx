@@ -3,7 +3,7 @@ import { api } from "../api.ts";
 import { formatCost, formatCount, formatMs, formatTime } from "../components/format.ts";
 import { type Generation, GenerationDetail } from "../components/generation-detail.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useApi } from "../components/use-api.ts";
 import { WideRow } from "../components/wide-row.tsx";
 
@@ -120,8 +120,36 @@ function GenerationList() {
   );
 }
 
-function Generations({ param }: { param: string | undefined }) {
-  return param ? <GenerationDetail id={param} /> : <GenerationList />;
+/** A plain member may not list the workspace's generations: it looks one of its own up by id. */
+function GenerationLookup() {
+  const [id, setId] = useState("");
+  return (
+    <section aria-labelledby="generations-title">
+      <header class="page-header">
+        <h1 id="generations-title">Generations</h1>
+      </header>
+      <p class="subtitle">Listing the workspace's generations is for its admins. You can look up a generation made with one of your keys by its id (the "id" of the API's answer).</p>
+      <form
+        class="inline-form"
+        aria-label="Look up a generation"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (id.trim()) location.assign(`#/generations/${encodeURIComponent(id.trim())}`);
+        }}
+      >
+        <label>
+          Generation id <input value={id} required onInput={(event) => setId((event.target as HTMLInputElement).value)} placeholder="gen-…" />
+        </label>
+        <button type="submit">Look up</button>
+      </form>
+    </section>
+  );
+}
+
+function Generations({ param, viewer }: { param: string | undefined; viewer: Viewer }) {
+  const manages = managesWorkspace(viewer);
+  if (param) return <GenerationDetail id={param} manages={manages} />;
+  return manages ? <GenerationList /> : <GenerationLookup />;
 }
 
 /** Recent generations with filters and paging; `#/generations/<id>` shows one with its routing trace. */

@@ -1,12 +1,14 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api, currentWorkspace } from "../api.ts";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
 import { formatCost } from "../components/format.ts";
 import { builtinName, type Guardrail, GuardrailForm } from "../components/guardrail-form.tsx";
 import type { ApiKey } from "../components/key-limits.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useAction, valueOf } from "../components/forms.ts";
+import { useMemberNames } from "../components/names.ts";
 import { useApi } from "../components/use-api.ts";
 import { WideRow } from "../components/wide-row.tsx";
 
@@ -17,12 +19,13 @@ interface KeyAssignment {
 }
 
 /** Assigns a guardrail to keys and members of the workspace, and removes it from them. */
-function Assignments({ guardrail }: { guardrail: Guardrail }) {
+function Assignments({ guardrail, viewer }: { guardrail: Guardrail; viewer: Viewer }) {
   const base = `/api/v1/guardrails/${encodeURIComponent(guardrail.id)}/assignments`;
   const keys = useApi(() => api<{ data: ApiKey[] }>("GET", "/api/v1/keys"), []);
   const members = useApi(() => api<{ data: Array<{ user_id: string }> }>("GET", `/api/v1/workspaces/${encodeURIComponent(currentWorkspace() ?? "")}/members`), []);
   const assignedKeys = useApi(() => api<{ data: KeyAssignment[] }>("GET", `${base}/keys`), [guardrail.id]);
   const assignedMembers = useApi(() => api<{ data: Array<{ user_id: string }> }>("GET", `${base}/members`), [guardrail.id]);
+  const memberName = useMemberNames(viewer.session);
   const [key, setKey] = useState("");
   const [member, setMember] = useState("");
   const action = useAction();
@@ -63,8 +66,8 @@ function Assignments({ guardrail }: { guardrail: Guardrail }) {
           <select value={member} onChange={(event) => setMember(valueOf(event))}>
             <option value="">Choose a member</option>
             {(members.data?.data ?? []).map((item) => (
-              <option key={item.user_id} value={item.user_id}>
-                {item.user_id}
+              <option key={item.user_id} value={item.user_id} title={item.user_id}>
+                {memberName(item.user_id)}
               </option>
             ))}
           </select>
@@ -73,9 +76,9 @@ function Assignments({ guardrail }: { guardrail: Guardrail }) {
       </form>
       <ul class="plain-list" aria-label="Assigned members">
         {(assignedMembers.data?.data ?? []).map((item) => (
-          <li key={item.user_id}>
-            {item.user_id}{" "}
-            <button type="button" class="danger" aria-label={`Unassign from member ${item.user_id}`} onClick={() => void change(`${base}/members/remove`, { member_user_ids: [item.user_id] })}>
+          <li key={item.user_id} title={item.user_id}>
+            {memberName(item.user_id)}{" "}
+            <button type="button" class="danger" aria-label={`Unassign from member ${memberName(item.user_id)}`} onClick={() => void change(`${base}/members/remove`, { member_user_ids: [item.user_id] })}>
               Unassign
             </button>
           </li>
@@ -111,16 +114,10 @@ function DefaultGuardrail({ id, onSaved }: { id: string; onSaved: () => void }) 
 }
 
 function Guardrails({ viewer }: { viewer: Viewer }) {
-  const list = useApi(() => api<{ data: Guardrail[] }>("GET", "/api/v1/guardrails"), []);
-  const [open, setOpen] = useState<{ id: string; part: "edit" | "assign" } | undefined>(undefined);
-  const [creating, setCreating] = useState(false);
+  const list = useCollection<Guardrail>(() => api("GET", "/api/v1/guardrails"));
   const [editingDefault, setEditingDefault] = useState(false);
   const defaultId = `default-${viewer.workspace ?? ""}`;
-  const action = useAction();
-  const toggle = (id: string, part: "edit" | "assign") => setOpen(open?.id === id && open.part === part ? undefined : { id, part });
-  const remove = (guardrail: Guardrail) => {
-    if (confirm(`Delete the guardrail "${guardrail.name}"?`)) void action.run(() => api("DELETE", `/api/v1/guardrails/${encodeURIComponent(guardrail.id)}`)).then(list.reload);
-  };
+  const remove = (guardrail: Guardrail) => list.confirmed(`Delete the guardrail "${guardrail.name}"?`, () => api("DELETE", `/api/v1/guardrails/${encodeURIComponent(guardrail.id)}`));
   return (
     <section aria-labelledby="guardrails-title">
       <header class="page-header">
@@ -129,20 +126,19 @@ function Guardrails({ viewer }: { viewer: Viewer }) {
           <button type="button" aria-expanded={editingDefault} onClick={() => setEditingDefault(!editingDefault)}>
             Default guardrail
           </button>
-          <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+          <button type="button" aria-expanded={list.creating} onClick={() => list.setCreating(!list.creating)}>
             New guardrail
           </button>
         </div>
       </header>
       {editingDefault ? <DefaultGuardrail id={defaultId} onSaved={() => (setEditingDefault(false), list.reload())} /> : null}
-      {creating ? (
+      {list.creating ? (
         <section class="card" aria-label="Create a guardrail">
           <h2>Create a guardrail</h2>
-          <GuardrailForm onSaved={() => (setCreating(false), list.reload())} />
+          <GuardrailForm onSaved={list.created} />
         </section>
       ) : null}
-      <ErrorNotice error={list.error ?? action.error} />
-      <Loading loading={list.loading && !list.data} />
+      <CollectionStatus collection={list} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Guardrails of this workspace</caption>
@@ -155,7 +151,7 @@ function Guardrails({ viewer }: { viewer: Viewer }) {
             </tr>
           </thead>
           <tbody>
-            {(list.data?.data ?? []).map((guardrail) => (
+            {list.items.map((guardrail) => (
               <Fragment key={guardrail.id}>
                 <tr>
                   <th scope="row">
@@ -164,11 +160,11 @@ function Guardrails({ viewer }: { viewer: Viewer }) {
                   <td>{budgetOf(guardrail)}</td>
                   <td>{filtersOf(guardrail)}</td>
                   <td class="actions">
-                    <button type="button" aria-label={`Edit ${guardrail.name}`} aria-expanded={open?.id === guardrail.id && open.part === "edit"} onClick={() => toggle(guardrail.id, "edit")}>
+                    <button type="button" aria-label={`Edit ${guardrail.name}`} aria-expanded={list.isOpen(guardrail.id, "edit")} onClick={() => list.toggle(guardrail.id, "edit")}>
                       Edit
                     </button>
                     {guardrail.id === defaultId ? null : (
-                      <button type="button" aria-label={`Assignments of ${guardrail.name}`} aria-expanded={open?.id === guardrail.id && open.part === "assign"} onClick={() => toggle(guardrail.id, "assign")}>
+                      <button type="button" aria-label={`Assignments of ${guardrail.name}`} aria-expanded={list.isOpen(guardrail.id, "assign")} onClick={() => list.toggle(guardrail.id, "assign")}>
                         Assignments
                       </button>
                     )}
@@ -177,8 +173,8 @@ function Guardrails({ viewer }: { viewer: Viewer }) {
                     </button>
                   </td>
                 </tr>
-                <WideRow columns={4} when={open?.id === guardrail.id}>
-                  {open?.part === "edit" ? <GuardrailForm guardrail={guardrail} onSaved={() => (setOpen(undefined), list.reload())} /> : <Assignments guardrail={guardrail} />}
+                <WideRow columns={4} when={list.isOpen(guardrail.id)}>
+                  {list.isOpen(guardrail.id, "edit") ? <GuardrailForm guardrail={guardrail} onSaved={list.saved} /> : <Assignments guardrail={guardrail} viewer={viewer} />}
                 </WideRow>
               </Fragment>
             ))}

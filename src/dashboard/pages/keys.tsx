@@ -3,9 +3,9 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { CopyButton } from "../components/copy-button.tsx";
 import { formatCost, formatTime } from "../components/format.ts";
-import { ErrorNotice, Loading } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
-import { useApi } from "../components/use-api.ts";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
+import { ErrorNotice } from "../components/notice.tsx";
+import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { type ApiKey, KeyLimits } from "../components/key-limits.tsx";
 import { WideRow } from "../components/wide-row.tsx";
 
@@ -58,23 +58,12 @@ function CreateKey({ onCreated }: { onCreated: () => void }) {
   );
 }
 
-function Keys() {
+function Keys({ viewer }: { viewer: Viewer }) {
+  // A plain member lists and revokes the keys it created; creating, limiting and disabling are an admin's.
+  const manages = managesWorkspace(viewer);
   const [showDisabled, setShowDisabled] = useState(false);
-  const [editing, setEditing] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<Error | undefined>(undefined);
-  const keys = useApi(() => api<{ data: ApiKey[] }>("GET", `/api/v1/keys?include_disabled=${showDisabled}`), [showDisabled]);
-  const act = async (call: () => Promise<unknown>) => {
-    try {
-      await call();
-      setError(undefined);
-      keys.reload();
-    } catch (failure) {
-      setError(failure as Error);
-    }
-  };
-  const revoke = (key: ApiKey) => {
-    if (confirm(`Revoke the key "${key.name}"? Requests with it fail from now on.`)) void act(() => api("DELETE", `/api/v1/keys/${encodeURIComponent(key.hash)}`));
-  };
+  const keys = useCollection<ApiKey>(() => api("GET", `/api/v1/keys?include_disabled=${showDisabled}`), [showDisabled]);
+  const revoke = (key: ApiKey) => keys.confirmed(`Revoke the key "${key.name}"? Requests with it fail from now on.`, () => api("DELETE", `/api/v1/keys/${encodeURIComponent(key.hash)}`));
   return (
     <section aria-labelledby="keys-title">
       <header class="page-header">
@@ -83,12 +72,15 @@ function Keys() {
           <input type="checkbox" checked={showDisabled} onChange={(event) => setShowDisabled((event.target as HTMLInputElement).checked)} /> Show disabled keys
         </label>
       </header>
-      <CreateKey onCreated={keys.reload} />
-      <ErrorNotice error={keys.error ?? error} />
-      <Loading loading={keys.loading && !keys.data} />
+      {manages ? (
+        <CreateKey onCreated={keys.reload} />
+      ) : (
+        <p class="subtitle">The keys you created (signing in from a tool creates one). You can revoke them here; a workspace admin creates keys and sets their limits.</p>
+      )}
+      <CollectionStatus collection={keys} />
       <div class="table-wrap">
         <table>
-          <caption class="visually-hidden">API keys of this workspace</caption>
+          <caption class="visually-hidden">{manages ? "API keys of this workspace" : "Your API keys in this workspace"}</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -101,7 +93,10 @@ function Keys() {
             </tr>
           </thead>
           <tbody>
-            {(keys.data?.data ?? []).map((key) => (
+            <WideRow columns={7} when={!manages && keys.answer && keys.items.length === 0}>
+              You have no keys in this workspace
+            </WideRow>
+            {keys.items.map((key) => (
               <Fragment key={key.hash}>
                 <tr class={key.disabled ? "disabled" : ""}>
                   <th scope="row">
@@ -115,19 +110,23 @@ function Keys() {
                   <td>{key.limit === null ? "none" : `${formatCost(key.limit)}${key.limit_reset ? ` ${key.limit_reset}` : ""} (${formatCost(key.limit_remaining)} left)`}</td>
                   <td>{formatTime(key.created_at)}</td>
                   <td class="actions">
-                    <button type="button" aria-label={`Edit limits of ${key.name}`} aria-expanded={editing === key.hash} onClick={() => setEditing(editing === key.hash ? undefined : key.hash)}>
-                      Limits
-                    </button>
-                    <button type="button" aria-label={`${key.disabled ? "Enable" : "Disable"} ${key.name}`} onClick={() => act(() => api("PATCH", `/api/v1/keys/${encodeURIComponent(key.hash)}`, { disabled: !key.disabled }))}>
-                      {key.disabled ? "Enable" : "Disable"}
-                    </button>
+                    {manages ? (
+                      <>
+                        <button type="button" aria-label={`Edit limits of ${key.name}`} aria-expanded={keys.isOpen(key.hash)} onClick={() => keys.toggle(key.hash)}>
+                          Limits
+                        </button>
+                        <button type="button" aria-label={`${key.disabled ? "Enable" : "Disable"} ${key.name}`} onClick={() => keys.act(() => api("PATCH", `/api/v1/keys/${encodeURIComponent(key.hash)}`, { disabled: !key.disabled }))}>
+                          {key.disabled ? "Enable" : "Disable"}
+                        </button>
+                      </>
+                    ) : null}
                     <button type="button" class="danger" aria-label={`Revoke ${key.name}`} onClick={() => revoke(key)}>
                       Revoke
                     </button>
                   </td>
                 </tr>
-                <WideRow columns={7} when={editing === key.hash}>
-                  <KeyLimits apiKey={key} onSaved={() => (setEditing(undefined), keys.reload())} />
+                <WideRow columns={7} when={keys.isOpen(key.hash)}>
+                  <KeyLimits apiKey={key} onSaved={keys.saved} />
                 </WideRow>
               </Fragment>
             ))}

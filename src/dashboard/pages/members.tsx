@@ -1,11 +1,11 @@
 import { useState } from "preact/hooks";
 import { api, currentWorkspace } from "../api.ts";
 import { formatTime } from "../components/format.ts";
-import { type DirectoryMember, MemberDirectory, memberName, useDirectory } from "../components/member-directory.tsx";
-import { ErrorNotice, Loading } from "../components/notice.tsx";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
+import { valueOf } from "../components/forms.ts";
+import { type DirectoryMember, MemberDirectory, useDirectory } from "../components/member-directory.tsx";
+import { memberName } from "../components/names.ts";
 import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
-import { useAction, valueOf } from "../components/forms.ts";
-import { useApi } from "../components/use-api.ts";
 
 interface WorkspaceMember {
   user_id: string;
@@ -14,23 +14,24 @@ interface WorkspaceMember {
 }
 
 /** The selected workspace's members: add one (from the directory when the viewer may read it, else by id) or remove one. */
-function WorkspaceMembers({ directory, onChanged }: { directory: DirectoryMember[] | undefined; onChanged: () => void }) {
+function WorkspaceMembers({ viewer, directory, onChanged }: { viewer: Viewer; directory: DirectoryMember[] | undefined; onChanged: () => void }) {
   const workspace = currentWorkspace() ?? "";
   const base = `/api/v1/workspaces/${encodeURIComponent(workspace)}/members`;
-  const members = useApi(() => api<{ data: WorkspaceMember[] }>("GET", `${base}?limit=100`), [workspace]);
+  const members = useCollection<WorkspaceMember>(() => api("GET", `${base}?limit=100`), [workspace]);
   const [chosen, setChosen] = useState("");
-  const action = useAction();
   const change = async (path: string, ids: string[]) => {
-    if (await action.run(() => api("POST", path, { user_ids: ids }))) (setChosen(""), members.reload(), onChanged());
+    if (await members.act(() => api("POST", path, { user_ids: ids }))) (setChosen(""), onChanged());
   };
   const nameOf = (id: string) => {
-    const member = directory?.find((item) => item.id === id);
+    const member = directory?.find((item) => item.id === id) ?? (viewer.session.member?.id === id ? viewer.session.member : undefined);
     return member ? memberName(member) : id;
   };
-  const outside = (directory ?? []).filter((member) => member.active && !members.data?.data.some((item) => item.user_id === member.id));
+  const outside = (directory ?? []).filter((member) => member.active && !members.items.some((item) => item.user_id === member.id));
   return (
     <section class="card" aria-labelledby="workspace-members-title">
-      <h2 id="workspace-members-title">Members of workspace {workspace}</h2>
+      <h2 id="workspace-members-title" title={`Workspace ${workspace}`}>
+        Members of workspace {viewer.workspaceName(workspace)}
+      </h2>
       <form class="inline-form" onSubmit={(event) => (event.preventDefault(), void change(`${base}/add`, [chosen.trim()]))} aria-label="Add a member to the workspace">
         {directory ? (
           <label>
@@ -51,8 +52,7 @@ function WorkspaceMembers({ directory, onChanged }: { directory: DirectoryMember
         )}
         <button type="submit">Add to workspace</button>
       </form>
-      <ErrorNotice error={members.error ?? action.error} />
-      <Loading loading={members.loading && !members.data} />
+      <CollectionStatus collection={members} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Members of this workspace</caption>
@@ -65,9 +65,11 @@ function WorkspaceMembers({ directory, onChanged }: { directory: DirectoryMember
             </tr>
           </thead>
           <tbody>
-            {(members.data?.data ?? []).map((member) => (
+            {members.items.map((member) => (
               <tr key={member.user_id}>
-                <th scope="row">{nameOf(member.user_id)}</th>
+                <th scope="row" title={member.user_id}>
+                  {nameOf(member.user_id)}
+                </th>
                 <td>{member.role}</td>
                 <td class="wide-only">{formatTime(member.created_at)}</td>
                 <td class="actions">
@@ -84,12 +86,12 @@ function WorkspaceMembers({ directory, onChanged }: { directory: DirectoryMember
   );
 }
 
-function DirectoryAndWorkspace() {
+function DirectoryAndWorkspace({ viewer }: { viewer: Viewer }) {
   const directory = useDirectory();
   return (
     <>
-      <WorkspaceMembers directory={directory.data ?? []} onChanged={directory.reload} />
-      <MemberDirectory directory={directory} onChanged={directory.reload} />
+      <WorkspaceMembers viewer={viewer} directory={directory.data ?? []} onChanged={directory.reload} />
+      <MemberDirectory directory={directory} onChanged={directory.reload} workspaceName={viewer.workspaceName} />
     </>
   );
 }
@@ -100,7 +102,7 @@ function Members({ viewer }: { viewer: Viewer }) {
       <header class="page-header">
         <h1 id="members-title">Members</h1>
       </header>
-      {viewer.session.deployment_admin ? <DirectoryAndWorkspace /> : <WorkspaceMembers directory={undefined} onChanged={() => undefined} />}
+      {viewer.session.deployment_admin ? <DirectoryAndWorkspace viewer={viewer} /> : <WorkspaceMembers viewer={viewer} directory={undefined} onChanged={() => undefined} />}
     </section>
   );
 }

@@ -1,11 +1,8 @@
 import { Fragment } from "preact";
-import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
 import { type Destination, DestinationForm } from "../components/destination-form.tsx";
-import { ErrorNotice, Loading } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
-import { useAction } from "../components/forms.ts";
-import { useApi } from "../components/use-api.ts";
 import { WideRow } from "../components/wide-row.tsx";
 
 /** Where a destination sends, and its settings as the API shows them (secrets masked). */
@@ -16,31 +13,25 @@ function settingsOf(destination: Destination): string {
 }
 
 function Observability() {
-  const list = useApi(() => api<{ data: Destination[] }>("GET", "/api/v1/observability/destinations"), []);
-  const [creating, setCreating] = useState(false);
-  const [editing, setEditing] = useState<string | undefined>(undefined);
-  const action = useAction();
-  const remove = (destination: Destination) => {
-    const name = destination.name ?? destination.id;
-    if (confirm(`Delete the destination "${name}"?`)) void action.run(() => api("DELETE", `/api/v1/observability/destinations/${encodeURIComponent(destination.id)}`)).then(list.reload);
-  };
+  const list = useCollection<Destination>(() => api("GET", "/api/v1/observability/destinations"));
+  const remove = (destination: Destination) =>
+    list.confirmed(`Delete the destination "${destination.name ?? destination.id}"?`, () => api("DELETE", `/api/v1/observability/destinations/${encodeURIComponent(destination.id)}`));
   return (
     <section aria-labelledby="observability-title">
       <header class="page-header">
         <h1 id="observability-title">Observability</h1>
-        <button type="button" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+        <button type="button" aria-expanded={list.creating} onClick={() => list.setCreating(!list.creating)}>
           New destination
         </button>
       </header>
       <p class="subtitle">Generations are exported only while the workspace's export setting is on (Workspaces, Settings).</p>
-      {creating ? (
+      {list.creating ? (
         <section class="card" aria-label="Create a destination">
           <h2>Create a destination</h2>
-          <DestinationForm onSaved={() => (setCreating(false), list.reload())} />
+          <DestinationForm onSaved={list.created} />
         </section>
       ) : null}
-      <ErrorNotice error={list.error ?? action.error} />
-      <Loading loading={list.loading && !list.data} />
+      <CollectionStatus collection={list} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Observability destinations of this workspace</caption>
@@ -54,7 +45,7 @@ function Observability() {
             </tr>
           </thead>
           <tbody>
-            {(list.data?.data ?? []).map((destination) => {
+            {list.items.map((destination) => {
               const name = destination.name ?? destination.id;
               return (
                 <Fragment key={destination.id}>
@@ -66,7 +57,7 @@ function Observability() {
                     <td class="settings">{settingsOf(destination)}</td>
                     <td>{`${Math.round(destination.sampling_rate * 1000) / 10}%`}</td>
                     <td class="actions">
-                      <button type="button" aria-label={`Edit ${name}`} aria-expanded={editing === destination.id} onClick={() => setEditing(editing === destination.id ? undefined : destination.id)}>
+                      <button type="button" aria-label={`Edit ${name}`} aria-expanded={list.isOpen(destination.id)} onClick={() => list.toggle(destination.id)}>
                         Edit
                       </button>
                       <button type="button" class="danger" aria-label={`Delete ${name}`} onClick={() => remove(destination)}>
@@ -74,8 +65,8 @@ function Observability() {
                       </button>
                     </td>
                   </tr>
-                  <WideRow columns={5} when={editing === destination.id}>
-                    <DestinationForm destination={destination} onSaved={() => (setEditing(undefined), list.reload())} />
+                  <WideRow columns={5} when={list.isOpen(destination.id)}>
+                    <DestinationForm destination={destination} onSaved={list.saved} />
                   </WideRow>
                 </Fragment>
               );

@@ -3,8 +3,9 @@ import { api } from "../api.ts";
 import { BarList } from "../components/bar-list.tsx";
 import { formatCost, formatCount, formatMs } from "../components/format.ts";
 import { LineChart, type Point } from "../components/line-chart.tsx";
+import { MemberOverview } from "../components/member-overview.tsx";
 import { ErrorNotice, Loading } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useApi } from "../components/use-api.ts";
 
 type Row = Record<string, string | number | null>;
@@ -59,7 +60,7 @@ async function loadOverview(range: Range) {
   return { buckets: filledBuckets(buckets, start, end, RANGES[range].granularity), models, providers };
 }
 
-function Overview() {
+function WorkspaceOverview() {
   const [range, setRange] = useState<Range>("24h");
   const { data, error, loading } = useApi(() => loadOverview(range), [range]);
   const buckets = data?.buckets ?? [];
@@ -111,6 +112,11 @@ function Overview() {
       ) : null}
     </section>
   );
+}
+
+/** The workspace's analytics for those who manage it; a plain member (refused analytics) sees its own keys' spend. */
+function Overview({ viewer }: { viewer: Viewer }) {
+  return managesWorkspace(viewer) ? <WorkspaceOverview /> : <MemberOverview />;
 }
 
 /** Requests, tokens, cost, errors and latency over time; the top models and providers. */

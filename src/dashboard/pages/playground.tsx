@@ -3,7 +3,7 @@ import { api } from "../api.ts";
 import { streamChat, type StreamResult } from "../components/chat-stream.ts";
 import { formatCost, formatTime } from "../components/format.ts";
 import { ErrorNotice } from "../components/notice.tsx";
-import type { PageDefinition } from "../components/page.ts";
+import { managesWorkspace, type PageDefinition, type Viewer } from "../components/page.ts";
 import { useApi } from "../components/use-api.ts";
 
 /** The inference key the playground sends with, and where it came from. */
@@ -25,7 +25,8 @@ interface Message {
   content: string;
 }
 
-function KeyPanel({ current, onChange }: { current: PlaygroundKey | undefined; onChange: (key: PlaygroundKey | undefined) => void }) {
+/** The key to send with: pasted, or (for those who may create keys) a short-lived one created here. */
+function KeyPanel({ current, onChange, canCreate }: { current: PlaygroundKey | undefined; onChange: (key: PlaygroundKey | undefined) => void; canCreate: boolean }) {
   const [pasted, setPasted] = useState("");
   const [error, setError] = useState<Error | undefined>(undefined);
   const create = async () => {
@@ -73,12 +74,14 @@ function KeyPanel({ current, onChange }: { current: PlaygroundKey | undefined; o
         <button type="submit">Use this key</button>
       </form>
       <p class="muted">Pasted keys are kept in this tab's memory only and never stored.</p>
-      <p>
-        Or create a new inference key in this workspace that expires in one hour (it shows on the Keys page):{" "}
-        <button type="button" onClick={() => void create()}>
-          Create a key that expires in one hour
-        </button>
-      </p>
+      {canCreate ? (
+        <p>
+          Or create a new inference key in this workspace that expires in one hour (it shows on the Keys page):{" "}
+          <button type="button" onClick={() => void create()}>
+            Create a key that expires in one hour
+          </button>
+        </p>
+      ) : null}
       <ErrorNotice error={error} />
     </section>
   );
@@ -100,7 +103,8 @@ function Transcript({ messages, streaming }: { messages: Message[]; streaming: b
   );
 }
 
-function Playground() {
+function Playground({ viewer }: { viewer: Viewer }) {
+  const manages = managesWorkspace(viewer);
   const [key, setKey] = useState(remembered);
   const [target, setTarget] = useState("");
   const [draft, setDraft] = useState("");
@@ -110,8 +114,8 @@ function Playground() {
   const [error, setError] = useState<Error | undefined>(undefined);
   const abort = useRef<AbortController | undefined>(undefined);
   const models = useApi(() => api<{ data: Array<{ id: string; name: string }> }>("GET", "/api/v1/models/user"), []);
-  // Presets need a management principal: a member without one simply sees none.
-  const presets = useApi(() => api<{ data: Array<{ slug: string; name: string }> }>("GET", "/api/v1/presets?limit=100").catch(() => ({ data: [] })), []);
+  // Presets need a management principal: a plain member is not refused them, it simply sees none.
+  const presets = useApi(() => (manages ? api<{ data: Array<{ slug: string; name: string }> }>("GET", "/api/v1/presets?limit=100").catch(() => ({ data: [] })) : Promise.resolve({ data: [] })), [manages]);
   const chosen = target || models.data?.data[0]?.id || "";
   const useKey = (next: PlaygroundKey | undefined) => ((remembered = next), setKey(next));
 
@@ -151,7 +155,7 @@ function Playground() {
       <header class="page-header">
         <h1 id="playground-title">Playground</h1>
       </header>
-      <KeyPanel current={key} onChange={useKey} />
+      <KeyPanel current={key} onChange={useKey} canCreate={manages} />
       <form class="chat-form" aria-label="Chat" onSubmit={send}>
         <label>
           Model or preset{" "}

@@ -1,24 +1,22 @@
 import { api } from "../api.ts";
 import { formatTime } from "../components/format.ts";
-import { ErrorNotice, Loading } from "../components/notice.tsx";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { PresetDetail } from "../components/preset-detail.tsx";
 import type { Preset } from "../components/preset-document.ts";
 import { PresetImport } from "../components/preset-import.tsx";
-import { useApi } from "../components/use-api.ts";
 
 function PresetList() {
-  const presets = useApi(() => api<{ data: Preset[]; total_count: number }>("GET", "/api/v1/presets?limit=100"), []);
-  const total = presets.data?.total_count ?? 0;
+  const presets = useCollection<Preset, { data: Preset[]; total_count: number }>(() => api("GET", "/api/v1/presets?limit=100"));
+  const total = presets.answer?.total_count ?? 0;
   return (
     <section aria-labelledby="presets-title">
       <header class="page-header">
         <h1 id="presets-title">Presets</h1>
       </header>
-      <ErrorNotice error={presets.error} />
-      <Loading loading={presets.loading && !presets.data} />
-      {presets.data && total === 0 ? <p>No presets yet: import one below, or create one with POST /api/v1/presets/&lt;slug&gt;/chat/completions.</p> : null}
-      {presets.data && total > presets.data.data.length ? <p class="subtitle">Showing {presets.data.data.length} of {total} presets.</p> : null}
+      <CollectionStatus collection={presets} />
+      {presets.answer && total === 0 ? <p>No presets yet: import one below, or create one with POST /api/v1/presets/&lt;slug&gt;/chat/completions.</p> : null}
+      {presets.answer && total > presets.items.length ? <p class="subtitle">Showing {presets.items.length} of {total} presets.</p> : null}
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Presets of this workspace</caption>
@@ -31,7 +29,7 @@ function PresetList() {
             </tr>
           </thead>
           <tbody>
-            {(presets.data?.data ?? []).map((preset) => (
+            {presets.items.map((preset) => (
               <tr key={preset.id}>
                 <th scope="row">
                   <a href={`#/presets/${encodeURIComponent(preset.slug)}`}>{preset.slug}</a>

@@ -1,11 +1,11 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { api } from "../api.ts";
+import { CollectionStatus, useCollection } from "../components/collection.tsx";
 import { formatTime } from "../components/format.ts";
-import { ErrorNotice, Loading } from "../components/notice.tsx";
+import { ErrorNotice } from "../components/notice.tsx";
 import { managesWorkspace, type PageDefinition } from "../components/page.ts";
 import { checkedOf, listOfText, listText, numberOfText, useAction, valueOf } from "../components/forms.ts";
-import { useApi } from "../components/use-api.ts";
 import { WorkspaceBudgets } from "../components/workspace-budgets.tsx";
 import { WideRow } from "../components/wide-row.tsx";
 
@@ -93,17 +93,14 @@ function WorkspaceSettings({ workspace, onSaved }: { workspace: Workspace; onSav
 }
 
 function Workspaces() {
-  const list = useApi(() => api<{ data: Workspace[]; total_count: number }>("GET", "/api/v1/workspaces?limit=100"), []);
-  const [open, setOpen] = useState<{ id: string; part: "settings" | "budgets" } | undefined>(undefined);
-  const toggle = (id: string, part: "settings" | "budgets") => setOpen(open?.id === id && open.part === part ? undefined : { id, part });
+  const list = useCollection<Workspace, { data: Workspace[]; total_count: number }>(() => api("GET", "/api/v1/workspaces?limit=100"));
   return (
     <section aria-labelledby="workspaces-title">
       <header class="page-header">
         <h1 id="workspaces-title">Workspaces</h1>
-        {list.data ? <span class="subtitle">{list.data.total_count} workspace(s)</span> : null}
+        {list.answer ? <span class="subtitle">{list.answer.total_count} workspace(s)</span> : null}
       </header>
-      <ErrorNotice error={list.error} />
-      <Loading loading={list.loading && !list.data} />
+      <CollectionStatus collection={list} />
       <div class="table-wrap">
         <table>
           <caption class="visually-hidden">Workspaces</caption>
@@ -116,7 +113,7 @@ function Workspaces() {
             </tr>
           </thead>
           <tbody>
-            {(list.data?.data ?? []).map((workspace) => (
+            {list.items.map((workspace) => (
               <Fragment key={workspace.id}>
                 <tr>
                   <th scope="row">{workspace.name}</th>
@@ -125,16 +122,16 @@ function Workspaces() {
                   </td>
                   <td class="wide-only">{formatTime(workspace.created_at)}</td>
                   <td class="actions">
-                    <button type="button" aria-label={`Settings of ${workspace.name}`} aria-expanded={open?.id === workspace.id && open.part === "settings"} onClick={() => toggle(workspace.id, "settings")}>
+                    <button type="button" aria-label={`Settings of ${workspace.name}`} aria-expanded={list.isOpen(workspace.id, "settings")} onClick={() => list.toggle(workspace.id, "settings")}>
                       Settings
                     </button>
-                    <button type="button" aria-label={`Budgets of ${workspace.name}`} aria-expanded={open?.id === workspace.id && open.part === "budgets"} onClick={() => toggle(workspace.id, "budgets")}>
+                    <button type="button" aria-label={`Budgets of ${workspace.name}`} aria-expanded={list.isOpen(workspace.id, "budgets")} onClick={() => list.toggle(workspace.id, "budgets")}>
                       Budgets
                     </button>
                   </td>
                 </tr>
-                <WideRow columns={4} when={open?.id === workspace.id}>
-                  {open?.part === "settings" ? <WorkspaceSettings workspace={workspace} onSaved={() => (setOpen(undefined), list.reload())} /> : <WorkspaceBudgets workspace={workspace} />}
+                <WideRow columns={4} when={list.isOpen(workspace.id)}>
+                  {list.isOpen(workspace.id, "settings") ? <WorkspaceSettings workspace={workspace} onSaved={list.saved} /> : <WorkspaceBudgets workspace={workspace} />}
                 </WideRow>
               </Fragment>
             ))}
