@@ -86,6 +86,8 @@ test("a plain member visits every page it is shown: its own keys and generations
   await nav.getByRole("link", { name: "Keys" }).waitFor();
   expect(await nav.getByRole("link").allTextContents()).toEqual(MEMBER_PAGES);
   expect(await page.getByLabel("Signed in as").textContent()).toBe("pat@example.test");
+  // Its workspace by name (the session names it: a plain member may not read the workspace routes).
+  expect(await page.getByTitle(`Workspace ${workspace.id}`).textContent()).toBe(workspace.name);
 
   // Overview: no workspace analytics (an admin's), but the spend of the member's own key.
   await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();

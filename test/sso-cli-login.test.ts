@@ -81,7 +81,7 @@ test("roundhouse login through sign-in with SSO and consent in Chromium prints t
   expect(await page.locator("#workspace_id option").evaluateAll((options) => options.map((option) => option.getAttribute("value")))).toEqual([sso.workspaceId]);
   const session = await (await context.request.get(`${sso.url}/session`)).json();
   expect(session.member.email).toBe("nora@example.test");
-  expect(session.workspaces).toEqual([{ id: sso.workspaceId, role: "member" }]);
+  expect(session.workspaces).toMatchObject([{ id: sso.workspaceId, role: "member" }]);
 
   await page.click('button[value="allow"]');
   await page.waitForURL((next) => next.href.startsWith(`${callbackUrl}?`));

@@ -45,7 +45,7 @@ const SessionMember = t.Object({
 const SessionState = t.Object({
   kind: t.String({ description: "oidc (a signed-in member) or management-key" }),
   member: t.Union([SessionMember, t.Null()]),
-  workspaces: t.Array(t.Object({ id: t.String(), role: t.String({ description: "admin or member" }) })),
+  workspaces: t.Array(t.Object({ id: t.String(), name: t.String(), slug: t.Union([t.String(), t.Null()]), role: t.String({ description: "admin or member" }) })),
   deployment_admin: t.Boolean({ description: "Whether the session administers the whole deployment (an organization owner or admin, or a deployment admin's management key)" }),
   csrf_token: t.String({ description: "Send as the x-csrf-token header on every state-changing request" }),
   expires_at: t.String(),
@@ -133,16 +133,23 @@ export function sessionApi(services: Services) {
         const live = token === undefined ? undefined : await services.sessions.find(token);
         if (!live || token === undefined) throw new GatewayError("unauthorized", "Not signed in");
         const { member, row } = live;
-        let workspaces: Array<{ id: string; role: string }>;
+        let memberships: Array<{ id: string; role: string }>;
         let deploymentAdmin = member ? member.role === "owner" || member.role === "admin" : false;
         if (member) {
-          workspaces = (await services.members.membershipsOf(member.id)).map((membership) => ({ id: membership.workspaceId, role: membership.role }));
+          memberships = (await services.members.membershipsOf(member.id)).map((membership) => ({ id: membership.workspaceId, role: membership.role }));
         } else {
           const key = row.keyHash === null ? undefined : await services.keys.findByHash(row.keyHash);
           if (!key || key.disabled) throw new GatewayError("unauthorized", "Not signed in");
-          workspaces = [{ id: key.workspaceId, role: "admin" }];
+          memberships = [{ id: key.workspaceId, role: "admin" }];
           deploymentAdmin = key.kind === "management" && key.deploymentAdmin;
         }
+        // Each workspace by name too, so that even a plain member (refused the workspace routes) sees them named.
+        const workspaces = await Promise.all(
+          memberships.map(async ({ id, role }) => {
+            const workspace = await services.workspaces.get(id);
+            return { id, name: workspace?.name ?? id, slug: workspace?.slug ?? null, role };
+          }),
+        );
         return {
           kind: row.kind,
           member: member ? { id: member.id, email: member.email, first_name: member.firstName, last_name: member.lastName, role: member.role } : null,

@@ -8,7 +8,7 @@
 export interface Session {
   kind: string;
   member: { id: string; email: string; first_name: string | null; last_name: string | null; role: string } | null;
-  workspaces: Array<{ id: string; role: string }>;
+  workspaces: Array<{ id: string; name: string; slug: string | null; role: string }>;
   deployment_admin: boolean;
   csrf_token: string;
   expires_at: string;

@@ -1,6 +1,6 @@
 /**
- * Names instead of ids, from what the viewer may read: workspaces (every one for a deployment admin,
- * else those it administers; a plain member may read none, so its workspaces show by id) and members
+ * Names instead of ids, from what the viewer may read: workspaces (its own, named by the session, and
+ * every one for a deployment admin) and members
  * (the directory, for a deployment admin; anyone else knows only their own name).
  */
 import { api, type Session } from "../api.ts";
@@ -20,15 +20,13 @@ export function memberName(member: NamedMember): string {
   return name ? `${name} <${member.email}>` : member.email;
 }
 
-/** The names of the workspaces the session may read, by id. */
+/** Workspace names by id: the session's own workspaces, and every workspace for a deployment admin. */
 export function useWorkspaceNames(session: Session): Map<string, string> {
-  const loaded = useApi(async () => {
-    if (session.deployment_admin) return (await api<{ data: Array<{ id: string; name: string }> }>("GET", "/api/v1/workspaces?limit=100")).data;
-    const administered = session.workspaces.filter((item) => item.role === "admin");
-    const path = (id: string) => `/api/v1/workspaces/${encodeURIComponent(id)}`;
-    return Promise.all(administered.map(async (item) => (await api<{ data: { id: string; name: string } }>("GET", path(item.id), undefined, item.id)).data));
-  }, [session]);
-  return new Map((loaded.data ?? []).map((item) => [item.id, item.name]));
+  const loaded = useApi(
+    async () => (session.deployment_admin ? (await api<{ data: Array<{ id: string; name: string }> }>("GET", "/api/v1/workspaces?limit=100")).data : []),
+    [session],
+  );
+  return new Map([...session.workspaces, ...(loaded.data ?? [])].map((item) => [item.id, item.name]));
 }
 
 /** A member's name by id: from the directory when the viewer may read it, else the viewer's own, else the id. */
