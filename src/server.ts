@@ -7,6 +7,7 @@ import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { createServices, type Services } from "./services.ts";
+import { configReadSentence, listenStartError, storageStartError } from "./ops/start-errors.ts";
 import { openStorage } from "./storage.ts";
 
 export interface StartOptions {
@@ -43,20 +44,20 @@ export interface Gateway {
   stop(options?: StopOptions): Promise<void>;
 }
 
-/** The listen address is taken by another process. */
-export class AddressInUseError extends Error {
-  override name = "AddressInUseError";
-}
-
 /** Prepares everything a gateway needs (config, master key, database, bootstrap) without listening. */
 export async function prepare(options: StartOptions = {}) {
   const env = options.env ?? process.env;
-  const config = await loadConfig({ path: options.configPath, env });
+  const config = await loadConfig({ path: options.configPath, env }).catch((error: unknown) => {
+    const sentence = configReadSentence(error, options.configPath ?? env.ROUNDHOUSE_CONFIG ?? "");
+    throw sentence === undefined ? error : new ConfigError(sentence, { cause: error });
+  });
   if (options.overrides?.host !== undefined) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
   const logger = options.logger ?? createLogger(config.log.level);
-  const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations });
+  const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations }).catch((error: unknown) => {
+    throw storageStartError(error, config.data_dir);
+  });
   if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
   let services: Services;
   try {
@@ -99,10 +100,7 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     await services.videos.stop();
     services.transports.close();
     await closeStorage(services);
-    if ((error as { code?: unknown }).code === "EADDRINUSE") {
-      throw new AddressInUseError(`${host}:${config.server.port} is already in use; stop what listens there or choose another --port`);
-    }
-    throw error;
+    throw listenStartError(error, host, config.server.port);
   }
   const server = app.server!;
   const url = `http://${host}:${server.port}`;
