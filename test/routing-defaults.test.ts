@@ -107,3 +107,28 @@ test("a streamed answer carries the warning header too; a provider.order of know
   const record = await callApi(gateway.url, "GET", `/generation?id=${(await known.json()).id}`, undefined, key);
   expect((await record.json()).data.warnings).toEqual([]);
 });
+
+test("provider.order of only undeclared providers without fallbacks: the 404 carries the warning header and metadata", async () => {
+  const before = upstream.requests.length;
+  const response = await chat({ provider: { order: ["nosuch"], allow_fallbacks: false } });
+  const body = await response.json();
+  expect(response.status).toBe(404);
+  expect(response.headers.get("x-roundhouse-warning")).toBe("provider.order names unknown provider 'nosuch'");
+  expect(body.error.message).toStartWith("No endpoint of t/mixed meets the request's constraints: free1 is not in provider.order and fallbacks are off;");
+  expect(body.error.metadata.warnings).toEqual(["provider.order names unknown provider 'nosuch'"]);
+  expect(body.error.availability).toMatchObject({ code: "constraint_filtered", constraint: { field: "provider.order" } });
+  expect(upstream.requests.length).toBe(before);
+});
+
+test("an unknown provider.order name on a request whose every attempt fails: the error carries the warning too", async () => {
+  upstream.behave({ status: 500 });
+  try {
+    const response = await chat({ provider: { order: ["ghost", "dear"], only: ["dear"] } });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("x-roundhouse-warning")).toBe("provider.order names unknown provider 'ghost'");
+    const body = await response.json();
+    expect(body.error.metadata).toMatchObject({ warnings: ["provider.order names unknown provider 'ghost'"], previous_errors: [{ provider: "dear", status: 500 }] });
+  } finally {
+    upstream.behave({});
+  }
+});

@@ -112,10 +112,15 @@ export function inferenceApi(services: Services) {
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
     noteRequest(request, { model: canonical.model, generationId });
-    const routed = (outcome: JsonOutcome | StreamOutcome) => {
-      noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
-      if (outcome.routing.warnings.length > 0) set.headers[WARNING_HEADER] = outcome.routing.warnings.join("; ");
+    const routed = (outcome: JsonOutcome | StreamOutcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
+    // Routing's warnings (an unknown provider.order name) go out as a header, on an answer or an error.
+    const warn = (warnings: unknown) => {
+      if (Array.isArray(warnings) && warnings.length > 0) set.headers[WARNING_HEADER] = warnings.join("; ");
     };
+    execution.then(
+      (outcome) => warn(outcome.routing.warnings),
+      (error: unknown) => warn(error instanceof GatewayError ? error.metadata?.warnings : undefined),
+    );
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
       routed(outcome);

@@ -1,5 +1,5 @@
 import type { Operation } from "../core/operations.ts";
-import { availabilityError, filteredError } from "./availability.ts";
+import { availabilityError, filteredError, withWarnings } from "./availability.ts";
 import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 import { applyFilters, chatOf, type Exclusion, lazyPromptTokens, operationOf, type RoutedRequest } from "./filters.ts";
 import type { HealthStats } from "./health.ts";
@@ -151,8 +151,9 @@ export class Router {
       if (!preferences.order && chat) stickyModels.push(model.id);
       perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
     }
+    const warnings = preferences.order ? unknownProviderWarnings("provider.order", preferences.order, catalog.providers.values()) : [];
     if (perModel.length === 0) {
-      throw filteredError(exclusions, requested, requested.slice(1));
+      throw withWarnings(filteredError(exclusions, requested, requested.slice(1)), warnings);
     }
     const conversationId = conversation ?? (chat ? lazyConversationKey(chat) : () => "");
     const stickyScopes = new StickyScopes(stickyModels, (modelId) => stickyScope(workspaceId, modelId, conversationId()));
@@ -172,7 +173,7 @@ export class Router {
       strategy: requested.length > 1 ? "fallback" : "direct",
       stickyScopes,
       explicitSession,
-      warnings: preferences.order ? unknownProviderWarnings("provider.order", preferences.order, catalog.providers.values()) : [],
+      warnings,
     };
   }
 
