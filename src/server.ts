@@ -100,7 +100,8 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     await services.videos.stop();
     services.transports.close();
     await closeStorage(services);
-    throw listenStartError(error, host, config.server.port);
+    // The keys this first start created exist now: the error carries them, so they are not lost.
+    throw Object.assign(listenStartError(error, host, config.server.port), { generatedAdminKey: generatedKey, generatedInferenceKey });
   }
   const server = app.server!;
   const url = `http://${host}:${server.port}`;

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { tempDir } from "./helpers/gateway.ts";
+import { listening, tempDir } from "./helpers/gateway.ts";
 
 /**
  * `serve` with a bad file-system or network setting stops at once with one sentence on stderr (no
@@ -93,13 +93,25 @@ describe("listen address", () => {
     expectSentence(result, 1, "cannot listen on 192.0.2.1:8080: that address is not on this host; use one of its addresses, 127.0.0.1 or 0.0.0.0");
   });
 
-  test("a port already in use", async () => {
+  test("a port already in use; the keys the first start created are shown all the same, and work", async () => {
     const holder = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const dataDir = join(fresh(), "data");
+    let printed: string;
     try {
-      const result = await serveUntilExit(["--host", "127.0.0.1", "--port", String(holder.port), "--data-dir", join(fresh(), "data")]);
+      const result = await serveUntilExit(["--host", "127.0.0.1", "--port", String(holder.port), "--data-dir", dataDir]);
       expectSentence(result, 1, `cannot listen on 127.0.0.1:${holder.port}: the port is already in use; stop what listens there or choose another --port`);
+      expect(result.stdout).toContain("First start: created these keys");
+      printed = /inference key:\s+(\S+)/.exec(result.stdout)![1]!;
     } finally {
       holder.stop(true);
+    }
+    // The next start (on a free port) has them: they were created, not only printed.
+    const gateway = await listening({ dataDir });
+    try {
+      const response = await fetch(`${gateway.url}/api/v1/key`, { headers: { authorization: `Bearer ${printed}` } });
+      expect(response.status).toBe(200);
+    } finally {
+      await gateway.stop();
     }
   });
 });

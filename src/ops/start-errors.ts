@@ -10,6 +10,9 @@ import { dirname, relative, resolve } from "node:path";
 /** A start-up failure outside the configuration (exit 1): the host, its files or its network. */
 export class StartError extends Error {
   override name = "StartError";
+  /** Keys a first start created before it failed to listen: shown once, or they are lost. */
+  generatedAdminKey?: string | null;
+  generatedInferenceKey?: string | null;
 }
 
 interface SystemError {
