@@ -1,7 +1,6 @@
 import { type AnyElysia, Elysia } from "elysia";
-import { errorEnvelope, GatewayError, MASKED_INTERNAL_MESSAGE, toGatewayError } from "./core/errors.ts";
+import { errorEnvelope, GatewayError, toGatewayError } from "./core/errors.ts";
 import { checkHostValue, hostnameOf } from "./core/hostname.ts";
-import { describeError } from "./core/log.ts";
 import { trustedProxies } from "./core/trusted-proxies.ts";
 import { formatValidationError } from "./core/validation-errors.ts";
 import { authenticate } from "./api/auth.ts";
@@ -38,7 +37,7 @@ import { generationHistoryApi } from "./api/generation-history.ts";
 import { generationContentApi } from "./api/generation-content.ts";
 import { oauthConsentApi } from "./api/oauth-consent.ts";
 import { oauthKeysApi } from "./api/oauth-keys.ts";
-import { requestObserver, responseStatus } from "./api/access-log.ts";
+import { failureLogError, requestObserver, responseStatus } from "./api/access-log.ts";
 import { auditRecorder, mayBeAudited } from "./api/audit-hook.ts";
 import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
@@ -210,14 +209,8 @@ export function createApp(services: Services) {
       } else {
         failure = toGatewayError(error);
       }
-      if (failure.status >= 500) {
-        logger.error("request failed", {
-          request_id: existingState(request)?.requestId,
-          method: request.method,
-          path: pathOf(request),
-          error: describeError(failure.message === MASKED_INTERNAL_MESSAGE ? (failure.cause ?? error) : failure),
-        });
-      }
+      const logged = failure.status >= 500 ? failureLogError(failure, error) : undefined;
+      if (logged) logger.error("request failed", { request_id: existingState(request)?.requestId, method: request.method, path: pathOf(request), error: logged });
       set.status = failure.status;
       set.headers["content-type"] = isScimPath(pathOf(request)) ? SCIM_CONTENT_TYPE : "application/json";
       if (failure.retryAfter !== undefined) set.headers["retry-after"] = String(Math.ceil(failure.retryAfter));

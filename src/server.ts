@@ -7,6 +7,7 @@ import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { createServices, type Services } from "./services.ts";
+import { configReadSentence, listenStartError, storageStartError } from "./ops/start-errors.ts";
 import { ConfigReloader, type ReloadOutcome, watchConfigFile } from "./reload.ts";
 import { openStorage } from "./storage.ts";
 
@@ -50,14 +51,13 @@ export interface Gateway {
   stop(options?: StopOptions): Promise<void>;
 }
 
-/** The listen address is taken by another process. */
-export class AddressInUseError extends Error {
-  override name = "AddressInUseError";
-}
-
-/** The config as a start reads it: the file (or embedded defaults), the environment, then the flags. */
+/** The config as a start (and a reload) reads it: the file (or embedded defaults), the environment, then the flags. */
 async function startConfig(options: StartOptions): Promise<Config> {
-  const config = await loadConfig({ path: options.configPath, env: options.env ?? process.env });
+  const env = options.env ?? process.env;
+  const config = await loadConfig({ path: options.configPath, env }).catch((error: unknown) => {
+    const sentence = configReadSentence(error, options.configPath ?? env.ROUNDHOUSE_CONFIG ?? "");
+    throw sentence === undefined ? error : new ConfigError(sentence, { cause: error });
+  });
   if (options.overrides?.host !== undefined) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;
@@ -69,7 +69,9 @@ export async function prepare(options: StartOptions = {}) {
   const env = options.env ?? process.env;
   const config = await startConfig(options);
   const logger = options.logger ?? createLogger(config.log.level);
-  const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations });
+  const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations }).catch((error: unknown) => {
+    throw storageStartError(error, config.data_dir);
+  });
   if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
   let services: Services;
   try {
@@ -112,10 +114,8 @@ export async function startGateway(options: StartOptions = {}): Promise<Gateway>
     await services.videos.stop();
     services.transports.close();
     await closeStorage(services);
-    if ((error as { code?: unknown }).code === "EADDRINUSE") {
-      throw new AddressInUseError(`${host}:${config.server.port} is already in use; stop what listens there or choose another --port`);
-    }
-    throw error;
+    // The keys this first start created exist now: the error carries them, so they are not lost.
+    throw Object.assign(listenStartError(error, host, config.server.port), { generatedAdminKey: generatedKey, generatedInferenceKey });
   }
   const server = app.server!;
   const url = `http://${host}:${server.port}`;

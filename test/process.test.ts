@@ -133,7 +133,7 @@ describe("file modes", () => {
 });
 
 describe("listen port", () => {
-  test("a port already in use: exit 1 with 'HOST:PORT is already in use', and the holder keeps every request", async () => {
+  test("a port already in use: exit 1 with 'cannot listen on HOST:PORT: the port is already in use', and the holder keeps every request", async () => {
     // The holder asks for SO_REUSEPORT, as another gateway (Elysia's default) would: without the fix the
     // second process binds beside it and takes a share of the connections.
     const holder = Bun.serve({ hostname: "127.0.0.1", port: 0, reusePort: true, fetch: () => new Response("holder") });
@@ -142,7 +142,7 @@ describe("listen port", () => {
       const { configPath, dataDir } = fresh();
       const { code, output } = await serveUntilExit(["--config", configPath, "--host", "127.0.0.1", "--port", String(port), "--data-dir", dataDir], {});
       expect(code).toBe(1);
-      expect(output).toContain(`127.0.0.1:${port} is already in use`);
+      expect(output).toContain(`cannot listen on 127.0.0.1:${port}: the port is already in use`);
       expect(output).not.toContain("listening");
       const answers = await Promise.all(
         Array.from({ length: 40 }, async () => (await fetch(`http://127.0.0.1:${port}/healthz`, { headers: { connection: "close" } })).text()),

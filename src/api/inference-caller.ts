@@ -1,6 +1,7 @@
 import { GatewayError } from "../core/errors.ts";
 import type { Caller } from "../pipeline/pipeline.ts";
 import type { Principal } from "./auth.ts";
+import { existingState } from "./request-state.ts";
 
 /**
  * Inference is for inference keys; management keys and signed-in sessions get 403. An intern's key is confined to its intern:
@@ -20,7 +21,8 @@ export function callerOf(principal: Principal, request: Request, presetId: strin
     workspaceId: principal.workspace.id,
     keyHash: principal.key.hash,
     userId: principal.key.creatorUserId,
-    requestId: request.headers.get("x-request-id") ?? undefined,
+    // The id the access log and the x-request-id response header give the request (the client's own when valid).
+    requestId: existingState(request)?.requestId ?? undefined,
     userAgent: request.headers.get("user-agent") ?? undefined,
     referer: request.headers.get("http-referer") ?? request.headers.get("referer") ?? undefined,
     presetId,

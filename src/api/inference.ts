@@ -2,8 +2,7 @@ import { Elysia, t } from "elysia";
 import { documented, GenerationJson } from "./schemas/documented.ts";
 import { resolveFileParts } from "./file-parts.ts";
 import type { CanonicalRequest } from "../core/canonical.ts";
-import { GatewayError } from "../core/errors.ts";
-import { describeError } from "../core/log.ts";
+import { GatewayError, toGatewayError } from "../core/errors.ts";
 import { newGenerationId } from "../core/ids.ts";
 import type { JsonOutcome, StreamOutcome } from "../pipeline/pipeline.ts";
 import { countTokens } from "./count-tokens.ts";
@@ -18,7 +17,8 @@ import { responsesCodec } from "./codecs/responses/index.ts";
 import { applyPreset } from "./presets-apply.ts";
 import { type RequestedServerTool, resolveServerTools } from "./codecs/server-tools.ts";
 import { sseResponse } from "./sse-response.ts";
-import { noteRequest } from "./access-log.ts";
+import { failureLogError, noteRequest } from "./access-log.ts";
+import { existingState } from "./request-state.ts";
 import { betaFlags } from "../providers/anthropic/betas.ts";
 import { contentSink } from "./generation-content.ts";
 
@@ -39,6 +39,14 @@ export function routingMetadata(outcome: JsonOutcome | StreamOutcome): Record<st
   };
 }
 
+/** Every warning of an answer, for its metadata: the request's dropped parts, routing's, the upstream's. */
+function allWarnings(outcome: JsonOutcome | StreamOutcome, request: CanonicalRequest): string[] {
+  return [...(request.warnings ?? []), ...outcome.routing.warnings, ...(outcome.upstream.warnings ?? [])];
+}
+
+/** The response header naming what routing warned about (`provider.order` naming an unknown provider). */
+export const WARNING_HEADER = "x-roundhouse-warning";
+
 function context(
   outcome: JsonOutcome | StreamOutcome,
   request: CanonicalRequest,
@@ -57,8 +65,10 @@ function context(
   };
   if (withMetadata) {
     encode.metadata = routingMetadata(outcome);
-    // What the gateway left out of the request (OpenRouter drops unsupported parameters and says so).
-    if (request.warnings) encode.metadata.warnings = request.warnings;
+    // What the gateway left out of the request (OpenRouter drops unsupported parameters and says so),
+    // what routing skipped, and what the upstream could not take.
+    const warnings = allWarnings(outcome, request);
+    if (warnings.length > 0) encode.metadata.warnings = warnings;
   }
   return encode;
 }
@@ -82,7 +92,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 export function inferenceApi(services: Services) {
   const { pipeline, presets, config, logger } = services;
 
-  const handle = (codec: Codec) => async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+  const handle = (codec: Codec) => async ({ principal, body, request, set }: { principal: Principal; body: unknown; request: Request; set: { headers: Record<string, unknown> } }) => {
     requireInference(principal);
     await services.rateLimits.admit(principal.key.hash, {
       requestsPerMinute: principal.key.requestsPerMinute ?? config.limits.requests_per_minute,
@@ -101,13 +111,22 @@ export function inferenceApi(services: Services) {
     if (content) caller.content = content;
     const generationId = newGenerationId();
     const execution = pipeline.execute(canonical, codec.style, caller, signal, generationId);
-    noteRequest(request, { model: canonical.model });
+    noteRequest(request, { model: canonical.model, generationId });
+    const routed = (outcome: JsonOutcome | StreamOutcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
+    // Routing's warnings (an unknown provider.order name) go out as a header, on an answer or an error.
+    const warn = (warnings: unknown) => {
+      if (Array.isArray(warnings) && warnings.length > 0) set.headers[WARNING_HEADER] = warnings.join("; ");
+    };
+    execution.then(
+      (outcome) => warn(outcome.routing.warnings),
+      (error: unknown) => warn(error instanceof GatewayError ? error.metadata?.warnings : undefined),
+    );
     if (!canonical.stream) {
       const outcome = (await execution) as JsonOutcome;
-      noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
+      routed(outcome);
       return codec.encodeResponse(outcome.response, context(outcome, canonical, raw, withMetadata));
     }
-    execution.then((outcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug }), () => {});
+    execution.then(routed, () => {});
     const settled = execution.then(
       (outcome) => ({ outcome: outcome as StreamOutcome }),
       (error: unknown) => ({ error }),
@@ -139,7 +158,10 @@ export function inferenceApi(services: Services) {
       keepaliveMs: config.upstream.keepalive_interval_ms,
       abort: () => abort!.abort(),
       tracker: services.lifecycle,
-      onError: (error) => logger.error("stream failed", { error: describeError(error) }),
+      onError: (error) => {
+        const logged = failureLogError(toGatewayError(error), error);
+        if (logged) logger.error("stream failed", { request_id: existingState(request)?.requestId, error: logged });
+      },
     });
   };
 

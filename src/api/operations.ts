@@ -52,8 +52,9 @@ export function operationRunner(services: Services) {
         request.sessionId = headerSession;
       }
     }
-    noteRequest(http, { model: request.model });
-    const outcome = await pipeline.operation(request, callerOf(principal, http, presetId), http.signal, newGenerationId());
+    const generationId = newGenerationId();
+    noteRequest(http, { model: request.model, generationId });
+    const outcome = await pipeline.operation(request, callerOf(principal, http, presetId), http.signal, generationId);
     noteRequest(http, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
     return { request, outcome };
   };

@@ -40,10 +40,12 @@ export interface AuditDetail {
   workspaceId?: string | null;
 }
 
-/** What a handler learned about its request that the access log reports (inference: model, provider). */
+/** What a handler learned about its request that the access log reports (inference: model, provider, generation). */
 export interface RequestNote {
   model?: string;
   provider?: string;
+  /** The generation the request made: its record (GET /generation) carries this request's id. */
+  generationId?: string;
 }
 
 /**

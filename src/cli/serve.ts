@@ -1,3 +1,4 @@
+import { StartError } from "../ops/start-errors.ts";
 import { type Gateway, startGateway } from "../server.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger } from "./args.ts";
 import { watchSupervisor } from "./connection-limit.ts";
@@ -31,19 +32,28 @@ export async function serve(argv: string[]): Promise<void> {
   const gateway = await startGateway({
     configPath: values.config,
     overrides: { host: values.host, port, dataDir: values["data-dir"] },
+  }).catch((error: unknown) => {
+    // A first start that could not listen created its keys all the same: show them before failing.
+    if (error instanceof StartError) printGeneratedKeys(error);
+    throw error;
   });
-  const generated = [
-    gateway.generatedAdminKey ? `  management key: ${gateway.generatedAdminKey}` : "",
-    gateway.generatedInferenceKey ? `  inference key:  ${gateway.generatedInferenceKey}` : "",
-  ].filter(Boolean);
-  if (generated.length > 0) {
-    printLine(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n`);
-  }
+  printGeneratedKeys(gateway);
   printLine(`Roundhouse listening on ${gateway.url}/api/v1`);
   const stop = stopOnSignals(gateway);
   watchSupervisor(stop);
   // SIGHUP reloads providers, models and limits from the config file (Windows has no SIGHUP).
   if (process.platform !== "win32") process.on("SIGHUP", () => void gateway.reload("SIGHUP"));
+}
+
+/** The keys this first start created, printed once: nothing else ever shows them. */
+function printGeneratedKeys(keys: { generatedAdminKey?: string | null; generatedInferenceKey?: string | null }): void {
+  const generated = [
+    keys.generatedAdminKey ? `  management key: ${keys.generatedAdminKey}` : "",
+    keys.generatedInferenceKey ? `  inference key:  ${keys.generatedInferenceKey}` : "",
+  ].filter(Boolean);
+  if (generated.length > 0) {
+    printLine(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n`);
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { GatewayError } from "../core/errors.ts";
 import { byokMark } from "../core/generation.ts";
 import type { CatalogModel, Endpoint } from "../core/catalog-types.ts";
 import type { Logger } from "../core/log.ts";
-import { attemptsError, previousError, withPreviousErrors } from "../routing/availability.ts";
+import { attemptsError, previousError, withPreviousErrors, withWarnings } from "../routing/availability.ts";
 import type { HealthStats } from "../routing/health.ts";
 import type { RoutePlan } from "../routing/router.ts";
 import type { AttemptRecord } from "./generation-record.ts";
@@ -93,7 +93,7 @@ export async function tryInOrder<T>(plan: RoutePlan, options: AttemptLoopOptions
       else skipModel = model;
     }
   }
-  throw exhausted(plan, failures, cooling, lastError);
+  throw withWarnings(exhausted(plan, failures, cooling, lastError), plan.warnings);
 }
 
 /** A plugin ended the request with its own error (GatewayError.endsRequest). */

@@ -130,6 +130,7 @@ export class Pipeline {
       checkGuardrailModels(caller, request, this.deps.catalog);
       ({ request, flagged: flags } = filterGuardrailContent(caller, request));
       plan = routePlan(this.deps, request, caller, conversation);
+      if (plan.warnings.length > 0) request = { ...request, warnings: [...(request.warnings ?? []), ...plan.warnings] };
     } catch (error) {
       failed(asGatewayError(error));
       throw error;

@@ -8,6 +8,8 @@ export interface RoutingSummary {
   strategy: string;
   attempts: AttemptRecord[];
   endpoints: Array<{ provider: string; model: string; endpoint: string }>;
+  /** What routing warned about (`provider.order` naming an unknown provider). */
+  warnings: string[];
   /** The upstream bodies as sent, one per attempt (`debug.echo_upstream_body`). */
   upstreamBodies: Array<Record<string, unknown>>;
 }
@@ -22,6 +24,7 @@ export function routingSummary(requested: string, active: ActivePlugin[], plan: 
 class Summary implements RoutingSummary {
   readonly upstreamBodies: Array<Record<string, unknown>> = [];
   readonly #plan: RoutePlan;
+  readonly warnings: string[];
   #endpoints: RoutingSummary["endpoints"] | undefined;
 
   constructor(
@@ -31,6 +34,7 @@ class Summary implements RoutingSummary {
     plan: RoutePlan,
   ) {
     this.#plan = plan;
+    this.warnings = plan.warnings;
   }
 
   get endpoints(): RoutingSummary["endpoints"] {

@@ -209,3 +209,16 @@ export function withPreviousErrors(error: GatewayError, failures: Array<{ provid
     metadata: { ...error.metadata, previous_errors: failures.map((failure) => previousError(failure.provider, failure.error)) },
   });
 }
+
+/** The error with routing's warnings added to its metadata (`provider.order` naming an unknown provider). */
+export function withWarnings(error: GatewayError, warnings: string[]): GatewayError {
+  if (warnings.length === 0) return error;
+  return new GatewayError(error.code, error.message, {
+    ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    ...(error.availability ? { availability: error.availability } : {}),
+    ...(error.cause !== undefined ? { cause: error.cause } : {}),
+    errorType: error.errorType,
+    metadata: { ...error.metadata, warnings },
+  });
+}
+

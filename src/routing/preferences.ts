@@ -142,6 +142,17 @@ export function namedIn(names: string[], provider: Provider): boolean {
   return names.some((name) => namesProvider(name, provider));
 }
 
+/**
+ * One warning per name in a request's provider list (`provider.order`) that names none of the
+ * configured providers: such a name is skipped, and the client and the record are told so.
+ */
+export function unknownProviderWarnings(field: string, names: string[], providers: Iterable<Provider>): string[] {
+  const known = [...providers];
+  return [...new Set(names)]
+    .filter((name) => !known.some((provider) => namesProvider(name, provider)))
+    .map((name) => `${field} names unknown provider '${name}'`);
+}
+
 /** Whether measured percentiles meet every given threshold (`atMost`: latency; otherwise throughput). */
 export function meets(measured: Percentiles | null, wanted: Thresholds, atMost: boolean): boolean {
   if (!measured) return true;

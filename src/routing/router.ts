@@ -1,9 +1,9 @@
 import type { Operation } from "../core/operations.ts";
-import { availabilityError, filteredError } from "./availability.ts";
+import { availabilityError, filteredError, withWarnings } from "./availability.ts";
 import type { CatalogModel, CatalogView, Endpoint } from "../core/catalog-types.ts";
 import { applyFilters, chatOf, type Exclusion, lazyPromptTokens, operationOf, type RoutedRequest } from "./filters.ts";
 import type { HealthStats } from "./health.ts";
-import { meets, namedIn, type Preferences, readPreferences, type WorkspaceRouting } from "./preferences.ts";
+import { meets, namedIn, type Preferences, readPreferences, unknownProviderWarnings, type WorkspaceRouting } from "./preferences.ts";
 import { lazyConversationKey, StickyScopes, type StickySessions, stickyScope } from "./sticky.ts";
 
 export interface Attempt {
@@ -21,6 +21,8 @@ export interface RoutePlan {
   stickyScopes: StickyScopes;
   /** Whether stickiness starts on first success (`session_id`) or only after a cache hit. */
   explicitSession: boolean;
+  /** What the operator or client should know about the request's routing (`provider.order` naming no provider). */
+  warnings: string[];
 }
 
 export interface RouterDeps {
@@ -80,9 +82,22 @@ export function blendedPrice(endpoint: Endpoint): number {
 }
 
 /**
+ * The default balancing weights of endpoints with these blended prices. An endpoint without a price
+ * (zero: none declared, or declared free) is balanced evenly with the other unpriced ones; the priced
+ * ones are weighted by 1/price² among themselves. Each endpoint counts once toward its group's share,
+ * so one unpriced and one priced endpoint split the traffic 1:1, and an unpriced endpoint never
+ * outweighs a priced one just because nothing was declared for it.
+ */
+export function balanceWeights(prices: number[]): number[] {
+  const priced = prices.filter((price) => price > 0);
+  const inverse = priced.reduce((sum, price) => sum + 1 / price ** 2, 0);
+  return prices.map((price) => (price > 0 ? (priced.length / inverse) / price ** 2 : 1));
+}
+
+/**
  * Turns a request into an ordered list of attempts, following OpenRouter's provider routing: hard
  * filters first (an empty result is an availability error), then `order`, `sort` or the default
- * balancing by inverse square of price among stable endpoints, soft preferences moved to the end,
+ * balancing (`balanceWeights`) among stable endpoints, soft preferences moved to the end,
  * and a sticky endpoint moved to the front.
  */
 export class Router {
@@ -136,8 +151,9 @@ export class Router {
       if (!preferences.order && chat) stickyModels.push(model.id);
       perModel.push(this.#rank(kept, preferences).map((endpoint) => ({ model, endpoint })));
     }
+    const warnings = preferences.order ? unknownProviderWarnings("provider.order", preferences.order, catalog.providers.values()) : [];
     if (perModel.length === 0) {
-      throw filteredError(exclusions, requested, requested.slice(1));
+      throw withWarnings(filteredError(exclusions, requested, requested.slice(1)), warnings);
     }
     const conversationId = conversation ?? (chat ? lazyConversationKey(chat) : () => "");
     const stickyScopes = new StickyScopes(stickyModels, (modelId) => stickyScope(workspaceId, modelId, conversationId()));
@@ -157,6 +173,7 @@ export class Router {
       strategy: requested.length > 1 ? "fallback" : "direct",
       stickyScopes,
       explicitSession,
+      warnings,
     };
   }
 
@@ -240,7 +257,9 @@ export class Router {
 
   /**
    * The default: endpoints without a failure in the last 30 seconds first, picked one after another
-   * with probability proportional to 1/price²; the unstable ones follow, least recently failed first.
+   * by weight; the unstable ones follow, least recently failed first. Weights (see `balanceWeights`):
+   * an endpoint without a price weighs as much as the average priced one, and the priced ones share
+   * their part by 1/price².
    */
   #balance(endpoints: Endpoint[]): Endpoint[] {
     const health = this.deps.health;
@@ -254,10 +273,7 @@ export class Router {
       .filter((endpoint) => !health.isStable(endpoint.key))
       .sort((a, b) => (health.lastFailureAt(a.key) ?? 0) - (health.lastFailureAt(b.key) ?? 0));
     const pool = [...stable];
-    const prices = pool.map(blendedPrice);
-    const cheapest = Math.min(...prices.filter((price) => price > 0), Number.POSITIVE_INFINITY);
-    const floor = Number.isFinite(cheapest) ? cheapest / 10 : 1;
-    const weights = prices.map((price) => 1 / Math.max(price, floor) ** 2);
+    const weights = balanceWeights(pool.map(blendedPrice));
     const ordered: Endpoint[] = [];
     while (pool.length > 0) {
       const total = weights.reduce((sum, weight) => sum + weight, 0);

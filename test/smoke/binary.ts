@@ -167,6 +167,20 @@ try {
   child.kill("SIGKILL");
 }
 
+// A start that fails on the host is one sentence on stderr, without a stack trace, from the binary too.
+{
+  const blocker = join(work, "not-a-directory");
+  writeFileSync(blocker, "");
+  const refused = Bun.spawn([join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", "0", "--data-dir", blocker], {
+    cwd: work,
+    env: { PATH: emptyPath, HOME: work, ROUNDHOUSE_MASTER_KEY: "c".repeat(64) },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stderr, code] = await Promise.all([new Response(refused.stderr).text(), refused.exited]);
+  check("a data_dir that is a file: exit 1 with one sentence", code === 1 && stderr === `roundhouse: data_dir ${blocker} is a file, not a directory\n`, `${code}: ${stderr.trim()}`);
+}
+
 // Team mode: two replicas of the binary on one PostgreSQL, started together on an empty database.
 let postgres: TestPostgres | undefined;
 const replicas: Array<ReturnType<typeof Bun.spawn>> = [];
