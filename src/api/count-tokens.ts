@@ -1,5 +1,4 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
-import { describeError } from "../core/log.ts";
 import type { Caller } from "../pipeline/pipeline.ts";
 import { buildAnthropicRequest } from "../providers/anthropic/request.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
@@ -30,7 +29,11 @@ export async function countTokens(services: Services, request: CanonicalRequest,
       if (counted !== undefined) return { input_tokens: counted };
     } catch (error) {
       if (signal.aborted) throw error;
-      services.logger.warn("count_tokens upstream failed; answering with the estimate", { provider: endpoint.provider.slug, error: describeError(error) });
+      services.logger.warn("count_tokens upstream failed; answering with the estimate", {
+        provider: endpoint.provider.slug,
+        // An upstream's failure is expected: its code and message, no stack trace.
+        error: error instanceof Error ? { name: error.name, message: error.message } : String(error),
+      });
     }
   }
   return { input_tokens: estimatePromptTokens(request) };
