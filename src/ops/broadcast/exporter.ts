@@ -213,7 +213,8 @@ export class BroadcastExporter {
   /** Spans held for a destination since disabled or deleted are dropped (counted as failed), never sent. */
   async #forgetRemoved(): Promise<void> {
     for (const [id, box] of this.#outboxes) {
-      const current = (await this.#destinations(box.destination.workspaceId)).find((destination) => destination.id === id);
+      if (id === this.#deps.environment?.destination.id) continue;
+      const current = (await this.#deps.destinations(box.destination.workspaceId)).find((destination) => destination.id === id);
       if (current) {
         box.destination = current;
         continue;
