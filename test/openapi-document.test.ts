@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Validator } from "@seriousme/openapi-schema-validator";
+import { OPERATIONS } from "../src/api/openapi-operations.ts";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
 import { watchedPage } from "./helpers/dashboard.ts";
@@ -71,6 +72,9 @@ test("every operation has a summary, a description, its body's schema, its succe
     }
   }
   expect(problems).toEqual([]);
+  // The table of operation texts names no operation that no longer exists.
+  const names = new Set(operations().map(({ name }) => name));
+  expect(Object.keys(OPERATIONS).filter((name) => !names.has(name))).toEqual([]);
   const envelope = document.components.schemas.ErrorEnvelope;
   expect(envelope.required).toEqual(["error"]);
   expect(envelope.properties.error.required).toEqual(["code", "message"]);
