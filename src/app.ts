@@ -41,7 +41,8 @@ import { failureLogError, requestObserver, responseStatus } from "./api/access-l
 import { auditRecorder, mayBeAudited } from "./api/audit-hook.ts";
 import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
-import { buildOpenApi, renderReference } from "./api/openapi.ts";
+import { buildOpenApi } from "./api/openapi.ts";
+import { REFERENCE_CSP, renderReference } from "./api/openapi-page.ts";
 import { chatCodec } from "./api/codecs/chat/index.ts";
 import { messagesCodec } from "./api/codecs/messages/index.ts";
 import { responsesCodec } from "./api/codecs/responses/index.ts";
@@ -233,6 +234,7 @@ export function createApp(services: Services) {
       "/api/v1/docs",
       ({ set }) => {
         set.headers["content-type"] = "text/html; charset=utf-8";
+        set.headers["content-security-policy"] = REFERENCE_CSP;
         return (reference ??= renderReference(describe()));
       },
       { detail: { hide: true } },

@@ -7,6 +7,7 @@ import type { Config } from "./config/schema.ts";
 import { createLogger, type Logger } from "./core/log.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { createServices, type Services } from "./services.ts";
+import { otelFromEnv } from "./ops/otel-env.ts";
 import { configReadSentence, listenStartError, storageStartError } from "./ops/start-errors.ts";
 import { ConfigReloader, type ReloadOutcome, watchConfigFile } from "./reload.ts";
 import { openStorage } from "./storage.ts";
@@ -69,13 +70,18 @@ export async function prepare(options: StartOptions = {}) {
   const env = options.env ?? process.env;
   const config = await startConfig(options);
   const logger = options.logger ?? createLogger(config.log.level);
+  const telemetry = otelFromEnv(env);
+  for (const warning of telemetry?.warnings ?? []) logger.warn(warning);
+  if (telemetry?.traces || telemetry?.metrics) {
+    logger.info("exporting OpenTelemetry over OTLP/HTTP", { traces: telemetry.traces?.url ?? "off", metrics: telemetry.metrics?.url ?? "off", "service.name": telemetry.resource["service.name"] });
+  }
   const { backend, masterKey } = await openStorage(config, { env, migrations: options.migrations }).catch((error: unknown) => {
     throw storageStartError(error, config.data_dir);
   });
   if (masterKey.source === "created") logger.info("created a new master key file", { data_dir: resolve(config.data_dir) });
   let services: Services;
   try {
-    services = await createServices({ config, logger, backend, masterKey: masterKey.key });
+    services = await createServices({ config, logger, backend, masterKey: masterKey.key, telemetry });
   } catch (error) {
     await backend.close();
     throw error;
@@ -167,6 +173,7 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
   // The poller's round in flight ends (its job updates written) before the database closes.
   await services.videos.stop();
   await within(services.broadcast.close(), 2000);
+  if (services.genAiMetrics) await within(services.genAiMetrics.close(), 2000);
   services.transports.close();
   await closeStorage(services);
   logger.info("stopped");

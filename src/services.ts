@@ -53,7 +53,10 @@ import type { PluginDefinition } from "./plugins/contract.ts";
 import { PluginHost } from "./plugins/host.ts";
 import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/registry.ts";
 import { DestinationStore } from "./db/observability.ts";
+import { environmentDestination } from "./ops/broadcast/environment.ts";
 import { BroadcastExporter } from "./ops/broadcast/exporter.ts";
+import { GenAiMetrics } from "./ops/broadcast/metrics.ts";
+import type { OtelSettings } from "./ops/otel-env.ts";
 import { GenerationContentStore } from "./db/generation-content.ts";
 import { GenerationFeedbackStore } from "./db/generation-feedback.ts";
 
@@ -70,6 +73,8 @@ export async function createServices(input: {
   plugins?: Map<string, PluginDefinition<any>>;
   /** Uniform random numbers for load balancing (seeded in tests). */
   random?: () => number;
+  /** The OTEL_* settings (OTLP export of traces and metrics for the whole deployment). */
+  telemetry?: OtelSettings;
 }): Promise<Services> {
   const box = new SecretBox(input.masterKey);
   const { backend } = input;
@@ -102,8 +107,12 @@ export async function createServices(input: {
     // The content is written behind the response: wait for what is in flight, then read it.
     content: async (workspaceId, generationId) => (await generationContent.flush(), generationContent.get(workspaceId, generationId)),
     logger: input.logger,
+    environment: environmentDestination(input.telemetry),
+    server: (row) => upstreamAddress(row.providerSlug ? catalog.providers.get(row.providerSlug)?.baseUrl : undefined),
   });
   broadcast.start();
+  const genAiMetrics = input.telemetry?.metrics ? new GenAiMetrics({ ...input.telemetry, metrics: input.telemetry.metrics }, input.logger) : undefined;
+  genAiMetrics?.start();
   const metrics = new GatewayMetrics({
     broadcast: () => broadcast,
     activeStreams: () => lifecycle.activeStreams,
@@ -157,6 +166,7 @@ export async function createServices(input: {
       record(row) {
         generations.record(row);
         broadcast.offer(row);
+        genAiMetrics?.record(row);
         // Tokens count against the key's per-minute token limit once they were used.
         rateLimits.recordTokens(row.keyHash, (row.tokensPrompt ?? 0) + (row.tokensCompletion ?? 0));
       },
@@ -202,6 +212,7 @@ export async function createServices(input: {
     keys,
     destinations,
     broadcast,
+    genAiMetrics,
     analytics: new AnalyticsStore(backend),
     datasets: new DatasetStore(backend),
     workspaces,
@@ -244,4 +255,11 @@ export async function createServices(input: {
  */
 function longestRequestMs(config: Config): number {
   return Math.max(15 * 60_000, config.upstream.first_byte_timeout_ms * 4);
+}
+
+/** The host and port of an upstream's base URL (`server.address`, `server.port`). */
+function upstreamAddress(baseUrl: string | undefined): { address: string; port: number } | undefined {
+  const url = baseUrl ? URL.parse(baseUrl) : null;
+  if (!url?.hostname) return undefined;
+  return { address: url.hostname.replace(/^\[|\]$/g, ""), port: Number(url.port) || (url.protocol === "https:" ? 443 : 80) };
 }

@@ -62,7 +62,7 @@ describe("the audit hook", () => {
     expect(text).not.toContain(plaintext);
     expect(text).not.toContain(ADMIN_KEY);
     expect(text.trimEnd().split("\n").map((line) => (JSON.parse(line) as AuditEntry).seq)).toEqual([1, 2, 3, 4]);
-    expect(await (await gateway.call("GET", "/audit-log/verify")).json()).toEqual({ ok: true, entries: 4, first_bad_seq: null });
+    expect(await (await gateway.call("GET", "/audit-log/verify")).json()).toEqual({ data: { ok: true, entries: 4, first_bad_seq: null } });
   });
 
   test("inference routes and reads are not audited; every unaudited route exists", async () => {
@@ -143,7 +143,7 @@ describe("reading the audit log", () => {
     expect(() => sqlite.exec("DELETE FROM audit_log WHERE seq = 3")).toThrow(/append-only/);
     sqlite.exec("DROP TRIGGER audit_log_no_update");
     sqlite.exec("UPDATE audit_log SET actor_id = 'someone-else' WHERE seq = 3");
-    expect(await (await gateway.call("GET", "/audit-log/verify")).json()).toEqual({ ok: false, entries: 4, first_bad_seq: 3 });
+    expect(await (await gateway.call("GET", "/audit-log/verify")).json()).toEqual({ data: { ok: false, entries: 4, first_bad_seq: 3 } });
   });
 });
 

@@ -121,7 +121,7 @@ describe("features over HTTP", () => {
   });
 
   test("remove, then remove again: 404", async () => {
-    expect(await json(await call("DELETE", `/interns/${bob}/features/deploy`), 200)).toEqual({ deleted: true });
+    expect(await json(await call("DELETE", `/interns/${bob}/features/deploy`), 200)).toEqual({ data: { deleted: true } });
     expect(await features(bob)).toEqual([]);
     expect((await json(await call("DELETE", `/interns/${bob}/features/deploy`), 404)).error.message).toContain("deploy");
   });

@@ -117,8 +117,8 @@ export function auditLogApi(services: Services) {
       async () => {
         const verifier = new ChainVerifier();
         for await (const row of services.auditLog.entries()) verifier.check(auditEntryJson(row));
-        return verifier.report();
+        return { data: verifier.report() };
       },
-      { response: { 200: VerifyResponse }, detail: { summary: "Recompute the audit log's chain of hashes" } },
+      { response: { 200: t.Object({ data: VerifyResponse }) }, detail: { summary: "Recompute the audit log's chain of hashes" } },
     );
 }

@@ -49,6 +49,6 @@ export function internFeaturesApi(services: Services) {
       if (!await services.internFeatures.remove(intern.id, params.featureId)) {
         throw new GatewayError("not_found", `Intern has no feature '${params.featureId}'`);
       }
-      return { deleted: true as const };
+      return { data: { deleted: true as const } };
     });
 }

@@ -1,43 +1,13 @@
 import { toOpenAPISchema } from "@elysiajs/openapi";
 import type { AnyElysia } from "elysia";
 import packageJson from "../../package.json" with { type: "json" };
-import { DOCS_URL } from "../routing/availability.ts";
+import { ALIASES, OPERATIONS, PATH_TEMPLATES, REQUEST_BODIES } from "./openapi-operations.ts";
+import { ERROR_ENVELOPE, PRESET_SCHEMA, successResponse } from "./openapi-responses.ts";
 
 type Json = Record<string, any>;
 
-const METHODS = ["get", "post", "put", "patch", "delete"] as const;
-
 /** The version of the interface the gateway serves (spec: "The interface version is 1.0.0"), not of the build. */
 export const INTERFACE_VERSION = "1.0.0";
-
-const AVAILABILITY_CODES: Array<[string, number, string]> = [
-  ["model_not_found", 400, "No model of that id in the catalog."],
-  ["wrong_endpoint", 400, "The model exists but not for this kind of request."],
-  ["no_endpoints", 404, "Every endpoint of the model is disabled."],
-  ["model_deprecated", 404, "The model is deprecated."],
-  ["model_unavailable_upstream", 404, "Every provider answered that it does not know the model."],
-  ["capacity_exhausted", 429, "Every provider answered 429; retry after retry_after seconds."],
-  ["temporarily_unavailable", 503, "Every provider failed with a transient error (5xx, timeouts, refused connections); error.metadata.previous_errors names each cause."],
-  ["region_restricted", 403, "No endpoint in an allowed region."],
-  ["privacy_restricted", 404, "No endpoint meets data_collection or zdr."],
-  ["constraint_filtered", 404, "The request's constraints (max_price, quantizations, ...) excluded every endpoint."],
-  ["free_variant_ended", 404, "The free variant of the model is no longer offered."],
-];
-
-/** The error envelope every failure answers (src/core/errors.ts), as a JSON schema. */
-const ERROR_ENVELOPE: Json = {
-  type: "object",
-  required: ["error"],
-  properties: {
-    error: {
-      type: "object",
-      required: ["code", "message"],
-      properties: { code: { type: "integer" }, message: { type: "string" }, metadata: { type: "object", additionalProperties: true }, availability: { type: "object", additionalProperties: true } },
-    },
-    service_metadata: { nullable: true, type: "object", additionalProperties: true },
-    user_id: { nullable: true, type: "string" },
-  },
-};
 
 /** The failures any authenticated operation can answer; an upload adds 413. */
 const ERRORS: Array<[number, string]> = [
@@ -48,14 +18,60 @@ const ERRORS: Array<[number, string]> = [
   [500, "An unexpected failure"],
 ];
 
-/** Adds the error envelope's responses an operation does not list yet. */
-function addErrors(operation: Json): void {
+/** Adds the error envelope's responses an operation does not list yet (SCIM answers them as application/scim+json). */
+function addErrors(path: string, operation: Json, statuses?: number[]): void {
   const upload = operation.requestBody?.content?.["multipart/form-data"] !== undefined;
-  const errors: Array<[number, string]> = upload ? [...ERRORS, [413, "The upload is larger than the limit"]] : ERRORS;
+  const known = new Map<number, string>([...ERRORS, [413, "The upload is larger than the limit"], [503, "Not ready: starting or draining"]]);
+  const errors = statuses ?? (upload ? [...ERRORS.map(([status]) => status), 413] : ERRORS.map(([status]) => status));
+  const media = path.startsWith("/scim/") ? "application/scim+json" : "application/json";
   operation.responses ??= {};
-  for (const [status, description] of errors) {
-    operation.responses[status] ??= { description, content: { "application/json": { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } };
+  for (const status of errors) {
+    operation.responses[status] ??= { description: known.get(status) ?? "Error", content: { [media]: { schema: { $ref: "#/components/schemas/ErrorEnvelope" } } } };
   }
+}
+
+/** True when an operation documents a success answer (a 2xx with a schema, or a bodiless 204). */
+function hasSuccess(operation: Json): boolean {
+  return Object.entries((operation.responses ?? {}) as Record<string, Json>).some(
+    ([status, response]) => status === "204" || (status.startsWith("2") && Object.values((response.content ?? {}) as Record<string, Json>).some((media) => media.schema && Object.keys(media.schema).length > 0)),
+  );
+}
+
+/** Fills an operation's summary, description and success answer from OPERATIONS, and its errors. */
+function complete(path: string, method: string, operation: Json): void {
+  const name = `${method.toUpperCase()} ${path}`;
+  const text = OPERATIONS[name];
+  operation.requestBody ??= REQUEST_BODIES[name];
+  if (text) {
+    operation.summary ??= text.summary;
+    operation.description ??= text.description;
+    if (text.success && !hasSuccess(operation)) {
+      const { status, response } = successResponse(text.success);
+      operation.responses = { ...operation.responses, [status]: response };
+    }
+  }
+  addErrors(path, operation, text?.errors);
+}
+
+/** The document's paths: aliases left out, wildcard routes under their templates with their parameters. */
+function documentedPaths(paths: Record<string, Json>): Record<string, Json> {
+  const result: Record<string, Json> = {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (ALIASES.has(path)) continue;
+    const template = PATH_TEMPLATES[path];
+    if (!template) {
+      result[path] = item;
+      continue;
+    }
+    for (const operation of Object.values(item)) {
+      operation.parameters = [
+        ...((operation.parameters ?? []) as Json[]).filter((parameter) => parameter.in !== "path"),
+        ...template.parameters.map(({ name, description }) => ({ name, in: "path", required: true, description, schema: { type: "string" } })),
+      ];
+    }
+    result[template.path] = item;
+  }
+  return result;
 }
 
 /**
@@ -75,10 +91,13 @@ export function buildOpenApi(app: AnyElysia): Json {
     }
     const segment = path.split("/")[3] ?? "gateway";
     operation.tags ??= [segment === "v1" ? "messages" : segment];
-    if (path.startsWith("/api/v1/")) addErrors(operation);
+  }
+  const paths = documentedPaths(generated.paths ?? {});
+  for (const [path, item] of Object.entries(paths)) {
+    for (const [method, operation] of Object.entries(item)) complete(path, method, operation as Json);
   }
   return {
-    openapi: "3.0.3",
+    openapi: "3.1.0",
     info: {
       title: "Roundhouse",
       version: INTERFACE_VERSION,
@@ -89,65 +108,10 @@ export function buildOpenApi(app: AnyElysia): Json {
     servers: [{ url: "/" }],
     components: {
       ...generated.components,
-      schemas: { ...generated.components?.schemas, ErrorEnvelope: ERROR_ENVELOPE },
+      schemas: { ...generated.components?.schemas, ErrorEnvelope: ERROR_ENVELOPE, Preset: PRESET_SCHEMA },
       securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
     },
     security: [{ bearer: [] }],
-    paths: generated.paths,
+    paths,
   };
-}
-
-function escape(text: unknown): string {
-  return String(text ?? "").replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function schemaSummary(schema: Json | undefined, depth = 0): string {
-  if (!schema || depth > 2) return "";
-  if (schema.properties) {
-    const required = new Set<string>(schema.required ?? []);
-    const rows = Object.entries(schema.properties as Record<string, Json>).map(
-      ([name, child]) =>
-        `<li><code>${escape(name)}</code>${required.has(name) ? " <em>required</em>" : ""} ${escape(child.type ?? (child.anyOf ? "one of several forms" : ""))}${
-          child.expected ? ` — ${escape(child.expected)}` : ""
-        }${child.properties && depth < 1 ? `<ul>${schemaSummary(child, depth + 1)}</ul>` : ""}</li>`,
-    );
-    return rows.join("");
-  }
-  return "";
-}
-
-/** A readable API reference page rendered on the server from the OpenAPI document: no script, no CDN. */
-export function renderReference(document: Json): string {
-  const groups = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const tag = operation.tags?.[0] ?? "other";
-      const params = (operation.parameters ?? []) as Json[];
-      const body = operation.requestBody?.content?.["application/json"]?.schema;
-      const html = `<section class="op"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>${
-        operation.summary ? `<p>${escape(operation.summary)}</p>` : ""
-      }${params.length ? `<p>Parameters: ${params.map((param) => `<code>${escape(param.name)}</code> (${escape(param.in)})`).join(", ")}</p>` : ""}${
-        body ? `<details><summary>Request body</summary><ul>${schemaSummary(body)}</ul></details>` : ""
-      }</section>`;
-      groups.set(tag, [...(groups.get(tag) ?? []), html]);
-    }
-  }
-  const sections = [...groups.entries()]
-    .map(([tag, operations]) => `<h2 id="${escape(tag)}">${escape(tag)}</h2>${operations.join("")}`)
-    .join("");
-  const availability = AVAILABILITY_CODES.map(
-    ([code, status, meaning]) =>
-      `<tr id="${DOCS_URL.split("#")[1]}-${code.replace(/_/g, "-")}"><td><code>${code}</code></td><td>${status}</td><td>${escape(meaning)}</td></tr>`,
-  ).join("");
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Roundhouse API reference</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}code{font:13px ui-monospace,monospace;background:#f4f4f4;padding:0 .2em}
-.op{border-top:1px solid #ddd;padding:.3rem 0}.m{display:inline-block;min-width:4.5em;font:bold 12px monospace;color:#fff;padding:.1em .4em;border-radius:3px;text-align:center}
-.get{background:#2b7a4b}.post{background:#1f5fa8}.put{background:#8a5a00}.patch{background:#6b4fa0}.delete{background:#a33}table{border-collapse:collapse}td{border:1px solid #ddd;padding:.2em .5em}</style>
-</head><body><h1>Roundhouse API reference</h1><p>Interface version ${escape(document.info.version)} (Roundhouse ${escape(document.info["x-roundhouse-build"])}). The machine-readable document is at <a href="/api/v1/openapi.json"><code>/api/v1/openapi.json</code></a>.</p>
-<p>${escape(document.info.description)}</p>
-<h2 id="availability">Availability errors</h2><p>Routing failures carry <code>error.availability</code> (also under <code>error.metadata.availability</code>).</p>
-<table><tr><th>code</th><th>HTTP</th><th>meaning</th></tr>${availability}</table>${sections}</body></html>`;
 }

@@ -165,8 +165,8 @@ export function organizationApi(services: Services) {
         guardOwnership(principal, row, undefined);
         if (row.scimManaged) throw new GatewayError("conflict", SCIM_MANAGED);
         await services.members.delete(row.id);
-        return { deleted: true as const };
+        return { data: { deleted: true as const } };
       },
-      { response: { 200: t.Object({ deleted: t.Literal(true) }) }, detail: { summary: "Deletes a member after disabling every key it created", description: EXTENSION, "x-roundhouse-extension": true } },
+      { response: { 200: t.Object({ data: t.Object({ deleted: t.Literal(true) }) }) }, detail: { summary: "Deletes a member after disabling every key it created", description: EXTENSION, "x-roundhouse-extension": true } },
     );
 }

@@ -39,6 +39,7 @@ import type { VideoJobs } from "../pipeline/video-jobs.ts";
 import type { VideoHooks } from "../pipeline/video-wiring.ts";
 import type { DestinationStore } from "../db/observability.ts";
 import type { BroadcastExporter } from "../ops/broadcast/exporter.ts";
+import type { GenAiMetrics } from "../ops/broadcast/metrics.ts";
 import type { GenerationContentStore } from "../db/generation-content.ts";
 import type { GenerationFeedbackStore } from "../db/generation-feedback.ts";
 
@@ -115,4 +116,6 @@ export interface Services {
   destinations: DestinationStore;
   /** Exports generation records to the destinations, behind the answer. */
   broadcast: BroadcastExporter;
+  /** GenAI metrics over OTLP/HTTP, when OTEL_EXPORTER_OTLP_* asks for them. */
+  genAiMetrics: GenAiMetrics | undefined;
 }

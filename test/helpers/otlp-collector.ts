@@ -12,17 +12,33 @@ export interface ReceivedSpan {
   attributes: Record<string, unknown>;
 }
 
-/** One export request that reached the collector. */
+/** A histogram data point as a collector received it. */
+export interface ReceivedPoint {
+  attributes: Record<string, unknown>;
+  count: number;
+  sum: number;
+}
+
+/** A metric as a collector received it (histograms only). */
+export interface ReceivedMetric {
+  name: string;
+  unit: string;
+  points: ReceivedPoint[];
+}
+
+/** One export request that reached the collector: spans, or (at a `/v1/metrics` path) metrics. */
 export interface ReceivedExport {
   path: string;
   contentType: string;
   headers: Headers;
   spans: ReceivedSpan[];
+  metrics: ReceivedMetric[];
   resource: Record<string, unknown>;
 }
 
 const ROOT = protobuf.loadSync(join(import.meta.dir, "../fixtures/otlp-trace.proto"));
 const REQUEST = ROOT.lookupType("opentelemetry.proto.ExportTraceServiceRequest");
+const METRICS_REQUEST = protobuf.loadSync(join(import.meta.dir, "../fixtures/otlp-metrics.proto")).lookupType("opentelemetry.proto.ExportMetricsServiceRequest");
 
 type AnyValue = Record<string, unknown>;
 
@@ -69,6 +85,29 @@ export function decodeExport(body: Uint8Array, contentType: string): { spans: Re
   return { spans, resource };
 }
 
+/** An OTLP ExportMetricsServiceRequest decoded (histograms): protobuf with protobufjs, JSON with JSON.parse. */
+export function decodeMetrics(body: Uint8Array, contentType: string): { metrics: ReceivedMetric[]; resource: Record<string, unknown> } {
+  const message = contentType.includes("protobuf")
+    ? (METRICS_REQUEST.toObject(METRICS_REQUEST.decode(body), { longs: String, enums: Number, bytes: Buffer, defaults: false }) as Record<string, any>)
+    : (JSON.parse(new TextDecoder().decode(body)) as Record<string, any>);
+  const metrics: ReceivedMetric[] = [];
+  let resource: Record<string, unknown> = {};
+  for (const resourceMetrics of message.resourceMetrics ?? []) {
+    resource = attributes(resourceMetrics.resource?.attributes);
+    for (const scopeMetrics of resourceMetrics.scopeMetrics ?? []) {
+      for (const metric of scopeMetrics.metrics ?? []) {
+        const points = ((metric.histogram?.dataPoints ?? []) as Array<Record<string, any>>).map((point) => ({
+          attributes: attributes(point.attributes),
+          count: Number(point.count ?? 0),
+          sum: Number(point.sum ?? 0),
+        }));
+        metrics.push({ name: metric.name, unit: metric.unit ?? "", points });
+      }
+    }
+  }
+  return { metrics, resource };
+}
+
 /**
  * A local OTLP/HTTP collector and webhook receiver: every POST or PUT is decoded and kept. `status`
  * sets what it answers; `hang` makes it never answer (a destination that is down but accepts connections).
@@ -83,7 +122,8 @@ export function startCollector() {
       const contentType = request.headers.get("content-type") ?? "";
       const body = new Uint8Array(await request.arrayBuffer());
       const path = new URL(request.url).pathname;
-      received.push({ path, contentType, headers: request.headers, ...decodeExport(body, contentType) });
+      const decoded = path.endsWith("/v1/metrics") ? { spans: [], ...decodeMetrics(body, contentType) } : { metrics: [], ...decodeExport(body, contentType) };
+      received.push({ path, contentType, headers: request.headers, ...decoded });
       return new Response(state.status === 200 ? "{}" : "no", { status: state.status });
     },
   });
@@ -92,6 +132,7 @@ export function startCollector() {
     received,
     state,
     spans: () => received.flatMap((item) => item.spans),
+    metrics: () => received.flatMap((item) => item.metrics),
     stop: () => server.stop(true),
   };
 }

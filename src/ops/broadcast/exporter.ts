@@ -3,6 +3,7 @@ import { type ActiveDestination, destinationTakes, readsField } from "../../core
 import type { GenerationRow } from "../../core/generation.ts";
 import type { GenerationContent } from "../../core/generation-content.ts";
 import type { Logger } from "../../core/log.ts";
+import type { Resource } from "@opentelemetry/resources";
 import { encodeSpans, generationSpans } from "./spans.ts";
 
 /** How the exporter queues, batches and retries. */
@@ -43,6 +44,13 @@ export interface ExporterDeps {
   /** A generation's stored content (when its workspace logs I/O), read at drain time, never on the request path. */
   content?: (workspaceId: string, generationId: string) => Promise<GenerationContent | undefined>;
   logger: Logger;
+  /**
+   * The deployment-wide destination of the OTEL_EXPORTER_OTLP_* settings: it takes every workspace's
+   * records, with its own resource (service.name, OTEL_RESOURCE_ATTRIBUTES).
+   */
+  environment?: { destination: ActiveDestination; resource: Resource };
+  /** The upstream's address of a record (its provider's base URL), for `server.address`. */
+  server?: (row: GenerationRow) => { address: string; port: number } | undefined;
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
   random?: () => number;
   limits?: Partial<ExporterLimits>;
@@ -97,7 +105,7 @@ export class BroadcastExporter {
    * destination (`skip`) costs nothing more.
    */
   offer(row: GenerationRow): void {
-    if (this.#deps.skip?.(row.workspaceId)) return;
+    if (!this.#deps.environment && this.#deps.skip?.(row.workspaceId)) return;
     if (this.#queue.length >= this.#limits.maxQueue) this.#dropped.queue++;
     else this.#queue.push(row);
     this.#schedule(this.#limits.intervalMs);
@@ -166,7 +174,7 @@ export class BroadcastExporter {
     const random = this.#deps.random ?? Math.random;
     for (const row of rows) {
       let destinations = byWorkspace.get(row.workspaceId);
-      if (!destinations) byWorkspace.set(row.workspaceId, (destinations = await this.#deps.destinations(row.workspaceId)));
+      if (!destinations) byWorkspace.set(row.workspaceId, (destinations = await this.#destinations(row.workspaceId)));
       if (destinations.length === 0) continue;
       const needsName = destinations.some((destination) => readsField(destination, ["api_key_name"]));
       const keyName = needsName ? await this.#deps.keyName(row.keyHash) : undefined;
@@ -176,11 +184,20 @@ export class BroadcastExporter {
       for (const destination of destinations) {
         if (!destinationTakes(destination, row, { keyName, content }) || random() >= destination.samplingRate) continue;
         const box = this.#outbox(destination);
-        const spans = generationSpans(row, destination, content);
+        const environment = this.#deps.environment;
+        const resource = environment && destination.id === environment.destination.id ? environment.resource : undefined;
+        const server = this.#deps.server?.(row);
+        const spans = generationSpans(row, destination, content, { ...(resource ? { resource } : {}), ...(server ? { server } : {}) });
         if (box.spans.length + spans.length > this.#limits.maxPendingSpans) this.#dropped.queue += spans.length;
         else box.spans.push(...spans);
       }
     }
+  }
+
+  /** A workspace's destinations, and the environment's (OTEL_EXPORTER_OTLP_*) when set. */
+  async #destinations(workspaceId: string): Promise<ActiveDestination[]> {
+    const own = await this.#deps.destinations(workspaceId);
+    return this.#deps.environment ? [...own, this.#deps.environment.destination] : own;
   }
 
   /** A record's stored content; a failure to read it is logged and the record goes out without it. */
@@ -196,6 +213,7 @@ export class BroadcastExporter {
   /** Spans held for a destination since disabled or deleted are dropped (counted as failed), never sent. */
   async #forgetRemoved(): Promise<void> {
     for (const [id, box] of this.#outboxes) {
+      if (id === this.#deps.environment?.destination.id) continue;
       const current = (await this.#deps.destinations(box.destination.workspaceId)).find((destination) => destination.id === id);
       if (current) {
         box.destination = current;

@@ -1,14 +1,26 @@
 import { createHash } from "node:crypto";
 import { type Attributes, type HrTime, SpanKind, SpanStatusCode } from "@opentelemetry/api";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { resourceFromAttributes } from "@opentelemetry/resources";
+import { type Resource, resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { ActiveDestination, OtlpEncoding } from "../../core/broadcast.ts";
 import type { GenerationRow } from "../../core/generation.ts";
 import type { GenerationContent } from "../../core/generation-content.ts";
 import { contentAttributes } from "./content.ts";
 
-const RESOURCE = resourceFromAttributes({ "service.name": "roundhouse", "telemetry.sdk.name": "roundhouse", "telemetry.sdk.language": "nodejs" });
+const SDK = { "telemetry.sdk.name": "roundhouse", "telemetry.sdk.language": "nodejs" };
+const RESOURCE = resourceFromAttributes({ "service.name": "roundhouse", ...SDK });
+
+/** The resource of spans sent with the OTEL_* settings: service.name and OTEL_RESOURCE_ATTRIBUTES. */
+export function resourceOf(attributes: Record<string, string>): Resource {
+  return resourceFromAttributes({ ...SDK, ...attributes });
+}
+
+/** What a destination's spans carry beside the record: their resource, the upstream's address. */
+export interface SpanOptions {
+  resource?: Resource;
+  server?: { address: string; port: number };
+}
 const SCOPE = { name: "roundhouse.broadcast" };
 
 /** GenAI's operation name for each request style and operation (OpenTelemetry's semantic conventions). */
@@ -24,6 +36,11 @@ const OPERATION_NAMES: Record<string, string> = {
   transcription: "generate_content",
   rerank: "rerank",
 };
+
+/** GenAI's operation name of a record's style (its style when the conventions have none). */
+export function operationName(style: string): string {
+  return OPERATION_NAMES[style] ?? style;
+}
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
@@ -53,7 +70,7 @@ function putAll(attributes: Attributes, values: Record<string, Value>): void {
 export function generationAttributes(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent): Attributes {
   const attributes: Attributes = {};
   putAll(attributes, {
-    "gen_ai.operation.name": OPERATION_NAMES[row.style] ?? row.style,
+    "gen_ai.operation.name": operationName(row.style),
     "gen_ai.provider.name": row.providerSlug,
     "gen_ai.system": row.providerSlug,
     "gen_ai.request.model": row.model,
@@ -103,7 +120,7 @@ export function generationAttributes(row: GenerationRow, destination: ActiveDest
   return attributes;
 }
 
-function span(fields: { name: string; traceId: string; spanId: string; parentId?: string; start: number; end: number; error: boolean; attributes: Attributes }): ReadableSpan {
+function span(fields: { name: string; traceId: string; spanId: string; parentId?: string; start: number; end: number; error: boolean; attributes: Attributes; resource?: Resource }): ReadableSpan {
   const end = Math.max(fields.end, fields.start);
   return {
     name: fields.name,
@@ -118,7 +135,7 @@ function span(fields: { name: string; traceId: string; spanId: string; parentId?
     links: [],
     events: [],
     ended: true,
-    resource: RESOURCE,
+    resource: fields.resource ?? RESOURCE,
     instrumentationScope: SCOPE,
     droppedAttributesCount: 0,
     droppedEventsCount: 0,
@@ -131,19 +148,21 @@ function span(fields: { name: string; traceId: string; spanId: string; parentId?
  * one child per upstream attempt, laid one after another from the start. Generations of one API
  * request share a trace.
  */
-export function generationSpans(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent): ReadableSpan[] {
+export function generationSpans(row: GenerationRow, destination: ActiveDestination, content?: GenerationContent, options: SpanOptions = {}): ReadableSpan[] {
   const attributes = generationAttributes(row, destination, content);
+  if (options.server) Object.assign(attributes, { "server.address": options.server.address, "server.port": options.server.port });
+  const resource = options.resource;
   const end = Date.parse(row.createdAt);
   const start = end - (row.generationTimeMs ?? row.latencyMs ?? 0);
   const traceId = idOf(`trace:${row.requestId ?? row.id}`, 16);
   const spanId = idOf(`span:${row.id}`, 8);
-  const spans = [span({ name: `${attributes["gen_ai.operation.name"]} ${row.model}`, traceId, spanId, start, end, error: row.status >= 400, attributes })];
+  const spans = [span({ name: `${attributes["gen_ai.operation.name"]} ${row.model}`, traceId, spanId, start, end, error: row.status >= 400, attributes, resource })];
   let at = start;
   (row.attempts ?? []).forEach((attempt, index) => {
     const attemptAttributes: Attributes = { "gen_ai.operation.name": attributes["gen_ai.operation.name"] as string, "gen_ai.provider.name": attempt.provider, "roundhouse.attempt.index": index, "roundhouse.attempt.endpoint": attempt.endpoint, "roundhouse.http.status": attempt.status };
     put(attemptAttributes, "error.type", attempt.code);
     const name = `attempt ${attempt.provider}`;
-    spans.push(span({ name, traceId, spanId: idOf(`attempt:${row.id}:${index}`, 8), parentId: spanId, start: at, end: at + attempt.latency_ms, error: attempt.status >= 400 || attempt.status === 0, attributes: attemptAttributes }));
+    spans.push(span({ name, traceId, spanId: idOf(`attempt:${row.id}:${index}`, 8), parentId: spanId, start: at, end: at + attempt.latency_ms, error: attempt.status >= 400 || attempt.status === 0, attributes: attemptAttributes, resource }));
     at += attempt.latency_ms;
   });
   return spans;
