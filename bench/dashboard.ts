@@ -152,7 +152,8 @@ async function main(): Promise<void> {
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `${new Date().toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, loadAverageBefore: loadBefore, loadAverageAfter: loadAfter };
-  writeFileSync(file, `${JSON.stringify({ records: RECORDS, days: DAYS, loadsPerPage: LOADS, seedMs, gatewayStartMs: startMs, machine, errors, offMachine, pages: results }, null, 2)}\n`);
+  const commit = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  writeFileSync(file, `${JSON.stringify({ commit, records: RECORDS, days: DAYS, loadsPerPage: LOADS, seedMs, gatewayStartMs: startMs, machine, errors, offMachine, pages: results }, null, 2)}\n`);
   console.log(`\nsaved ${file}`);
 }
 
