@@ -9,67 +9,10 @@ import { join } from "node:path";
 import { openSqliteBackend } from "../src/db/backend.ts";
 import { AnalyticsStore, type AnalyticsQuery } from "../src/db/analytics.ts";
 import { DIMENSIONS, METRICS } from "../src/db/analytics-catalog.ts";
-import { batchWriter } from "../src/db/generation-writer.ts";
-import type { GenerationRow } from "../src/db/schema.ts";
+import { DAY_MS as DAY, seedGenerations } from "./lib/generation-seed.ts";
 
 const RECORDS = Number(process.argv[2] ?? 1_000_000);
-const DAY = 24 * 3600 * 1000;
 const BUSY = "ws-busy";
-const MODELS = ["acme/writer", "acme/reader", "globex/coder", "globex/chat", "initech/mini", "initech/max", "umbrella/vision", "hooli/embed"];
-const KEYS = Array.from({ length: 50 }, (_, index) => `key-${index}`);
-
-/** A small deterministic generator, so two runs seed the same log. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-}
-
-function record(index: number, next: () => number, at: number): GenerationRow {
-  const model = MODELS[Math.floor(next() * MODELS.length)]!;
-  const provider = model.split("/")[0]!;
-  const failed = next() < 0.03;
-  return {
-    id: `gen-${index}`,
-    workspaceId: next() < 0.9 ? BUSY : `ws-${Math.floor(next() * 9)}`,
-    keyHash: KEYS[Math.floor(next() * KEYS.length)]!,
-    requestId: null,
-    style: "chat",
-    model,
-    providerSlug: provider,
-    providerName: provider,
-    upstreamModel: model.split("/")[1]!,
-    upstreamId: null,
-    presetId: null,
-    streamed: next() < 0.5,
-    cancelled: false,
-    status: failed ? 502 : 200,
-    errorCode: failed ? "upstream_error" : null,
-    finishReason: failed ? null : "stop",
-    nativeFinishReason: null,
-    tokensPrompt: Math.floor(next() * 4000),
-    tokensCompletion: failed ? null : Math.floor(next() * 1000),
-    tokensCached: 0,
-    tokensCacheWrite: 0,
-    tokensReasoning: 0,
-    mediaPrompt: 0,
-    totalCost: next() / 100,
-    latencyMs: Math.floor(next() * 2000),
-    generationTimeMs: Math.floor(next() * 8000),
-    sessionId: null,
-    externalUser: null,
-    userAgent: null,
-    httpReferer: null,
-    serviceTier: null,
-    attempts: null,
-    warnings: null,
-    meters: null,
-    costs: null,
-    task: null,
-    createdAt: new Date(at).toISOString(),
-    isByok: false,
-    guardrailFlags: null,
-  };
-}
 
 async function time<T>(label: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -85,20 +28,9 @@ const dir = mkdtempSync(join(tmpdir(), "roundhouse-bench-analytics-"));
 const backend = openSqliteBackend({ dataDir: dir });
 try {
   const now = Date.now();
-  const next = random(42);
-  // Bulk load: no fsync per batch, records in time order (as the gateway writes them).
-  backend.sqlite!.exec("PRAGMA synchronous = OFF");
-  const step = (30 * DAY) / RECORDS;
-  const writer = batchWriter(backend);
-  await time(`seed ${RECORDS.toLocaleString("en")} records`, async () => {
-    for (let start = 0; start < RECORDS; start += 10_000) {
-      const batch = Array.from({ length: Math.min(10_000, RECORDS - start) }, (_, offset) => record(start + offset, next, now - 30 * DAY + (start + offset) * step));
-      await writer.write(batch);
-    }
-  });
-  writer.close();
-  backend.sqlite!.exec("PRAGMA synchronous = NORMAL");
-  await time("ANALYZE", async () => backend.sqlite!.exec("ANALYZE"));
+  await time(`seed ${RECORDS.toLocaleString("en")} records (and ANALYZE)`, () =>
+    seedGenerations(backend, { records: RECORDS, busy: BUSY, others: Array.from({ length: 9 }, (_, index) => `ws-${index}`), end: now, days: 30, analyze: true }),
+  );
   const store = new AnalyticsStore(backend);
   const end = new Date(now).toISOString();
   const start = new Date(now - 30 * DAY).toISOString();

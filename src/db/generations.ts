@@ -1,5 +1,5 @@
 import { dirname, join } from "node:path";
-import { and, eq, gte, inArray, isNotNull, lt, notInArray, sql, sum } from "drizzle-orm";
+import { and, eq, gte, isNotNull, lt, notInArray, sql, sum } from "drizzle-orm";
 import { periodStart } from "../core/periods.ts";
 import type { LedgerOwner } from "../core/ledgers.ts";
 import type { Logger } from "../core/log.ts";
@@ -7,22 +7,10 @@ import { describeError } from "../core/log.ts";
 import type { Backend } from "./backend.ts";
 import { GenerationJournal, JOURNAL_FILE, readJournal, sealedFiles } from "./generation-journal.ts";
 import { type BatchWriter, batchWriter } from "./generation-writer.ts";
+import { addCommittedUsage, type KeyUsage, NO_USAGE } from "./key-usage.ts";
 import type { GenerationRow } from "./schema.ts";
 
-export interface KeyUsage {
-  total: number;
-  daily: number;
-  weekly: number;
-  monthly: number;
-  /** Of each, the cost of the generations served with a BYOK credential. */
-  byokTotal: number;
-  byokDaily: number;
-  byokWeekly: number;
-  byokMonthly: number;
-}
-
-/** No spend at all. */
-export const NO_USAGE: Readonly<KeyUsage> = { total: 0, daily: 0, weekly: 0, monthly: 0, byokTotal: 0, byokDaily: 0, byokWeekly: 0, byokMonthly: 0 };
+export { type KeyUsage, NO_USAGE } from "./key-usage.ts";
 
 /** Successful generations of one classified task on one model. */
 export interface TaskUsage {
@@ -259,38 +247,18 @@ export class GenerationStore {
 
   /**
    * What keys spent (USD): in total, today, this week (from Monday) and this month, UTC, queued records
-   * included. One grouped query for any number of keys. Records still in memory are counted from
-   * memory and left out of the query, so one committed while the query runs is counted once.
+   * included, for any number of keys: past days from the daily rollups, the rest from the records (see
+   * key-usage.ts). Records still in memory are counted from memory and left out of the queries, so one
+   * committed while they run is counted once.
    */
   async usageByKey(keyHashes: string[], now = new Date()): Promise<Map<string, KeyUsage>> {
     const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { ...NO_USAGE }]));
     if (keyHashes.length === 0) return result;
-    const { generations } = this.backend.tables;
     const day = periodStart("daily", now).toISOString();
     const week = periodStart("weekly", now).toISOString();
     const month = periodStart("monthly", now).toISOString();
-    const cost = generations.totalCost;
-    const since = (start: string, byok: boolean) =>
-      sql<number>`coalesce(sum(case when ${generations.createdAt} >= ${start}${byok ? sql` and ${generations.isByok}` : sql``} then ${cost} end), 0)`;
     const pending = this.#pending().filter((row) => result.has(row.keyHash));
-    const rows = await this.backend.db
-      .select({
-        keyHash: generations.keyHash,
-        total: sql<number>`coalesce(sum(${cost}), 0)`,
-        daily: since(day, false),
-        weekly: since(week, false),
-        monthly: since(month, false),
-        byokTotal: sql<number>`coalesce(sum(case when ${generations.isByok} then ${cost} end), 0)`,
-        byokDaily: since(day, true),
-        byokWeekly: since(week, true),
-        byokMonthly: since(month, true),
-      })
-      .from(generations)
-      .where(and(inArray(generations.keyHash, keyHashes), notPending(generations.id, pending)))
-      .groupBy(generations.keyHash);
-    for (const { keyHash, ...sums } of rows) {
-      result.set(keyHash, Object.fromEntries(Object.entries(sums).map(([name, value]) => [name, Number(value)])) as unknown as KeyUsage);
-    }
+    await addCommittedUsage(this.backend, result, { day, week, month }, pending);
     for (const row of pending) {
       const usage = result.get(row.keyHash)!;
       const byok = row.isByok ? row.totalCost : 0;

@@ -238,7 +238,11 @@ export const generationRollups = sqliteTable(
     /** The UTC hour of an hourly row, YYYY-MM-DDTHH (a record's `created_at` cut there); null on a daily row. */
     hour: text("hour"),
   },
-  (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)],
+  (table) => [
+    index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day),
+    // A key's daily rows in day order with their costs: what keys spent (key-usage.ts) is read from the index alone.
+    index("generation_rollups_key_day_cost_idx").on(table.keyHash, table.day, table.totalCost, table.byokCost),
+  ],
 );
 
 export type GenerationRollupRow = typeof generationRollups.$inferSelect;

@@ -126,6 +126,9 @@ export const generationRollups = pgTable("generation_rollups", {
   latencySum: total("latency_sum"), latencyCount: total("latency_count"), generationTimeSum: total("generation_time_sum"),
   generationTimeCount: total("generation_time_count"), completionTimeSum: total("completion_time_sum"),
   byokCost: doublePrecision("byok_cost").notNull().default(0), hour: text("hour"),
-}, (table) => [index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day)]);
+}, (table) => [
+  index("generation_rollups_workspace_hour_day_idx").on(table.workspaceId, table.hour, table.day),
+  index("generation_rollups_key_day_cost_idx").on(table.keyHash, table.day, table.totalCost, table.byokCost),
+]);
 const sameRollupRows: Same<Rows<typeof generationRollups>, Rows<typeof groups.generationRollups>> = true;
 void sameRollupRows;

@@ -266,7 +266,9 @@ export const generations = sqliteTable(
     // A workspace's records in time order, with the status: the analytics queries the daily rollups
     // cannot answer (buckets under a day) read request and error counts from this index alone.
     index("generations_workspace_created_status_idx").on(table.workspaceId, table.createdAt, table.status),
-    index("generations_key_created_idx").on(table.keyHash, table.createdAt),
+    // A key's records in time order with what they cost: what a key spent since a moment is read from
+    // the index alone (key-usage.ts, spend limits).
+    index("generations_key_created_cost_idx").on(table.keyHash, table.createdAt, table.totalCost, table.isByok),
   ],
 );
 

@@ -75,6 +75,27 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
     await reader.close();
   });
 
+  test("usage by key counts each record once around the day a still-queued record falls on (a journal replayed at start)", async () => {
+    const { backend } = await open();
+    const writer = new GenerationStore(backend, quiet, options);
+    for (const row of [
+      generation("gen-today", { createdAt: "2025-03-19T01:00:00.000Z", totalCost: 0.25 }),
+      generation("gen-month", { createdAt: "2025-03-03T10:00:00.000Z", totalCost: 1, isByok: true }),
+      generation("gen-month-late", { createdAt: "2025-03-03T23:00:00.000Z", totalCost: 4 }),
+      generation("gen-before", { createdAt: "2025-02-28T23:59:59.999Z", totalCost: 2 }),
+    ]) await writer.record(row);
+    await writer.flush();
+    await writer.record(generation("gen-replayed", { createdAt: "2025-03-03T12:00:00.000Z", totalCost: 0.5 }));
+    expect((await writer.usageByKey(["key-1"], NOW)).get("key-1")).toEqual({
+      total: 7.75, daily: 0.25, weekly: 0.25, monthly: 5.75, byokTotal: 1, byokDaily: 0, byokWeekly: 0, byokMonthly: 1,
+    });
+    await writer.flush();
+    expect((await writer.usageByKey(["key-1"], NOW)).get("key-1")).toEqual({
+      total: 7.75, daily: 0.25, weekly: 0.25, monthly: 5.75, byokTotal: 1, byokDaily: 0, byokWeekly: 0, byokMonthly: 1,
+    });
+    await writer.close();
+  });
+
   test("popularity counts a workspace's successful requests per model since a moment, queued ones included", async () => {
     const { backend } = await open();
     const store = new GenerationStore(backend, quiet, options);
