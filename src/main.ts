@@ -2,9 +2,9 @@
 import packageJson from "../package.json" with { type: "json" };
 import { describeFailure, printError, printLine, UsageError } from "./cli/output.ts";
 
-const HELP = `roundhouse ${packageJson.version}: on-prem model routing gateway
+const HELP = `Usage: roundhouse <command> [options]
 
-Usage: roundhouse <command> [options]
+roundhouse ${packageJson.version}: on-prem model routing gateway
 
 Commands:
   serve        start the gateway

@@ -11,9 +11,9 @@ On the very first start it prints a management key and an inference key, once.
 
 Options:
 ${LOCATION_HELP}
-  --host HOST       listen address (default 127.0.0.1; env ROUNDHOUSE_HOST)
-  --port PORT       listen port, 0 for any free port (default 8080; env ROUNDHOUSE_PORT)
-  -h, --help        show this help
+  --host HOST               listen address (default 127.0.0.1; env ROUNDHOUSE_HOST)
+  --port PORT               listen port, 0 for any free port (default 8080; env ROUNDHOUSE_PORT)
+  -h, --help                show this help
 
 Exit codes: 0 stopped cleanly, 1 runtime failure, 2 bad usage or configuration.`;
 
