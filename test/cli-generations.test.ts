@@ -75,7 +75,7 @@ models:
     // Stopping writes every pending generation record.
     await gateway.stop();
   }
-});
+}, 120_000);
 
 afterAll(() => {
   good?.stop();
@@ -131,7 +131,7 @@ test("generations list: newest first, filtered by model and key, limited; show: 
     expect({ args, code: result.code }).toEqual({ args, code });
     expect(result.stderr).toContain(message);
   }
-});
+}, 120_000);
 
 test("usage sums requests, tokens and spend in total and per model, key, provider and day", async () => {
   const records = await cliJson<Array<{ model: string; api_key_hash: string; total_cost: number; created_at: string }>>(["generations", "list"], { dataDir });
@@ -170,4 +170,4 @@ test("usage sums requests, tokens and spend in total and per model, key, provide
     expect({ args, code: result.code }).toEqual({ args, code });
     expect(result.stderr).toContain(message);
   }
-});
+}, 120_000);

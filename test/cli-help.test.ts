@@ -106,7 +106,7 @@ test("every command's help starts with its usage line, aligns its options in one
   // Every options section of this CLI uses the same column.
   const columns = new Set(results.flatMap((result) => result.stdout.split("\n\n").filter((paragraph) => paragraph.startsWith("Options:")).map((paragraph) => descriptionColumn(paragraph.split("\n")[1]!))));
   expect([...columns]).toEqual([28]);
-});
+}, 120_000);
 
 test("version --help and help version print the version command's help, not the version", async () => {
   const dataDir = join(root.path, "unused");
@@ -114,7 +114,7 @@ test("version --help and help version print the version command's help, not the 
     const result = await runCli(args, { dataDir });
     expect({ args, code: result.code, first: result.stdout.split("\n")[0] }).toEqual({ args, code: 0, first: "Usage: roundhouse version" });
   }
-});
+}, 120_000);
 
 test("a help layout problem is caught: a misaligned option, a missing usage line, a missing exit codes paragraph", () => {
   const good = "Usage: roundhouse x\n\nOptions:\n  --a A                     one\n  -h, --help                show\n\nExit codes: 0.";

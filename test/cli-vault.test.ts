@@ -118,4 +118,4 @@ test("vault secrets and connections: set from stdin or a file, list names only, 
   const printed = outputs.map((result) => result.stdout + result.stderr).join("\n");
   expect(outputs.length).toBeGreaterThan(25);
   for (const secret of SECRETS) expect(printed).not.toContain(secret);
-});
+}, 120_000);

@@ -59,7 +59,7 @@ test("workspaces: create, list, show, update the intern programme setting, refus
   expect((await run(["keys", "revoke", key.hash])).code).toBe(0);
   expect(await cliJson(["workspaces", "delete", "ops"], { dataDir })).toMatchObject({ deleted: true, slug: "ops" });
   expect((await cliJson<Array<{ slug: string }>>(["workspaces", "list"], { dataDir })).map((row) => row.slug)).toEqual(["team"]);
-});
+}, 120_000);
 
 test("interns: the programme setting gates them; create, list, show, keys minted as the API mints them, revoke, delete", async () => {
   await cliJson(["workspaces", "create", "--name", "Closed", "--slug", "closed"], { dataDir });
@@ -128,4 +128,4 @@ test("interns: the programme setting gates them; create, list, show, keys minted
   // Its keys went with it.
   const left = await cliJson<Array<{ kind: string }>>(["keys", "list", "--workspace", "team"], { dataDir });
   expect(left.filter((row) => row.kind === "intern")).toEqual([]);
-});
+}, 120_000);
