@@ -6,7 +6,7 @@ import { type Stores, withStores } from "./context.ts";
 import { asCli } from "./failures.ts";
 import { programmeIntern, programmeWorkspace } from "./intern-lookup.ts";
 import { secretJson } from "./json.ts";
-import { CliError, formatTable, printJson, printLine, shortTime, UsageError } from "./output.ts";
+import { CliError, formatTable, printError, printJson, printLine, shortTime, UsageError } from "./output.ts";
 
 const SCOPE_HELP = `  --intern INTERN           the intern's own vault (id or name) instead of the workspace's
   --workspace ID_OR_SLUG    the workspace (default: the first; with --intern, where to look for it)`;
@@ -89,6 +89,8 @@ async function readValue(file: string | undefined): Promise<string> {
     if (!(await handle.exists())) throw new CliError(`cannot read --value-file ${file}: no such file`);
     text = await handle.text();
   } else {
+    // Typed at a terminal: say what is awaited (on stderr, so stdout stays clean).
+    if (process.stdin.isTTY) printError("Type the secret's value, then press Ctrl-D on a new line:");
     text = await Bun.stdin.text();
   }
   return text.replace(/\r?\n$/, "");
