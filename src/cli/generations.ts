@@ -38,7 +38,7 @@ Exit codes: 0 listed, 1 no such workspace or key, 2 bad usage or configuration.`
 const SHOW_HELP = `Usage: roundhouse generations show ID [--workspace ID_OR_SLUG] [--json] [--config PATH] [--data-dir DIR]
 
 Shows one generation record: model, provider, status, tokens, cost, latency and each routing attempt
-(provider, endpoint, status, error code, latency), as GET /generation?id=ID returns it.
+(provider, endpoint, status, error code, latency): the record behind GET /generation?id=ID.
 
 Options:
   --workspace ID_OR_SLUG    look in this workspace only (default: every workspace)

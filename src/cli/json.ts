@@ -72,7 +72,7 @@ export function connectionJson(row: ConnectionRow) {
   };
 }
 
-/** A generation record with its routing attempts, as `GET /generation` names the fields. */
+/** A generation record with its routing attempts (the stored record's columns; `GET /generation` shapes it as the OpenRouter SDK reads it). */
 export function generationJson(row: GenerationRow) {
   return {
     id: row.id,
