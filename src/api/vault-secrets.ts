@@ -1,25 +1,11 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
-import { normalizeHost } from "../core/hostname.ts";
+import { checkSecretName, checkSecretWrite } from "../core/name-rules.ts";
 import type { VaultScope } from "../db/vault.ts";
 import type { Services } from "./services.ts";
 import { authenticate, requireInternProgramme, requireWorkspaceRoute, resolveIntern } from "./auth.ts";
 import { parsePage } from "./http.ts";
 import { vaultSecretJson } from "./serialize.ts";
-
-/** Lowercase letters, digits and single underscores, starting with a letter, not ending with one. */
-const SECRET_NAME = /^[a-z](?:[a-z0-9]|_(?=[a-z0-9]))*$/;
-const MAX_VALUE_LENGTH = 65_536;
-
-export function checkSecretName(name: string): string {
-  if (name.length > 255 || !SECRET_NAME.test(name)) {
-    throw new GatewayError(
-      "bad_request",
-      "name: must be 1 to 255 lowercase letters, digits and single underscores, starting with a letter and not ending with an underscore",
-    );
-  }
-  return name;
-}
 
 const WriteBody = t.Object({
   hosts: t.Array(t.String({ maxLength: 1024 }), { minItems: 1, maxItems: 100 }),
@@ -30,20 +16,6 @@ const CopyBody = t.Object({
   names: t.Array(t.String(), { minItems: 1, maxItems: 100, uniqueItems: true }),
 });
 
-function checkWrite(body: typeof WriteBody.static): { hosts: string[]; value: string } {
-  const hosts = new Set<string>();
-  body.hosts.forEach((raw, index) => {
-    const result = normalizeHost(raw);
-    if ("problem" in result) throw new GatewayError("bad_request", `body.hosts[${index}]: ${result.problem}`);
-    hosts.add(result.host);
-  });
-  if (body.value.length === 0) throw new GatewayError("bad_request", "body.value: must not be empty");
-  if (body.value.length > MAX_VALUE_LENGTH) {
-    throw new GatewayError("payload_too_large", `body.value: must be at most ${MAX_VALUE_LENGTH} characters`);
-  }
-  return { hosts: [...hosts], value: body.value };
-}
-
 const PAGE = { defaultLimit: 100, maxLimit: 100, maxOffset: 10_000 };
 
 /**
@@ -52,7 +24,7 @@ const PAGE = { defaultLimit: 100, maxLimit: 100, maxOffset: 10_000 };
  */
 export function vaultSecretsApi(services: Services) {
   const put = async (scope: VaultScope, name: string, body: typeof WriteBody.static) => {
-    const { hosts, value } = checkWrite(body);
+    const { hosts, value } = checkSecretWrite(body);
     return { data: vaultSecretJson(await services.vault.put(scope, checkSecretName(name), hosts, value)) };
   };
   const remove = async (scope: VaultScope, name: string, set: { status?: number | string }) => {

@@ -1,5 +1,6 @@
 import { Elysia, t } from "elysia";
 import { GatewayError } from "../core/errors.ts";
+import { WORKSPACE_SLUG_PATTERN, WORKSPACE_SLUG_RULE } from "../core/name-rules.ts";
 import type { WorkspaceInput } from "../db/workspaces.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import type { Services } from "./services.ts";
@@ -10,7 +11,7 @@ import { documented, WorkspaceJson } from "./schemas/documented.ts";
 
 const WorkspaceData = t.Object({ data: WorkspaceJson });
 
-const Slug = t.String({ minLength: 1, maxLength: 64, pattern: "^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$", expected: "lowercase letters, digits and inner hyphens, 1 to 64 characters" });
+const Slug = t.String({ minLength: 1, maxLength: 64, pattern: WORKSPACE_SLUG_PATTERN, expected: WORKSPACE_SLUG_RULE });
 const ProviderList = t.Union([t.Array(t.String({ minLength: 1, maxLength: 128 }), { maxItems: 256 }), t.Null()]);
 const NullableString = t.Union([t.String({ maxLength: 256 }), t.Null()]);
 

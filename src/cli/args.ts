@@ -8,9 +8,16 @@ export const LOCATION_OPTIONS = {
   "database-url": { type: "string" },
 } as const satisfies ParseArgsOptionsConfig;
 
-export const LOCATION_HELP = `  --config PATH     YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
-  --data-dir DIR    state directory (default ./data; env ROUNDHOUSE_DATA_DIR)
-  --database-url URL  team mode's PostgreSQL database (postgres://...; env ROUNDHOUSE_DATABASE_URL)`;
+/** Where every help text starts an option's description (two spaces after the longest option). */
+export const HELP_COLUMN = 28;
+
+export const LOCATION_HELP = `  --config PATH             YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
+  --data-dir DIR            state directory (default ./data; env ROUNDHOUSE_DATA_DIR)
+  --database-url URL        team mode's PostgreSQL database (postgres://...; env ROUNDHOUSE_DATABASE_URL)`;
+
+/** The location options and --help, the last lines of every data-directory command's options. */
+export const LOCATION_AND_HELP = `${LOCATION_HELP}
+  -h, --help                show this help`;
 
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const satisfies ParseArgsOptionsConfig;
 
@@ -49,4 +56,27 @@ export function parseFutureTime(command: string, flag: string, raw: string, now 
   if (Number.isNaN(time)) throw new UsageError(`--${flag} must be an ISO 8601 timestamp such as 2030-01-31T00:00:00Z, got '${raw}'`, command);
   if (time <= now) throw new UsageError(`--${flag} must be in the future, got '${raw}'`, command);
   return new Date(time).toISOString();
+}
+
+/** `on` or `off` (also true/false, yes/no) for a switch option. */
+export function parseSwitch(command: string, flag: string, raw: string): boolean {
+  const value = raw.toLowerCase();
+  if (["on", "true", "yes"].includes(value)) return true;
+  if (["off", "false", "no"].includes(value)) return false;
+  throw new UsageError(`--${flag} must be on or off, got '${raw}'`, command);
+}
+
+/** An ISO 8601 timestamp (any time), normalised to UTC. */
+export function parseTime(command: string, flag: string, raw: string): string {
+  const time = /^\d{4}-\d{2}-\d{2}/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(time)) throw new UsageError(`--${flag} must be an ISO 8601 timestamp or day such as 2030-01-31 or 2030-01-31T00:00:00Z, got '${raw}'`, command);
+  return new Date(time).toISOString();
+}
+
+/** Exactly the named positionals, else a usage error naming them. */
+export function positionalsOf(command: string, positionals: string[], names: string[]): string[] {
+  if (positionals.length !== names.length) {
+    throw new UsageError(names.length === 0 ? `unexpected argument '${positionals[0]}'` : `give ${names.join(" and ")}${positionals.length > names.length ? ` (unexpected '${positionals[names.length]}')` : ""}`, command);
+  }
+  return positionals;
 }

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { type AuditEntry, type ChainReport, ChainVerifier } from "../core/audit-chain.ts";
 import { createLogger } from "../core/log.ts";
 import { auditEntryJson, AuditLogStore } from "../db/audit-log.ts";
-import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseCommand } from "./args.ts";
+import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand } from "./args.ts";
 import { withStores } from "./context.ts";
 import { CliError, EXIT, printError, printJson, printLine, UsageError } from "./output.ts";
 
@@ -12,7 +12,9 @@ export const AUDIT_HELP = `Usage: roundhouse audit <command> [options]
 Commands:
   verify   recompute the audit log's chain of hashes (in the database, or in an export file)
 
-Run 'roundhouse audit <command> --help' for its options.`;
+Run 'roundhouse audit <command> --help' for its options.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
 
 const VERIFY_HELP = `Usage: roundhouse audit verify [--file EXPORT.ndjson] [--json] [--config PATH] [--data-dir DIR]
 
@@ -21,10 +23,9 @@ the entry before it, with no entry missing. Reads the database the gateway uses,
 export from GET /api/v1/audit-log/export (no database needed).
 
 Options:
-  --file PATH       verify this NDJSON export instead of the database
-  --json            print {ok, entries, first_bad_seq} as JSON
-${LOCATION_HELP}
-  -h, --help        show this help
+  --file PATH               verify this NDJSON export instead of the database
+  --json                    print {ok, entries, first_bad_seq} as JSON
+${LOCATION_AND_HELP}
 
 Exit codes: 0 the chain holds, 1 it is broken (the first bad entry's seq is printed) or the file is
 not an export, 2 bad usage or configuration.`;

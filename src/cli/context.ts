@@ -2,13 +2,17 @@ import { join, resolve } from "node:path";
 import { loadConfig } from "../config/load.ts";
 import type { Config } from "../config/schema.ts";
 import type { Backend } from "../db/backend.ts";
+import { AnalyticsStore } from "../db/analytics.ts";
 import { ConnectionStore } from "../db/connections.ts";
+import { GenerationStore } from "../db/generations.ts";
 import { InternFeatureStore } from "../db/intern-features.ts";
 import { InternStore } from "../db/interns.ts";
 import { KeyStore } from "../db/keys.ts";
 import { PresetStore } from "../db/presets.ts";
+import { VaultStore } from "../db/vault.ts";
 import type { WorkspaceRow } from "../db/schema.ts";
 import { WorkspaceStore } from "../db/workspaces.ts";
+import { createLogger } from "../core/log.ts";
 import { SecretBox } from "../core/secret-box.ts";
 import { openStorage } from "../storage.ts";
 import { CliError, UsageError } from "./output.ts";
@@ -48,6 +52,10 @@ export interface Stores {
   interns: InternStore;
   connections: ConnectionStore;
   internFeatures: InternFeatureStore;
+  vault: VaultStore;
+  /** Reads only: no journal of its own, so a running gateway's journal is left to it. */
+  generations: GenerationStore;
+  analytics: AnalyticsStore;
   close(): Promise<void>;
 }
 
@@ -58,14 +66,18 @@ export interface Stores {
  */
 export async function openStores(config: Config): Promise<Stores> {
   const { backend, masterKey } = await openStorage(config, { env: process.env });
+  const box = new SecretBox(masterKey.key);
   return {
     backend,
     keys: new KeyStore(backend),
     workspaces: new WorkspaceStore(backend),
     presets: new PresetStore(backend),
     interns: new InternStore(backend),
-    connections: new ConnectionStore(backend, new SecretBox(masterKey.key)),
+    connections: new ConnectionStore(backend, box),
     internFeatures: new InternFeatureStore(backend),
+    vault: new VaultStore(backend, box),
+    generations: new GenerationStore(backend, createLogger("error"), { journalFile: null }),
+    analytics: new AnalyticsStore(backend),
     close: () => backend.close(),
   };
 }

@@ -26,8 +26,8 @@ It changes nothing: it creates no database, key file or directory.
 
 Options:
 ${LOCATION_HELP}
-  --timeout-ms N    how long each upstream may take to accept a connection (default 3000)
-  -h, --help        show this help
+  --timeout-ms N            how long each upstream may take to accept a connection (default 3000)
+  -h, --help                show this help
 
 Exit codes: 0 every check ok or warn, 1 any check FAILed, 2 bad usage.`;
 

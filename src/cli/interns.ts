@@ -1,22 +1,29 @@
 import type { Config } from "../config/schema.ts";
 import { GatewayError } from "../core/errors.ts";
 import { checkRequiredConnections, declaredFeature, featureCatalog, type FeatureState, featureState } from "../core/intern-features.ts";
-import type { InternRow, WorkspaceRow } from "../db/schema.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand } from "./args.ts";
-import { allWorkspaces, resolveWorkspace, type Stores, withStores } from "./context.ts";
+import { withStores } from "./context.ts";
+import { findIntern } from "./intern-lookup.ts";
 import { CliError, formatTable, printJson, printLine, shortTime, UsageError } from "./output.ts";
 
-export const INTERNS_HELP = `Usage: roundhouse interns features <command> [options]
+export const INTERNS_HELP = `Usage: roundhouse interns <command> [options]
 
-Gives interns features, directly in the database (no running server needed). A feature is declared
-by the operator (config interns.features or interns.features_dir) with the connections it requires.
+Manages interns, their keys and their features directly in the database (no running server needed).
+The workspace's intern programme must be on ('roundhouse workspaces update W --intern-api-access on').
 
 Commands:
+  list                             list interns (id, name, workspace, status, model, created)
+  show INTERN                      show one intern
+  create --name NAME               create an intern
+  delete INTERN                    delete an intern with its keys and vault
+  keys list|create|revoke          the intern's own API keys ('roundhouse interns keys --help')
   features add INTERN FEATURE      give the intern the feature, if it can use every required connection
   features list INTERN             the intern's features, each ready, degraded or undeclared
   features remove INTERN FEATURE   take the feature away
 
-Run 'roundhouse interns features <command> --help' for its options.`;
+INTERN is an intern's id or its name. Run 'roundhouse interns <command> --help' for its options.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
 
 const COMMON_OPTIONS = `Options:
   --workspace ID_OR_SLUG    look for the intern in this workspace only (default: every workspace)
@@ -61,8 +68,27 @@ const OPTIONS = { ...LOCATION_OPTIONS, workspace: { type: "string" }, json: { ty
 
 export async function interns(argv: string[]): Promise<void> {
   const [group, command, ...rest] = argv;
-  if (group === undefined || group === "--help" || group === "-h" || group === "help") return printLine(INTERNS_HELP);
-  if (group !== "features") throw new UsageError(`unknown command 'interns ${group}'`, "interns");
+  switch (group) {
+    case "list":
+      return (await import("./interns-manage.ts")).listInterns(argv.slice(1));
+    case "show":
+      return (await import("./interns-manage.ts")).showIntern(argv.slice(1));
+    case "create":
+      return (await import("./interns-manage.ts")).createIntern(argv.slice(1));
+    case "delete":
+      return (await import("./interns-manage.ts")).deleteIntern(argv.slice(1));
+    case "keys":
+      return (await import("./intern-keys.ts")).internKeys(argv.slice(1));
+    case "features":
+      break;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      return printLine(INTERNS_HELP);
+    default:
+      throw new UsageError(`unknown command 'interns ${group}'`, "interns");
+  }
   switch (command) {
     case "add":
       return add(rest);
@@ -87,22 +113,6 @@ function parse(name: string, argv: string[], positionalNames: string[]) {
     throw new UsageError(`give ${positionalNames.join(" and ")}`, `interns features ${name}`);
   }
   return { help: false as const, values, positionals };
-}
-
-/** The intern by id or exact name, in one workspace or in any; a name that several interns share is refused. */
-async function findIntern(stores: Stores, reference: string, workspace: string | undefined): Promise<{ intern: InternRow; workspace: WorkspaceRow }> {
-  const workspaces = workspace === undefined ? await allWorkspaces(stores) : [(await resolveWorkspace(stores, workspace, { create: false }))!];
-  for (const candidate of workspaces) {
-    const intern = await stores.interns.get(candidate.id, reference);
-    if (intern) return { intern, workspace: candidate };
-  }
-  const named: Array<{ intern: InternRow; workspace: WorkspaceRow }> = [];
-  for (const candidate of workspaces) for (const intern of await stores.interns.named(candidate.id, reference)) named.push({ intern, workspace: candidate });
-  if (named.length === 1) return named[0]!;
-  if (named.length > 1) {
-    throw new CliError(`${named.length} interns are named '${reference}' (${named.map(({ intern, workspace: ws }) => `${intern.id} in ${ws.slug}`).join(", ")}); give the id`);
-  }
-  throw new CliError(`no intern with id or name '${reference}'${workspace === undefined ? "" : ` in workspace ${workspace}`}`);
 }
 
 function describeState(state: FeatureState): string {

@@ -14,7 +14,9 @@ Commands:
   list     list keys (hash prefix, name, kind, workspace, disabled, created)
   revoke   delete a key by its hash or a unique hash prefix
 
-Run 'roundhouse keys <command> --help' for its options.`;
+Run 'roundhouse keys <command> --help' for its options.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
 
 const CREATE_HELP = `Usage: roundhouse keys create --name NAME [--kind inference|management] [--deployment-admin]
                               [--workspace ID_OR_SLUG] [--limit USD] [--expires ISO] [--json]
@@ -57,7 +59,7 @@ ${LIVE_GATEWAY_NOTE}
 
 Options:
 ${LOCATION_HELP}
-  -h, --help        show this help
+  -h, --help                show this help
 
 Exit codes: 0 revoked, 1 no key matches, 2 bad usage or configuration, or a prefix that matches more
 than one key.`;

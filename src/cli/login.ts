@@ -10,12 +10,12 @@ PKCE): starts a one-shot HTTP server on 127.0.0.1, prints the gateway's /auth UR
 in a browser), waits for the consent to come back, exchanges the code and prints the key on stdout.
 
 Options:
-  --url URL           the gateway's base URL, e.g. https://gateway.example.com (env ROUNDHOUSE_URL)
-  --output FILE       write the key to FILE (mode 0600) instead of printing it
-  --timeout SECONDS   how long to wait for the consent (default 300)
-  --key-label LABEL   a name for the issued key (default: the callback's name)
-  --no-browser        only print the URL; do not try xdg-open
-  -h, --help          show this help
+  --url URL                 the gateway's base URL, e.g. https://gateway.example.com (env ROUNDHOUSE_URL)
+  --output FILE             write the key to FILE (mode 0600) instead of printing it
+  --timeout SECONDS         how long to wait for the consent (default 300)
+  --key-label LABEL         a name for the issued key (default: the callback's name)
+  --no-browser              only print the URL; do not try xdg-open
+  -h, --help                show this help
 
 Exit codes: 0 key obtained, 1 consent denied, timed out or exchange refused, 2 bad usage.`;
 

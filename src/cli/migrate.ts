@@ -24,8 +24,8 @@ nothing written meanwhile is left behind; the replicas then need this deployment
 
 Options:
 ${LOCATION_HELP}
-  --to URL          copy this deployment into the PostgreSQL database at URL
-  -h, --help        show this help
+  --to URL                  copy this deployment into the PostgreSQL database at URL
+  -h, --help                show this help
 
 Exit codes: 0 migrated or up to date, 1 runtime failure, 2 bad usage or configuration.`;
 

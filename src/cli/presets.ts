@@ -17,7 +17,9 @@ Commands:
   export   write one file per preset
   import   read preset files into a workspace
 
-Run 'roundhouse presets <command> --help' for its options.`;
+Run 'roundhouse presets <command> --help' for its options.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
 
 const EXPORT_HELP = `Usage: roundhouse presets export [--workspace ID_OR_SLUG] [--out DIR] [SLUG...] [--config PATH] [--data-dir DIR]
 

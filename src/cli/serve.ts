@@ -14,9 +14,9 @@ file is rejected and the running config stays); watch_config: true does it on ev
 
 Options:
 ${LOCATION_HELP}
-  --host HOST       listen address (default 127.0.0.1; env ROUNDHOUSE_HOST)
-  --port PORT       listen port, 0 for any free port (default 8080; env ROUNDHOUSE_PORT)
-  -h, --help        show this help
+  --host HOST               listen address (default 127.0.0.1; env ROUNDHOUSE_HOST)
+  --port PORT               listen port, 0 for any free port (default 8080; env ROUNDHOUSE_PORT)
+  -h, --help                show this help
 
 Exit codes: 0 stopped cleanly, 1 runtime failure, 2 bad usage or configuration.`;
 

@@ -153,6 +153,35 @@ try {
   process.kill(gatewayPid, "SIGTERM");
   const code = await Promise.race([child.exited, Bun.sleep(15_000).then(() => "timeout")]);
   check("exits 0 on SIGTERM", code === 0, String(code));
+  // The operator's commands of the same binary, on the data directory it left behind.
+  const cli = (...args: string[]) => {
+    const ran = Bun.spawnSync([join(work, "roundhouse"), ...args, "--data-dir", join(work, "data")], { cwd: work, env: { PATH: emptyPath, HOME: work } });
+    return { code: ran.exitCode, stdout: ran.stdout.toString(), stderr: ran.stderr.toString() };
+  };
+  const generations = cli("generations", "list", "--model", "acme/local", "--json");
+  const listed = generations.code === 0 ? (JSON.parse(generations.stdout) as Array<{ id: string; attempts: unknown[] }>) : [];
+  check("generations list --json reads the records of the requests above", listed.length === 2 && listed.every((row) => row.attempts.length === 1), generations.stderr || `${listed.length} record(s)`);
+  const shown = listed[0] ? cli("generations", "show", listed[0].id) : undefined;
+  check("generations show prints a record with its routing attempts", shown?.code === 0 && shown.stdout.includes("Routing attempts:"), shown?.stderr);
+  const usage = cli("usage", "--group-by", "model", "--json");
+  const usageRows = usage.code === 0 ? (JSON.parse(usage.stdout) as { rows: Array<{ model: string; requests: number }> }).rows : [];
+  check("usage --group-by model sums the requests", usageRows.find((row) => row.model === "acme/local")?.requests === 2, usage.stderr || usage.stdout);
+  const workspace = cli("workspaces", "update", "main", "--intern-api-access", "on", "--json");
+  check("workspaces update turns the intern programme on", workspace.code === 0 && JSON.parse(workspace.stdout).intern_api_access === true, workspace.stderr);
+  const intern = cli("interns", "create", "--name", "Smoke", "--json");
+  const secret = Bun.spawnSync([join(work, "roundhouse"), "vault", "secrets", "set", "smoke_token", "--host", "example.com", "--intern", "Smoke", "--data-dir", join(work, "data")], {
+    cwd: work,
+    env: { PATH: emptyPath, HOME: work },
+    stdin: new Blob(["smoke-secret-value\n"]),
+  });
+  const secrets = cli("vault", "secrets", "list", "--intern", "Smoke");
+  check(
+    "interns create and vault secrets set (value from stdin, never printed)",
+    intern.code === 0 && secret.exitCode === 0 && secrets.stdout.includes("smoke_token") && !`${secret.stdout}${secret.stderr}${secrets.stdout}`.includes("smoke-secret-value"),
+    `${intern.stderr}${secret.stderr.toString()}${secrets.stderr}`,
+  );
+  const versionHelp = cli("version", "--help");
+  check("version --help prints help", versionHelp.code === 0 && versionHelp.stdout.startsWith("Usage: roundhouse version"), versionHelp.stdout);
   if (strace && existsSync(traceFile)) {
     const connects = readFileSync(traceFile, "utf8")
       .split("\n")
