@@ -124,6 +124,7 @@ export const OPERATIONS: Record<string, OperationText> = {
   "DELETE /api/v1/vault/interns/{internId}/secrets/{name}": op("Delete an intern secret", `Deletes one of an intern's secrets. ${VAULT}`, "none:204"),
   "POST /api/v1/vault/interns/{internId}/secrets/copy": op("Copy secrets to an intern", `Copies workspace secrets into an intern's own. ${VAULT}`, "data"),
   "GET /api/v1/vault/interns/{internId}/connections": op("An intern's connections", `The keys of the connections an intern can use: stored, enabled and not turned off or hidden for it. Never credentials. ${VAULT}`, "connections"),
+  "GET /api/v1/vault/interns/{internId}/connections/{key}": op("A connection's setting for an intern", `Whether one connection is turned off or hidden for one intern: {key, turned_off, hidden}. Never credentials. ${VAULT}`, "data"),
   "PUT /api/v1/vault/interns/{internId}/connections/{key}": op("Set a connection for an intern", `Turns a connection off or hides it for one intern. ${VAULT}`, "data"),
   "GET /api/v1/vault/connections": op("List connections", `The workspace's connections (Connections tab), without credentials. ${VAULT}`, "dataList"),
   "PUT /api/v1/vault/connections/{key}": op("Store a connection", `Stores a connection's credentials (encrypted at rest). ${VAULT}`, "data"),
