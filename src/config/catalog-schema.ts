@@ -166,7 +166,12 @@ const Index = T.Optional(T.Number({ minimum: 0, maximum: 100 }));
 
 export const ModelConfig = T.Object(
   {
-    id: T.String({ minLength: 3, pattern: "^[A-Za-z0-9._~:-]+/[A-Za-z0-9._~:/-]+$" }),
+    id: T.String({
+      minLength: 1,
+      pattern: "^[A-Za-z0-9._~:-]+(/[A-Za-z0-9._~:/-]+)?$",
+      description:
+        "The id clients send as `model`: `author/slug` (`meta-llama/llama-3.1-8b-instruct`) or a bare id as a local server names it (`llama3.1:8b`); everything after a colon is part of the id.",
+    }),
     name: T.Optional(T.String()),
     description: T.Optional(T.String()),
     /** Routing metadata; for well-known models the shipped catalog fills what is left out. */

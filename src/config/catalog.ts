@@ -174,7 +174,8 @@ export class Catalog {
       const release = model.release_date ?? known?.release_date;
       this.models.set(model.id, {
         id: model.id,
-        author: model.id.split("/")[0]!,
+        // A bare id (`llama3.1:8b`) names no author.
+        author: model.id.includes("/") ? model.id.split("/")[0]! : "",
         name: model.name ?? model.id,
         description: model.description ?? null,
         created: release ? Math.floor(Date.parse(`${release}T00:00:00Z`) / 1000) : null,
