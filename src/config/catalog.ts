@@ -2,6 +2,7 @@ import { ConfigError } from "./load.ts";
 import type { EndpointConfig, ProviderConfig, Simulation } from "./catalog-schema.ts";
 import type { Config } from "./schema.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
+import { DEFAULT_BASE_URL } from "./references.ts";
 import type { Operation } from "../core/operations.ts";
 
 export type { CatalogModel, Endpoint, Pricing, Provider, ProviderType, Timeouts } from "../core/catalog-types.ts";
@@ -54,11 +55,6 @@ export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
     },
     simulatedModel("roundhouse/simulated-video", "Roundhouse simulated video model", "video", "Runs video jobs that complete after two polls with a tiny MP4."),
   ],
-};
-
-const DEFAULT_BASE_URL: Partial<Record<ProviderType, string>> = {
-  anthropic: "https://api.anthropic.com",
-  simulated: "http://simulated.invalid",
 };
 
 function buildProvider(slug: string, config: ProviderConfig, defaults: Config["upstream"]): Provider {

@@ -256,7 +256,7 @@ export const Config = T.Object(
     limits: LimitsConfig,
     routing: RoutingConfig,
     /** Upstream providers by slug. Without any, the embedded simulated provider and model are served. */
-    providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {} }),
+    providers: T.Record(T.String({ pattern: "^[a-z0-9][a-z0-9._-]*(/[a-z0-9._-]+)?$" }), ProviderConfig, { default: {}, additionalProperties: false }),
     models: T.Array(ModelConfig, { default: [] }),
     /** A JSON file of benchmark results served by GET /benchmarks (checked at start; see config/benchmarks.ts). */
     benchmarks_file: T.Optional(T.String({ minLength: 1 })),
