@@ -8,6 +8,7 @@ Usage: roundhouse <command> [options]
 
 Commands:
   serve      start the gateway
+  config     check a config file, print its JSON Schema (config check | schema)
   keys       create, list and revoke API keys (keys create | list | revoke)
   presets    export and import presets with all their versions (presets export | import)
   interns    give interns features, checked against their connections (interns features add | list | remove)
@@ -31,6 +32,7 @@ type Run = (argv: string[]) => Promise<number | void>;
 /** Each command's module is loaded only when it runs, so --help and --version stay instant. */
 const COMMANDS: Record<string, () => Promise<Run>> = {
   serve: async () => (await import("./cli/serve.ts")).serve,
+  config: async () => (await import("./cli/config.ts")).config,
   keys: async () => (await import("./cli/keys.ts")).keys,
   presets: async () => (await import("./cli/presets.ts")).presets,
   interns: async () => (await import("./cli/interns.ts")).interns,

@@ -30,7 +30,7 @@ export interface LoadConfigOptions {
  * Environment variables that override a key of the file. Each maps to a path and a parser; a value that
  * does not parse is reported with the variable's name.
  */
-const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) => unknown }> = [
+export const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) => unknown }> = [
   { name: "ROUNDHOUSE_HOST", path: ["server", "host"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_PORT", path: ["server", "port"], parse: parseInteger },
   { name: "ROUNDHOUSE_MAX_BODY_BYTES", path: ["server", "max_body_bytes"], parse: parseInteger },
