@@ -22,7 +22,7 @@ function write(text: string): string {
 
 async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([process.execPath, MAIN, ...args], {
-    env: { ...baseEnv, ROUNDHOUSE_MASTER_KEY: MASTER_KEY, ROUNDHOUSE_DATA_DIR: join(root.path, `data-${++files}`), ...env },
+    env: { ...baseEnv, ROUNDHOUSE_MASTER_KEY: MASTER_KEY, ...env },
     stdout: "pipe",
     stderr: "pipe",
     cwd: root.path,
@@ -93,7 +93,7 @@ describe("config check", () => {
     const json = await run(["config", "check", "--config", path, "--json"]);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout)).toEqual({ valid: false, source: path, errors: BAD_PROBLEMS });
-    const serve = await run(["serve", "--config", path, "--port", "0"]);
+    const serve = await run(["serve", "--config", path, "--port", "0", "--data-dir", join(root.path, "data")]);
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain(`invalid configuration (${path}):\n  ${BAD_PROBLEMS.join("\n  ")}`);
   });
@@ -105,7 +105,7 @@ describe("config check", () => {
       code: 2,
       body: { valid: false, source: references, errors: [`models[0].endpoints[0].provider: unknown provider "olama" (declared: ollama) — did you mean 'ollama'?`] },
     });
-    const serve = await run(["serve", "--config", references, "--port", "0"]);
+    const serve = await run(["serve", "--config", references, "--port", "0", "--data-dir", join(root.path, "data")]);
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain(`unknown provider "olama"`);
     const tools = write("tools:\n  moderation:\n    model: 42\n");
@@ -116,10 +116,24 @@ describe("config check", () => {
     expect(errors[0]).toContain("tools.moderation.model");
   });
 
-  test("environment variables apply as they do for serve: a bad override is reported", async () => {
-    const result = await run(["config", "check", "--config", write(GOOD)], { ROUNDHOUSE_LOG_LEVEL: "chatty" });
+  test("environment variables apply as they do for serve: a bad override is reported, and the overrides in effect are named", async () => {
+    const path = write(GOOD);
+    const result = await run(["config", "check", "--config", path], { ROUNDHOUSE_LOG_LEVEL: "chatty" });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('log.level must be one of debug, info, warn, error, silent (got "chatty")');
+    expect(result.stderr).toContain("(environment overrides in effect: ROUNDHOUSE_LOG_LEVEL)");
+    const json = await run(["config", "check", "--config", path, "--json"], { ROUNDHOUSE_PORT: "8081" });
+    expect(JSON.parse(json.stdout)).toEqual({ valid: true, source: path, providers: 1, models: 2, environment_overrides: ["ROUNDHOUSE_PORT"] });
+  });
+
+  test("a YAML syntax error is one problem, with the line it is on", async () => {
+    const path = write("server: [\n");
+    const json = await run(["config", "check", "--config", path, "--json"]);
+    expect(json.code).toBe(2);
+    const errors = JSON.parse(json.stdout).errors as string[];
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toStartWith(`config file is not valid YAML (${path}): `);
+    expect(errors[0]).toContain("line 2");
   });
 
   test("help, and bad usage exits 2", async () => {

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from "../config/load.ts";
+import { ConfigError, ENV_OVERRIDES, loadConfig } from "../config/load.ts";
 import { configJsonSchema } from "../config/json-schema.ts";
 import { loadBenchmarks } from "../config/benchmarks.ts";
 import { Catalog } from "../config/catalog.ts";
@@ -32,6 +32,7 @@ problem found, each naming its key.
 Options:
   --config PATH     YAML config file (default: ROUNDHOUSE_CONFIG, else embedded defaults)
   --json            print {valid, source, providers, models} or {valid, source, errors} as JSON
+                    (with environment_overrides: the ROUNDHOUSE_* variables that replaced keys)
   -h, --help        show this help
 
 Exit codes: 0 valid, 2 invalid (or bad usage).`;
@@ -68,11 +69,19 @@ export async function config(argv: string[]): Promise<number | void> {
   }
 }
 
-/** The problems of a ConfigError, one per line (errors raised with a whole message are split). */
+/**
+ * The problems of a ConfigError, one per line. Errors raised with only a message are split when they
+ * list problems under "invalid configuration"; any other message (YAML syntax, a missing file) is one.
+ */
 function problemsOf(error: ConfigError): string[] {
-  if (error.problems.length !== 1 || error.problems[0] !== error.message) return [...error.problems];
-  const [first, ...rest] = error.message.split("\n");
-  return rest.length > 0 ? rest.map((line) => line.trim()).filter((line) => line.length > 0 && !line.startsWith("(")) : [first!];
+  const own = error.problems.length !== 1 || error.problems[0] !== error.message;
+  if (own) return [...error.problems];
+  if (!error.message.startsWith("invalid configuration")) return [error.message];
+  return error.message
+    .split("\n")
+    .slice(1)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !line.startsWith("(environment overrides"));
 }
 
 /** What `serve` checks after loading the file, before it opens anything (services.ts, plugins/host.ts). */
@@ -119,13 +128,16 @@ async function check(argv: string[]): Promise<number | void> {
     if (!(error instanceof ConfigError)) throw error;
     problems = problemsOf(error);
   }
+  const overrides = ENV_OVERRIDES.filter((override) => process.env[override.name]).map((override) => override.name);
   if (values.json) {
-    printJson(problems.length === 0 ? { valid: true, source, ...summary } : { valid: false, source, errors: problems });
+    const result = problems.length === 0 ? { valid: true, source, ...summary } : { valid: false, source, errors: problems };
+    printJson(overrides.length === 0 ? result : { ...result, environment_overrides: overrides });
   } else if (problems.length === 0) {
     printLine(`${source} is valid: ${summary.providers} provider(s), ${summary.models} model(s)`);
   } else {
     printError(`roundhouse: ${source} is invalid (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n  ${problems.join("\n  ")}`);
   }
+  if (!values.json && overrides.length > 0) printError(`(environment overrides in effect: ${overrides.join(", ")})`);
   return problems.length === 0 ? EXIT.ok : EXIT.usage;
 }
 
