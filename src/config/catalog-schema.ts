@@ -1,4 +1,4 @@
-import { type Static, Type as T } from "@sinclair/typebox";
+import { type Static, type TInteger, type TOptional, Type as T } from "@sinclair/typebox";
 import { described } from "./describe.ts";
 import { OPERATIONS } from "../core/operations.ts";
 
@@ -14,6 +14,17 @@ export const UpstreamTimeouts = T.Object(
     first_byte_timeout_ms: described("Until the upstream's response headers (JSON) or first stream event arrive.", Millis(120_000)),
     idle_timeout_ms: described("Longest silence between two chunks of a stream.", Millis(60_000)),
   },
+  { additionalProperties: false },
+);
+
+/** A provider's own timeouts: each one left out is `upstream`'s. */
+const TimeoutOverrides = T.Object(
+  Object.fromEntries(
+    Object.keys(UpstreamTimeouts.properties).map((key) => [
+      key,
+      described(`Overrides \`upstream.${key}\` for this provider.`, T.Optional(T.Integer({ minimum: 0, maximum: 3_600_000 }))),
+    ]),
+  ) as { [K in keyof typeof UpstreamTimeouts.properties]: TOptional<TInteger> },
   { additionalProperties: false },
 );
 
@@ -72,7 +83,7 @@ export const ProviderConfig = T.Object(
     anthropic_version: described("Anthropic: the `anthropic-version` header.", T.Optional(T.String())),
     anthropic_beta_allow: described("Anthropic: `anthropic-beta` flags forwarded from clients, on top of the defaults (what Claude Code sends).", T.Optional(T.Array(T.String({ minLength: 1 })))),
     simulation: described("For `type: simulated`: how the simulated provider answers (speed, text, failures).", T.Optional(Simulation)),
-    timeouts: described("Overrides of `upstream`'s timeouts for this provider.", T.Optional(T.Partial(UpstreamTimeouts))),
+    timeouts: described("Overrides of `upstream`'s timeouts for this provider.", T.Optional(TimeoutOverrides)),
     max_response_bytes: described("Overrides `upstream.max_response_bytes` for this provider.", T.Optional(MaxResponseBytes())),
   },
   { additionalProperties: false },

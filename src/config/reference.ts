@@ -3,6 +3,12 @@ import { ENV_OVERRIDES } from "./load.ts";
 
 type Json = Record<string, any>;
 
+/** The pattern a mapping's keys must match, unless any key goes. */
+function keyPattern(schema: Json): string | undefined {
+  const pattern = Object.keys(schema.patternProperties ?? {})[0];
+  return pattern === undefined || pattern === "^(.*)$" || pattern === "^.*$" ? undefined : pattern;
+}
+
 /** The type of a schema in a few words, with its bounds. */
 function typeOf(schema: Json): string {
   if (Array.isArray(schema.anyOf)) {
@@ -19,7 +25,9 @@ function typeOf(schema: Json): string {
     schema.type === "array"
       ? `list of ${typeOf(schema.items ?? {})}`
       : schema.type === "object" && schema.patternProperties
-        ? "mapping by slug"
+        ? keyPattern(schema) === undefined
+          ? "mapping"
+          : `mapping (keys matching \`${keyPattern(schema)}\`)`
         : schema.type === "object" && !schema.properties
           ? "mapping"
           : (schema.type ?? "any");
@@ -47,7 +55,7 @@ function rows(schema: Json, prefix: string, out: string[]): void {
     out.push(`| \`${path}\` | ${cell(typeOf(child))} | ${cell(defaultOf(child, required.has(key)))} | ${cell(child.description ?? "")} |`);
     if (child.properties) rows(child, path, out);
     if (child.type === "array" && child.items?.properties) rows(child.items, `${path}[]`, out);
-    if (child.patternProperties) for (const entry of Object.values<Json>(child.patternProperties)) if (entry.properties) rows(entry, `${path}.<slug>`, out);
+    if (child.patternProperties) for (const entry of Object.values<Json>(child.patternProperties)) if (entry.properties) rows(entry, `${path}.${keyPattern(child) === undefined ? "<name>" : "<slug>"}`, out);
   }
 }
 
