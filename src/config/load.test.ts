@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { ConfigError, loadConfig } from "./load.ts";
 
 describe("configuration", () => {
@@ -160,5 +161,12 @@ models:
       'models[1].id: "a/b" is declared twice',
     ]);
   });
-});
 
+  test("a feature file's problems are reported like the config's, each with its file", async () => {
+    const dir = `${process.env.TMPDIR ?? "/tmp"}/rh-features-${process.pid}`;
+    await Bun.write(`${dir}/c.yaml`, "id: c\ntitle: C\nrequirez: [github]\noptional: nope\n");
+    const error = await loadConfig({ env: {}, text: `interns:\n  features_dir: ${JSON.stringify(dir)}\n` }).catch((e) => e);
+    rmSync(dir, { recursive: true, force: true });
+    expect(error.problems).toEqual([`${dir}/c.yaml: requirez: unknown key 'requirez' — did you mean 'requires'?`, `${dir}/c.yaml: optional: expected array, got "nope"`]);
+  });
+});
