@@ -9,6 +9,7 @@ roundhouse ${packageJson.version}: on-prem model routing gateway
 Commands:
   serve        start the gateway
   workspaces   list, show, create, update and delete workspaces (and their intern programme setting)
+  config       check a config file, print its JSON Schema (config check | schema)
   keys         create, list and revoke API keys (keys create | list | revoke)
   interns      manage interns, their keys and features (interns list | show | create | delete | keys | features)
   vault        vault secrets and connections, never printing a value (vault secrets | connections)
@@ -44,6 +45,7 @@ type Run = (argv: string[]) => Promise<number | void>;
 /** Each command's module is loaded only when it runs, so --help and --version stay instant. */
 const COMMANDS: Record<string, () => Promise<Run>> = {
   serve: async () => (await import("./cli/serve.ts")).serve,
+  config: async () => (await import("./cli/config.ts")).config,
   keys: async () => (await import("./cli/keys.ts")).keys,
   presets: async () => (await import("./cli/presets.ts")).presets,
   interns: async () => (await import("./cli/interns.ts")).interns,

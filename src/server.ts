@@ -57,7 +57,7 @@ async function startConfig(options: StartOptions): Promise<Config> {
   const env = options.env ?? process.env;
   const config = await loadConfig({ path: options.configPath, env }).catch((error: unknown) => {
     const sentence = configReadSentence(error, options.configPath ?? env.ROUNDHOUSE_CONFIG ?? "");
-    throw sentence === undefined ? error : new ConfigError(sentence, { cause: error });
+    throw sentence === undefined ? error : new ConfigError(sentence);
   });
   if (options.overrides?.host !== undefined) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;

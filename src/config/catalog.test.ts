@@ -73,12 +73,12 @@ describe("catalog from the config", () => {
     );
   });
 
-  test("a model declared twice, or an OpenAI-compatible provider without base_url, stops the start", () => {
+  test("a model declared twice, an OpenAI-compatible provider without base_url, or an id with spaces stops the start", () => {
     const twice = { providers: { p: { type: "simulated" } }, models: [{ id: "a/b", endpoints: [{ provider: "p" }] }, { id: "a/b", endpoints: [{ provider: "p" }] }] };
     expect(() => catalog(twice)).toThrow('models[1].id: "a/b" is declared twice');
     expect(() => catalog({ providers: { x: { type: "openai-compatible" } }, models: [] })).toThrow(ConfigError);
     expect(() => validateConfig({ providers: { x: { type: "grpc" } } }, "test")).toThrow("providers.x.type");
-    expect(() => validateConfig({ models: [{ id: "no-slash", endpoints: [{ provider: "p" }] }] }, "test")).toThrow("models[0].id");
+    expect(() => validateConfig({ models: [{ id: "not an id", endpoints: [{ provider: "p" }] }] }, "test")).toThrow("models[0].id");
   });
 
   test("a bare name resolves to the one model with that slug; a shared slug resolves to none", () => {

@@ -2,6 +2,7 @@ import { ConfigError } from "./load.ts";
 import type { EndpointConfig, ProviderConfig, Simulation } from "./catalog-schema.ts";
 import type { Config } from "./schema.ts";
 import { KNOWN_MODELS } from "./known-models.ts";
+import { DEFAULT_BASE_URL } from "./references.ts";
 import type { Operation } from "../core/operations.ts";
 
 export type { CatalogModel, Endpoint, Pricing, Provider, ProviderType, Timeouts } from "../core/catalog-types.ts";
@@ -54,11 +55,6 @@ export const DEFAULT_CATALOG: Pick<Config, "providers" | "models"> = {
     },
     simulatedModel("roundhouse/simulated-video", "Roundhouse simulated video model", "video", "Runs video jobs that complete after two polls with a tiny MP4."),
   ],
-};
-
-const DEFAULT_BASE_URL: Partial<Record<ProviderType, string>> = {
-  anthropic: "https://api.anthropic.com",
-  simulated: "http://simulated.invalid",
 };
 
 function buildProvider(slug: string, config: ProviderConfig, defaults: Config["upstream"]): Provider {
@@ -176,7 +172,8 @@ export class Catalog {
       const release = model.release_date ?? known?.release_date;
       this.models.set(model.id, {
         id: model.id,
-        author: model.id.split("/")[0]!,
+        // A bare id (`llama3.1:8b`) names no author.
+        author: model.id.includes("/") ? model.id.split("/")[0]! : "",
         name: model.name ?? model.id,
         description: model.description ?? null,
         created: release ? Math.floor(Date.parse(`${release}T00:00:00Z`) / 1000) : null,

@@ -3,6 +3,7 @@ import { extname, join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml } from "yaml";
 import { connectionKeyProblem } from "../core/connection-key.ts";
+import { schemaProblems } from "./problems.ts";
 import { FeatureConfig } from "./schema.ts";
 
 const FEATURE_FILE = /\.(ya?ml|json)$/i;
@@ -33,10 +34,9 @@ export async function readFeatureFiles(dir: string): Promise<{ features: Array<{
       continue;
     }
     const candidate = Value.Default(FeatureConfig, structuredClone(document ?? {}));
-    const first = Value.Errors(FeatureConfig, candidate).First();
-    if (first) {
-      const key = first.path.split("/").slice(1).join(".") || "(root)";
-      problems.push(`${file}: ${key}: ${first.message.startsWith("Unexpected property") ? "unknown key" : first.message}`);
+    const found = schemaProblems(FeatureConfig, candidate);
+    if (found.length > 0) {
+      problems.push(...found.map((problem) => `${file}: ${problem}`));
       continue;
     }
     features.push({ feature: candidate as FeatureConfig, file });

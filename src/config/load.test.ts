@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { ConfigError, loadConfig } from "./load.ts";
 
 describe("configuration", () => {
@@ -107,5 +108,65 @@ describe("configuration", () => {
     await expect(loadConfig({ env: {}, text: "data_dir: ${NOPE}\n" })).rejects.toThrow(
       "data_dir: environment variable NOPE is not set",
     );
+  });
+
+  test("a value outside an enumeration lists the allowed values and what was given, suggesting the near one", async () => {
+    const level = await loadConfig({ env: {}, text: "log:\n  level: loud\n" }).catch((e) => e);
+    expect(level).toBeInstanceOf(ConfigError);
+    expect(level.message).toContain('log.level must be one of debug, info, warn, error, silent (got "loud")');
+    const client = await loadConfig({ env: {}, text: "upstream:\n  http_client: fech\n" }).catch((e) => e);
+    expect(client.message).toContain(`upstream.http_client must be one of builtin, fetch (got "fech") — did you mean 'fetch'?`);
+    const type = await loadConfig({ env: {}, text: "providers:\n  x:\n    type: grpc\n" }).catch((e) => e);
+    expect(type.message).toContain('providers.x.type must be one of openai-compatible, anthropic, simulated, cohere, tei (got "grpc")');
+  });
+
+  test("an unknown key suggests the nearest key of its mapping, or lists the keys the mapping takes", async () => {
+    const top = await loadConfig({ env: {}, text: "provders: {}\n" }).catch((e) => e);
+    expect(top.message).toContain("unknown key 'provders' — did you mean 'providers'?");
+    const swapped = await loadConfig({ env: {}, text: "server:\n  prot: 80\n" }).catch((e) => e);
+    expect(swapped.message).toContain("server.prot: unknown key 'prot' — did you mean 'port'?");
+    const far = await loadConfig({ env: {}, text: "metrics:\n  colour: red\n" }).catch((e) => e);
+    expect(far.message).toContain("metrics.colour: unknown key 'colour' (metrics takes: enabled, require_key)");
+    const badSlug = await loadConfig({ env: {}, text: "providers:\n  My Provider: { type: simulated }\n" }).catch((e) => e);
+    expect(badSlug.message).toContain("providers: 'My Provider' is not a valid key here");
+  });
+
+  test("every problem is reported at once, each on its own line and in ConfigError.problems", async () => {
+    const text = "provders: {}\nserver:\n  port: eighty\nlog:\n  level: loud\nlimits:\n  requests_per_minute: many\nmodels:\n  - id: a/b\n";
+    const error = await loadConfig({ env: {}, text }).catch((e) => e);
+    expect(error.problems).toEqual([
+      "provders: unknown key 'provders' — did you mean 'providers'?",
+      'server.port: expected integer, got "eighty"',
+      'log.level must be one of debug, info, warn, error, silent (got "loud")',
+      'limits.requests_per_minute: expected an integer of at least 1 or null, got "many"',
+      "models[0].endpoints: required key missing",
+    ]);
+    expect(error.message).toBe(`invalid configuration (inline text):\n  ${error.problems.join("\n  ")}`);
+  });
+
+  test("references between keys are checked together: undeclared providers (with the near slug), twice-declared models, missing base_url", async () => {
+    const text = `providers:
+  local: { type: simulated }
+  remote: { type: openai-compatible }
+models:
+  - id: a/b
+    endpoints: [{ provider: locl }]
+  - id: a/b
+    endpoints: [{ provider: local }]
+`;
+    const error = await loadConfig({ env: {}, text }).catch((e) => e);
+    expect(error.problems).toEqual([
+      "providers.remote.base_url: required for openai-compatible providers",
+      `models[0].endpoints[0].provider: unknown provider "locl" (declared: local, remote) — did you mean 'local'?`,
+      'models[1].id: "a/b" is declared twice',
+    ]);
+  });
+
+  test("a feature file's problems are reported like the config's, each with its file", async () => {
+    const dir = `${process.env.TMPDIR ?? "/tmp"}/rh-features-${process.pid}`;
+    await Bun.write(`${dir}/c.yaml`, "id: c\ntitle: C\nrequirez: [github]\noptional: nope\n");
+    const error = await loadConfig({ env: {}, text: `interns:\n  features_dir: ${JSON.stringify(dir)}\n` }).catch((e) => e);
+    rmSync(dir, { recursive: true, force: true });
+    expect(error.problems).toEqual([`${dir}/c.yaml: requirez: unknown key 'requirez' — did you mean 'requires'?`, `${dir}/c.yaml: optional: expected array, got "nope"`]);
   });
 });

@@ -1,10 +1,19 @@
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { featureProblems, readFeatureFiles } from "./features.ts";
+import { schemaProblems } from "./problems.ts";
+import { referenceProblems } from "./references.ts";
 import { Config } from "./schema.ts";
 
 export class ConfigError extends Error {
   override name = "ConfigError";
+  constructor(
+    message: string,
+    /** Each problem on its own (`config check --json` lists them); the message alone when not given. */
+    readonly problems: readonly string[] = [message],
+  ) {
+    super(message);
+  }
 }
 
 type Env = Record<string, string | undefined>;
@@ -21,7 +30,7 @@ export interface LoadConfigOptions {
  * Environment variables that override a key of the file. Each maps to a path and a parser; a value that
  * does not parse is reported with the variable's name.
  */
-const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) => unknown }> = [
+export const ENV_OVERRIDES: Array<{ name: string; path: string[]; parse: (raw: string) => unknown }> = [
   { name: "ROUNDHOUSE_HOST", path: ["server", "host"], parse: (raw) => raw },
   { name: "ROUNDHOUSE_PORT", path: ["server", "port"], parse: parseInteger },
   { name: "ROUNDHOUSE_MAX_BODY_BYTES", path: ["server", "max_body_bytes"], parse: parseInteger },
@@ -76,43 +85,25 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
   node[path[path.length - 1]!] = value;
 }
 
-function describe(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+/** The problems of a parsed document (with defaults applied), every one of them, one line each. */
+function documentProblems(candidate: unknown): string[] {
+  const problems = schemaProblems(Config, candidate);
+  if (problems.length > 0) return problems;
+  const config = candidate as Config;
+  const url = config.storage.url;
+  // The URL holds a password: the message never quotes it.
+  if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url)) problems.push("storage.url: expected a postgres:// or postgresql:// URL (team mode's PostgreSQL database)");
+  const scopes = config.sso?.scopes;
+  if (scopes !== undefined && !scopes.includes("openid")) problems.push('sso.scopes: must include "openid"');
+  problems.push(...referenceProblems(config));
+  return problems;
 }
 
-function pointerToPath(pointer: string): string {
-  return pointer
-    .split("/")
-    .slice(1)
-    .map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
-    .join("")
-    .replace(/^\./, "");
-}
-
-/** Validates a parsed document; the first problem is reported by key path, expectation and value. */
+/** Validates a parsed document; every problem is reported by key path, expectation and value. */
 export function validateConfig(document: unknown, source: string): Config {
   const candidate = Value.Default(Config, structuredClone(document ?? {})) as unknown;
-  const problems = [...Value.Errors(Config, candidate)];
-  if (problems.length > 0) {
-    const lines = problems.slice(0, 5).map((problem) => {
-      const key = pointerToPath(problem.path) || "(root)";
-      if (problem.message.startsWith("Unexpected property")) return `${key}: unknown key`;
-      return `${key}: expected ${problem.message.replace(/^Expected /, "")}, got ${describe(problem.value)}`;
-    });
-    throw new ConfigError(`invalid configuration (${source}):\n  ${lines.join("\n  ")}`);
-  }
-  const url = (candidate as Config).storage.url;
-  // The URL holds a password: the message never quotes it.
-  if (url !== undefined && !/^postgres(ql)?:\/\//i.test(url)) {
-    throw new ConfigError(`invalid configuration (${source}):\n  storage.url: expected a postgres:// or postgresql:// URL (team mode's PostgreSQL database)`);
-  }
-  const scopes = (candidate as Config).sso?.scopes;
-  if (scopes !== undefined && !scopes.includes("openid")) {
-    throw new ConfigError(`invalid configuration (${source}):\n  sso.scopes: must include "openid"`);
-  }
+  const problems = documentProblems(candidate);
+  if (problems.length > 0) throw new ConfigError(`invalid configuration (${source}):\n  ${problems.join("\n  ")}`, problems);
   return candidate as Config;
 }
 
@@ -176,6 +167,6 @@ async function resolveFeatures(config: Config, source: string): Promise<void> {
     for (const { feature, file } of read.features) located.push({ feature, where: file });
   }
   problems.push(...featureProblems(located, config.vault.mcp_catalog));
-  if (problems.length > 0) throw new ConfigError(`invalid configuration (${source}):\n  ${problems.slice(0, 5).join("\n  ")}`);
+  if (problems.length > 0) throw new ConfigError(`invalid configuration (${source}):\n  ${problems.join("\n  ")}`, problems);
   config.interns.features = located.map(({ feature }) => feature);
 }

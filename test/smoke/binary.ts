@@ -89,6 +89,21 @@ models:
 `,
 );
 
+{
+  const run = (args: string[]) => Bun.spawnSync([join(work, "roundhouse"), ...args], { cwd: work, env: { PATH: emptyPath, HOME: work } });
+  const checked = run(["config", "check", "--config", join(work, "roundhouse.yaml"), "--json"]);
+  const verdict = checked.exitCode === 0 ? (JSON.parse(checked.stdout.toString()) as { valid?: boolean; models?: number }) : {};
+  const accepted = verdict.valid === true && verdict.models === 5;
+  check("config check accepts the smoke config", accepted, accepted ? "" : checked.stdout.toString() + checked.stderr.toString());
+  writeFileSync(join(work, "typo.yaml"), "provders: {}\n");
+  const typo = run(["config", "check", "--config", join(work, "typo.yaml")]);
+  const refused = typo.exitCode === 2 && typo.stderr.toString().includes("did you mean 'providers'?");
+  check("config check refuses a typo with exit 2, naming the key", refused, refused ? "" : typo.stderr.toString());
+  const schema = run(["config", "schema"]);
+  const parsed = schema.exitCode === 0 ? (JSON.parse(schema.stdout.toString()) as { $schema?: string; title?: string }) : {};
+  check("config schema prints the JSON Schema", parsed.$schema === "http://json-schema.org/draft-07/schema#" && parsed.title === "Roundhouse configuration");
+}
+
 const port = 20000 + Math.floor(Math.random() * 20000);
 const strace = Bun.which("strace");
 const traceFile = join(work, "trace.txt");
