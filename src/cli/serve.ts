@@ -37,7 +37,10 @@ export async function serve(argv: string[]): Promise<void> {
   if (generated.length > 0) {
     printLine(`\nFirst start: created these keys. They are shown only this once; store them now.\n\n${generated.join("\n")}\n`);
   }
-  printLine(`Roundhouse listening on ${gateway.url}/api/v1`);
+  // One write, so that a reader waiting for "listening on" gets the three lines together.
+  printLine(
+    `Roundhouse listening on ${gateway.url}\n  dashboard:  ${gateway.url}/\n  API:        ${gateway.url}/api/v1 (reference: ${gateway.url}/api/v1/docs)`,
+  );
   const stop = stopOnSignals(gateway);
   watchSupervisor(stop);
 }
