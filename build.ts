@@ -1,8 +1,9 @@
 /**
  * Compiles Roundhouse into self-contained executables: `npm run build` writes the host's binary,
  * dist/roundhouse; `npm run build -- --target linux-arm64` (repeatable, or comma-separated) or
- * `--targets all` cross-compiles for Bun's targets, as dist/roundhouse-<target>[.exe]. Every run writes
- * dist/SHA256SUMS for the binaries it built (`sha256sum -c SHA256SUMS` checks them).
+ * `--targets all` cross-compiles for Bun's targets, as dist/roundhouse-<target>[.exe]. Every run rewrites
+ * dist/SHA256SUMS for every binary in dist/ (`sha256sum -c SHA256SUMS` checks them). Exit codes: 0 all
+ * built; 1 a build failed; 3 only target runtimes could not be had (no access to the npm registry).
  *
  * A compiled binary cannot read files from the source tree, so this script first generates an entry
  * module that inlines what the gateway reads at start (the drizzle-kit migrations), the dashboard's
@@ -152,19 +153,22 @@ function targetRuntime(target: string): string {
   const executable = join(dir, "package", exe);
   if (existsSync(executable)) return executable;
   const npm = Bun.which("npm");
-  if (!npm) throw new Error("npm is not on PATH to fetch the runtime");
+  if (!npm) throw new RuntimeUnavailable("npm is not on PATH to fetch the runtime");
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const packed = Bun.spawnSync([npm, "pack", `${name}@${Bun.version}`, "--silent", "--pack-destination", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const packed = Bun.spawnSync([npm, "pack", `${name}@${Bun.version}`, "--loglevel=error", "--pack-destination", dir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
   const tarball = packed.stdout.toString().trim().split("\n").at(-1) ?? "";
   if (packed.exitCode !== 0 || !tarball) {
-    throw new Error(`npm pack ${name}@${Bun.version} failed: ${packed.stderr.toString().trim().split("\n").at(-1) ?? `exit ${packed.exitCode}`}`);
+    throw new RuntimeUnavailable(`npm pack ${name}@${Bun.version} failed: ${packed.stderr.toString().trim().split("\n").slice(0, 2).join(" ") || `exit ${packed.exitCode}`}`);
   }
   const unpacked = Bun.spawnSync(["tar", "-xzf", join(dir, basename(tarball)), "-C", dir], { stderr: "pipe" });
   if (unpacked.exitCode !== 0 || !existsSync(executable)) throw new Error(`could not unpack ${tarball}: ${unpacked.stderr.toString().trim()}`);
   rmSync(join(dir, basename(tarball)), { force: true });
   return executable;
 }
+
+/** A target's runtime could not be fetched: the machine, not the build, is at fault. */
+class RuntimeUnavailable extends Error {}
 
 function compile(entry: string, outfile: string, target: string | undefined): void {
   const cross = target === undefined ? [] : [`--target=${TARGETS[target]!.bun}`, `--compile-executable-path=${targetRuntime(target)}`];
@@ -190,20 +194,25 @@ const jobs =
     : targets.map((target) => ({ target, outfile: chosen ?? join(root, "dist", `roundhouse-${target}${target.startsWith("windows") ? ".exe" : ""}`) }));
 const built: string[] = [];
 const failed: string[] = [];
+let compileFailed = false;
 for (const { target, outfile } of jobs) {
   try {
     compile(entry, outfile, target);
     built.push(outfile);
     console.log(`built ${relative(root, outfile)}${target ? ` (${target})` : ""}`);
   } catch (error) {
+    compileFailed ||= !(error instanceof RuntimeUnavailable);
     failed.push(`${target ?? "host"}: ${error instanceof Error ? error.message : String(error)}`);
-    console.error(`build: ${target ?? "host"} not built: ${failed.at(-1)}`);
+    console.error(`build: not built: ${failed.at(-1)}`);
   }
 }
-// One SHA256SUMS per output directory, in `sha256sum` format, for the binaries this run built there.
+// One SHA256SUMS per output directory, in `sha256sum` format, for every binary there (this run's and
+// earlier ones', so a host build after `--targets all` keeps the cross-built binaries listed).
+const BINARY = /^roundhouse(-[a-z0-9-]+)?(\.exe)?$/;
 for (const directory of new Set(built.map(dirname))) {
-  const lines = built.filter((file) => dirname(file) === directory).map((file) => `${sha256(file)}  ${basename(file)}`);
-  writeFileSync(join(directory, "SHA256SUMS"), `${lines.join("\n")}\n`);
-  console.log(`wrote ${relative(root, join(directory, "SHA256SUMS"))}`);
+  const ours = built.filter((file) => dirname(file) === directory).map((file) => basename(file));
+  const names = [...new Set([...readdirSync(directory).filter((name) => BINARY.test(name)), ...ours])].sort();
+  writeFileSync(join(directory, "SHA256SUMS"), names.map((name) => `${sha256(join(directory, name))}  ${name}\n`).join(""));
+  console.log(`wrote ${relative(root, join(directory, "SHA256SUMS"))} (${names.length} binaries)`);
 }
-if (failed.length > 0) process.exit(1);
+if (failed.length > 0) process.exit(compileFailed ? 1 : 3);
