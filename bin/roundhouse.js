@@ -15,7 +15,12 @@ try {
   process.stderr.write("roundhouse: Bun is not installed here; run 'npm install' in the checkout first\n");
   process.exit(1);
 }
-const child = spawn(bun, [join(root, "src", "main.ts"), ...process.argv.slice(2)], { stdio: "inherit" });
+// As the gateway's supervisor (src/cli/connection-limit.ts): should this process die without passing
+// a signal on (SIGKILL), the gateway notices and stops rather than run on orphaned.
+const child = spawn(bun, [join(root, "src", "main.ts"), ...process.argv.slice(2)], {
+  stdio: "inherit",
+  env: { ...process.env, ROUNDHOUSE_SUPERVISOR_PID: String(process.pid) },
+});
 // A terminal's Ctrl-C reaches the whole process group, the gateway included: forwarding SIGINT too
 // would count as a second signal (which cuts the shutdown grace period short). SIGTERM and SIGHUP sent
 // to this process alone are passed on.

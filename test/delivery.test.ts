@@ -212,3 +212,46 @@ describe("deploy/", () => {
     expect(text).toMatch(/^CMD \["serve", "--host", "0.0.0.0", "--port", "8080"\]$/m);
   });
 });
+
+describe("npx roundhouse (the npm bin entry)", () => {
+  const node = Bun.which("node");
+
+  /** `node bin/roundhouse.js serve` (what `npx roundhouse serve` runs) on a free port, once it listens. */
+  async function serveThroughBin(name: string) {
+    const child = Bun.spawn([node!, packageJson.bin.roundhouse, "serve", "--port", "0", "--data-dir", join(dir.path, name)], {
+      cwd: ROOT,
+      env: { ...process.env, ROUNDHOUSE_MASTER_KEY: "c".repeat(64), ROUNDHOUSE_LOG_LEVEL: "error" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const reader = child.stdout.getReader();
+    let output = "";
+    while (!output.includes("API: ")) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`serve exited early: ${output}`);
+      output += new TextDecoder().decode(chunk.value);
+    }
+    reader.releaseLock();
+    return { child, url: /listening on (\S+)/.exec(output)![1]! };
+  }
+  const refused = (url: string) => fetch(`${url}/healthz`, { keepalive: false }).then(() => false, () => true);
+
+  test.skipIf(!node)("SIGTERM to it stops the gateway gracefully, exit 0", async () => {
+    const { child, url } = await serveThroughBin("bin-term");
+    try {
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      child.kill("SIGTERM");
+      expect(await child.exited).toBe(0);
+      expect(await refused(url)).toBe(true);
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    }
+  }, 30_000);
+
+  test.skipIf(!node)("killed with SIGKILL, it leaves no gateway running", async () => {
+    const { child, url } = await serveThroughBin("bin-kill");
+    child.kill("SIGKILL");
+    await child.exited;
+    await waitFor(() => refused(url), "the orphaned gateway to stop");
+  }, 30_000);
+});
