@@ -31,7 +31,7 @@ const README = join(import.meta.dir, "..", "README.md");
 const START = "<!-- bench:start -->";
 const README_INTRO = `\`npm run bench\` (not part of \`npm test\`) measures the built gateway beside the floor, a 30-line
 Bun.serve + fetch passthrough, and beside direct calls to a local upstream; \`-- --curves\` adds the
-scaling curves, \`-- --soak [S]\` a memory soak, \`-- --quick\` shortens everything; \`bun bench/profile.ts\`
+scaling curves, \`-- --soak [S]\` a memory soak, \`-- --quick\` shortens everything; \`npx bun bench/profile.ts\`
 profiles the gateway's hot path; \`npm run bench:compare -- --other <binary>\` measures another build
 beside the current one. Generated from bench/results/ by bench/report.ts:
 

@@ -63,6 +63,8 @@ const KEYLESS_ROUTES = /^\/api\/v1\/auth\/keys\/?$/;
 /** What the app needs of the listening server: the TCP peer of a request (none under `app.handle`). */
 type PeerSource = { requestIP(request: Request): { address: string } | null } | null;
 
+/** What a draining gateway still answers (load balancers' probes and scrapes); anything else gets a 503. */
+const PROBE_ROUTES = /^\/(healthz|readyz|metrics)\/?$/;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Errors on an inference route are rendered in that style's shape (all of them carry the spec's envelope). */
@@ -176,6 +178,12 @@ export function createApp(services: Services) {
       // The peer is known only while the request is served; an audited request needs it afterwards.
       if (mayBeAudited(request.method, pathOf(request))) state.peer = server?.requestIP(request)?.address;
       set.headers["x-request-id"] = id;
+      // Shutting down, the listener stays open until the requests in flight end (server.ts) so that
+      // readiness probes get their 503; new work is turned away, with the connection closed.
+      if (services.lifecycle.shuttingDown && !PROBE_ROUTES.test(pathOf(request))) {
+        set.headers.connection = "close";
+        throw new GatewayError("unavailable", "The gateway is shutting down; send the request to another replica");
+      }
       // HTTP/1.0 may send no Host (a load balancer's health check does): nothing to check then.
       const host = request.headers.get("host") ?? URL.parse(request.url)?.host ?? "";
       if (host !== "") checkHostValue(host);

@@ -20,7 +20,7 @@ Commands:
   audit        verify the audit log's chain of hashes, in the database or an export (audit verify)
   doctor       check the config, data directory, database, master key and upstreams
   login        obtain a personal API key from a running gateway (sign-in and consent in a browser)
-  version      print the version (also --version)
+  version      print the version, commit and build date (also --version)
   help         print this help (also --help); 'roundhouse help COMMAND' for a command's help
 
 Run 'roundhouse COMMAND --help' for a command's options. Commands that open the data directory take
@@ -30,15 +30,6 @@ env ROUNDHOUSE_DATA_DIR). The master key comes from ROUNDHOUSE_MASTER_KEY, else 
 Exit codes: 0 success; 1 runtime failure (something named does not exist, a check failed, the
 database or network failed); 2 bad usage or configuration (unknown command or option, invalid value,
 invalid config file or master key).`;
-
-const VERSION_HELP = `Usage: roundhouse version
-
-Prints the version (also 'roundhouse --version' or '-v').
-
-Options:
-  -h, --help                show this help
-
-Exit codes: 0 printed.`;
 
 type Run = (argv: string[]) => Promise<number | void>;
 
@@ -57,13 +48,12 @@ const COMMANDS: Record<string, () => Promise<Run>> = {
   audit: async () => (await import("./cli/audit.ts")).audit,
   doctor: async () => (await import("./cli/doctor.ts")).doctor,
   login: async () => (await import("./cli/login.ts")).login,
+  version: async () => (await import("./cli/version.ts")).version,
 };
 
 async function main(argv: string[]): Promise<number | void> {
   const [command, ...rest] = argv;
-  if (command === "version" && (rest.includes("--help") || rest.includes("-h"))) return printLine(VERSION_HELP);
-  if (command === "--version" || command === "-v" || command === "version") return printLine(packageJson.version);
-  if (command === "help" && rest[0] === "version") return printLine(VERSION_HELP);
+  if (command === "--version" || command === "-v" || command === "version") return (await COMMANDS.version!())(rest);
   if (command === "help" && rest[0] !== undefined && rest[0] in COMMANDS) return (await COMMANDS[rest[0]]!())(["--help"]);
   if (command === undefined || command === "--help" || command === "-h" || command === "help") return printLine(HELP);
   const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -44,8 +44,9 @@ export interface Gateway {
    */
   reload(trigger?: string): Promise<ReloadOutcome>;
   /**
-   * Graceful shutdown: readiness turns 503 and the listener stops accepting connections; in-flight
-   * requests and streams may finish within the grace period, then what remains is aborted; the queued
+   * Graceful shutdown: readiness turns 503 and new requests are refused with 503 (the listener stays
+   * open for probes until the requests in flight end, then closes); in-flight requests and streams may
+   * finish within the grace period, then what remains is aborted; the queued
    * generation records are written and the database is closed. Calling it again returns the same
    * shutdown, cut short when the new grace period ends sooner (a second Ctrl-C).
    */
@@ -160,9 +161,18 @@ async function shutdown(server: BunServer, services: Services, deadline: Promise
   const { lifecycle, logger } = services;
   lifecycle.beginShutdown();
   logger.info("shutting down", { grace_ms: graceMs, active_streams: lifecycle.activeStreams });
-  // Stops accepting at once; resolves when the requests in flight (streams included) are done.
-  const drained = server.stop(false).then(() => true);
+  // The listener stays open while requests (streams included) are in flight, so a load balancer's
+  // readiness probe gets a 503 rather than a refused connection; new work gets a 503 too (app.ts).
+  // Once none is left, the listener closes.
+  let over = false;
+  const drained = (async () => {
+    // Bun signals no event when its last request ends: look every 20 ms while shutting down.
+    while (server.pendingRequests > 0 && !over) await Bun.sleep(20);
+    if (!over) await server.stop(false);
+    return !over;
+  })();
   const finished = await Promise.race([drained, deadline.then(() => false)]);
+  over = true;
   if (!finished) {
     const aborted = lifecycle.abortStreams();
     logger.warn("shutdown grace period over; aborting what remains", { aborted_streams: aborted });

@@ -63,7 +63,7 @@ describe("help, version and usage", () => {
       expect({ args: cases[index]![0], code: result.code, stderr: result.stderr }).toEqual({ args: cases[index]![0], code: 0, stderr: "" });
       expect(result.stdout).toContain(cases[index]![1]);
     });
-    for (const args of [["--version"], ["version"]]) expect((await run(args)).stdout).toBe(`${packageJson.version}\n`);
+    for (const args of [["--version"], ["version"]]) expect((await run(args)).stdout).toStartWith(`roundhouse ${packageJson.version} (commit `);
   });
 
   test("bad usage and bad configuration exit 2 with a message", async () => {
@@ -110,12 +110,13 @@ describe("serve", () => {
     });
     const reader = child.stdout.getReader();
     let output = "";
-    while (!output.includes("listening on")) {
+    while (!output.includes("API: ")) {
       const chunk = await reader.read();
       if (chunk.done) throw new Error(`serve exited early: ${output}`);
       output += new TextDecoder().decode(chunk.value);
     }
-    const url = /listening on (\S+)/.exec(output)![1]!;
+    const url = /API:\s+(\S+)/.exec(output)![1]!;
+    expect(output).toContain(`dashboard:  ${/listening on (\S+)/.exec(output)![1]}/`);
     const inferenceKey = /inference key:\s+(\S+)/.exec(output)![1]!;
     const response = await fetch(`${url}/key`, { headers: { authorization: `Bearer ${inferenceKey}` } });
     expect(response.status).toBe(200);

@@ -296,7 +296,7 @@ function generationIdOf(text: string): string {
 }
 
 describe("graceful shutdown", () => {
-  test("readiness turns 503, new connections are refused, a running stream finishes and its record is written", async () => {
+  test("readiness turns 503 over the socket, new requests get 503, a running stream finishes and its record is written", async () => {
     const output = "one two three four five six seven eight";
     const { gateway, dataDir, stream, remove } = await slowGateway({ ttft_ms: 100, tokens_per_second: 20, output });
     try {
@@ -309,9 +309,17 @@ describe("graceful shutdown", () => {
       const ready = await gateway.handle(new Request("http://localhost/readyz"));
       expect(ready.status).toBe(503);
       expect(((await ready.json()) as any).error.metadata.failing).toEqual(["shutdown"]);
-      await expect(fetch(`${gateway.url}/healthz`, { keepalive: false }).then((r) => r.status)).rejects.toThrow();
+      // The listener stays open while the stream runs: a load balancer's probe gets an answer, not a refusal.
+      const probed = await fetch(`${gateway.url}/readyz`, { keepalive: false });
+      expect(probed.status).toBe(503);
+      expect(((await probed.json()) as any).error.metadata.failing).toEqual(["shutdown"]);
+      const refused = await fetch(`${gateway.url}/api/v1/models`, { keepalive: false });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as any).error.message).toContain("shutting down");
       const text = await body;
       await stopping;
+      // Once the stream ended, the listener closed.
+      await expect(fetch(`${gateway.url}/healthz`, { keepalive: false }).then((r) => r.status)).rejects.toThrow();
       expect(performance.now() - started).toBeLessThan(5000);
       expect(text).toContain("data: [DONE]");
       const content = text

@@ -188,14 +188,16 @@ describe("three replicas on one PostgreSQL", () => {
 
 describe("the README's team-mode example", () => {
   const readme = readFileSync(join(import.meta.dir, "..", "README.md"), "utf8");
-  const block = (language: string) => new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(readme)![1]!;
+  /** The first block in that language whose text contains `marker` (the README shows two systemd units). */
+  const block = (language: string, marker = "") =>
+    [...readme.matchAll(new RegExp("```" + language + "\\n([\\s\\S]*?)```", "g"))].map((match) => match[1]!).find((text) => text.includes(marker))!;
 
   test("the systemd template unit passes systemd-analyze verify", () => {
     if (!Bun.which("systemd-analyze")) return console.warn("systemd-analyze is not installed: the unit is not verified here");
     const dir = mkdtempSync(join(tmpdir(), "roundhouse-unit-"));
     try {
       // The binary and the environment file are the operator's; verify checks the rest.
-      const unit = block("ini")
+      const unit = block("ini", "roundhouse@.service")
         .replace("/usr/local/bin/roundhouse", process.execPath)
         .replace("EnvironmentFile=/etc/roundhouse/team.env", "EnvironmentFile=-/etc/roundhouse/team.env");
       writeFileSync(join(dir, "roundhouse@8081.service"), unit);

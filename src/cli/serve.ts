@@ -38,7 +38,10 @@ export async function serve(argv: string[]): Promise<void> {
     throw error;
   });
   printGeneratedKeys(gateway);
-  printLine(`Roundhouse listening on ${gateway.url}/api/v1`);
+  // One write, so that a reader waiting for "listening on" gets the three lines together.
+  printLine(
+    `Roundhouse listening on ${gateway.url}\n  dashboard:  ${gateway.url}/\n  API:        ${gateway.url}/api/v1 (reference: ${gateway.url}/api/v1/docs)`,
+  );
   const stop = stopOnSignals(gateway);
   watchSupervisor(stop);
   // SIGHUP reloads providers, models and limits from the config file (Windows has no SIGHUP).

@@ -5,8 +5,11 @@
  * simulated provider and through a configured local upstream, and exits 0 on SIGTERM. Under strace it
  * also proves zero egress: the only connections the gateway opens go to the upstream the config names.
  * Then team mode: two copies of the binary on one real PostgreSQL (its migrations are inlined in the
- * binary) share the keys the first one created.
+ * binary) share the keys the first one created. Delivery: `--version` names the commit and build date,
+ * dist/SHA256SUMS matches the binary, and a stack trace taken inside the binary names src/ files and lines
+ * (the embedded source map).
  */
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, copyFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -53,6 +56,38 @@ export default definePlugin({
 });
 `,
 );
+
+// An operator's plugin answering with a stack trace taken inside the binary (its hook is called from src/).
+writeFileSync(
+  join(work, "plugins", "where.ts"),
+  `import { Type, definePlugin } from "roundhouse/plugin";
+export default definePlugin({
+  apiVersion: 1,
+  id: "where",
+  configSchema: Type.Object({}),
+  transformResponse(response) {
+    return { ...response, output: [{ type: "text", text: new Error("where").stack ?? "" }] };
+  },
+});
+`,
+);
+
+// What the binary says about itself, and the checksum file the build wrote beside it.
+const runBinary = (args: string[]) => {
+  const run = Bun.spawnSync([join(work, "roundhouse"), ...args], { cwd: work, env: { PATH: emptyPath, HOME: work }, stdout: "pipe", stderr: "pipe" });
+  return { code: run.exitCode, stdout: run.stdout.toString(), stderr: run.stderr.toString() };
+};
+const version = runBinary(["--version"]);
+check(
+  "--version names the version, the commit and the build date",
+  version.code === 0 && /^roundhouse \d+\.\d+\.\d+ \(commit ([0-9a-f]{12}(-dirty)?|unknown), built \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\)\n$/.test(version.stdout),
+  version.stdout.trim() || version.stderr.trim(),
+);
+const versionHelp = runBinary(["version", "--help"]);
+check("version --help shows its help", versionHelp.code === 0 && versionHelp.stdout.startsWith("Usage: roundhouse version"));
+const sums = existsSync(join(root, "dist", "SHA256SUMS")) ? readFileSync(join(root, "dist", "SHA256SUMS"), "utf8") : "";
+const digest = createHash("sha256").update(readFileSync(binary)).digest("hex");
+check("dist/SHA256SUMS holds the binary's checksum", sums.split("\n").includes(`${digest}  roundhouse`), sums.trim().split("\n")[0]);
 
 // A local OpenAI-compatible upstream: the one address the gateway may connect to.
 const upstream = Bun.serve({
@@ -130,8 +165,9 @@ async function readUntil(stream: ReadableStream<Uint8Array>, marker: string, ms:
 }
 
 try {
-  const output = await readUntil(child.stdout, "listening on", 15_000);
+  const output = await readUntil(child.stdout, "API: ", 15_000);
   check("starts from an empty directory with no bun or node on PATH", output.includes("listening on"), output.trim().split("\n").at(-1));
+  check("the start-up lines name the dashboard at /", output.includes(`dashboard:  http://127.0.0.1:${port}/\n`));
   check("creates its data directory", existsSync(join(work, "data", "roundhouse.db")) && existsSync(join(work, "data", "master.key")));
   const inferenceKey = /inference key:\s+(\S+)/.exec(output)?.[1] ?? "";
   check("prints the first keys once", inferenceKey.startsWith("sk-rh-v1-"));
@@ -157,6 +193,14 @@ try {
     plugins: [{ id: "shout" }],
   });
   check("an operator plugin next to the binary is loaded and used", shouted.choices[0]?.message.content === "FROM THE UPSTREAM");
+  const traced = await client.chat.completions.create({
+    model: "roundhouse/simulated",
+    messages: [{ role: "user", content: "hello" }],
+    // @ts-expect-error: plugins is an OpenRouter extension of the body
+    plugins: [{ id: "where" }],
+  });
+  const stack = traced.choices[0]?.message.content ?? "";
+  check("a stack trace inside the binary names src/ files and lines (source map)", /\(src\/[\w/-]+\.ts:\d+:\d+\)/.test(stack), stack.split("\n").slice(1, 3).join(" | ").trim());
   const embedded = await client.embeddings.create({ model: "roundhouse/simulated-embedding", input: ["one", "two"] });
   check("embeddings through the simulated provider", embedded.data.length === 2 && embedded.data[0]!.embedding.length > 0);
   const spoken = await client.audio.speech.create({ model: "roundhouse/simulated-tts", input: "smoke test", voice: "alloy", response_format: "wav" });
