@@ -36,6 +36,8 @@ export interface StreamPoint {
   cpuUsPerStream: number;
   firstByteP50Ms: number;
   firstByteP99Ms: number;
+  /** Absent in results from before it was measured. */
+  firstByteP999Ms?: number;
   /** Until the last stream got its first byte. */
   allOpenMs: number;
   totalMs: number;
@@ -222,6 +224,7 @@ export async function streamsCurve(upstreamUrl: string, sizes: number[], drip: C
           cpuUsPerStream: round((cpuMicros(pid) - cpuBefore) / streams, 1),
           firstByteP50Ms: report.firstByteP50Ms,
           firstByteP99Ms: report.firstByteP99Ms,
+          firstByteP999Ms: report.firstByteP999Ms,
           allOpenMs: report.allOpenMs,
           totalMs: report.totalMs,
           ...(report.firstError ? { firstError: report.firstError } : {}),
