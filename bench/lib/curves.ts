@@ -232,7 +232,7 @@ export async function streamsCurve(upstreamUrl: string, sizes: number[], drip: C
         points.push(point);
         log(
           `[streams ${streams} ${target}] ${point.completed} completed, ${point.errors} errors, RSS ${idle} → ${point.rssMaxMb} MB, ` +
-            `CPU ${point.cpuUsPerStream} µs/stream, first byte p50 ${point.firstByteP50Ms} ms p99 ${point.firstByteP99Ms} ms, all open after ${point.allOpenMs} ms`,
+            `CPU ${point.cpuUsPerStream} µs/stream, first byte p50 ${point.firstByteP50Ms} ms p99 ${point.firstByteP99Ms} ms p99.9 ${point.firstByteP999Ms} ms, all open after ${point.allOpenMs} ms`,
         );
         await Bun.sleep(500);
       }

@@ -189,12 +189,12 @@ export async function measureTarget(settings: RunSettings, def: TargetDef): Prom
     const point = await measureLoad(settings, def.pid, def.load, connections);
     points.push(point);
     log(
-      `[${def.name}] c=${connections}: ${point.rps} req/s, p50 ${point.p50Us} µs, p99 ${point.p99Us} µs, ` +
+      `[${def.name}] c=${connections}: ${point.rps} req/s, p50 ${point.p50Us} µs, p99 ${point.p99Us} µs, p99.9 ${point.p999Us} µs, ` +
         `CPU ${point.cpuUsPerRequest} µs/req, RSS ≤ ${point.rssMaxMb} MB${point.errors ? `, ${point.errors} errors` : ""}`,
     );
   }
   const ttfb = def.stream ? await measureTtfb(settings, def.stream) : undefined;
-  if (ttfb) log(`[${def.name}] stream first byte p50 ${ttfb.firstByteP50Ms} ms, p99 ${ttfb.firstByteP99Ms} ms${ttfb.errors ? `, ${ttfb.errors} errors` : ""}`);
+  if (ttfb) log(`[${def.name}] stream first byte p50 ${ttfb.firstByteP50Ms} ms, p99 ${ttfb.firstByteP99Ms} ms, p99.9 ${ttfb.firstByteP999Ms} ms${ttfb.errors ? `, ${ttfb.errors} errors` : ""}`);
   let delayed: LoadPoint | undefined;
   if (def.delayed) {
     await warmUp(settings, def.delayed, 1);
@@ -206,7 +206,7 @@ export async function measureTarget(settings: RunSettings, def: TargetDef): Prom
     const { load, ttfb: first } = streaming;
     log(
       `[${def.name}] streams of ${streaming.deltas} deltas + usage, c=${load.connections}: ${load.rps} streams/s, CPU ${load.cpuUsPerRequest} µs/stream, ` +
-        `p99 ${load.p99Us} µs, first byte p50 ${first.firstByteP50Ms} ms${load.errors + first.errors ? `, ${load.errors + first.errors} errors` : ""}`,
+        `p99 ${load.p99Us} µs, p99.9 ${load.p999Us} µs, first byte p50 ${first.firstByteP50Ms} ms${load.errors + first.errors ? `, ${load.errors + first.errors} errors` : ""}`,
     );
   }
   return {
