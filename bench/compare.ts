@@ -1,8 +1,10 @@
 /**
  * Two builds of the gateway side by side: another binary (an older commit's `npm run build`) and the
  * current dist/roundhouse, beside direct and the floor, measured in turns for 3 rounds (medians):
- * added p50 at 1 concurrent, CPU per request and req/s at 64, the 20 ms upstream at 64, and 100 KB
- * bodies at 16. Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"]
+ * added p50 at 1 concurrent, CPU per request and req/s at 64, the 20 ms upstream at 64, 100 KB
+ * bodies at 16, and streams (20 deltas and a usage chunk) at 16: CPU per stream and streams per second;
+ * then the current build's ratios to the other's.
+ * Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"]
  * (build the other one in a git worktree: git worktree add /tmp/old <commit> && cd /tmp/old &&
  * npm ci && npm run build).
  */
@@ -11,7 +13,20 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { cpuMicros, installGuards, onCleanup, pin, start, stopAll } from "./lib/proc.ts";
-import { ADMIN_KEY, ensureBinary, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, SLOW_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
+import {
+  ADMIN_KEY,
+  chatBody,
+  ensureBinary,
+  GATEWAY_HEADERS,
+  INFERENCE_KEY,
+  JSON_HEADERS,
+  MODELS,
+  SLOW_PREFIX,
+  STREAM_PREFIX,
+  startFloor,
+  startGateway,
+  startUpstream,
+} from "./lib/targets.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { other: { type: "string" }, label: { type: "string", default: "other build" } } });
@@ -31,8 +46,13 @@ interface Target {
   /** The same route against the upstream's 20 ms path. */
   slowUrl: string;
   slowBody: string;
+  /** Streams of 20 deltas and a usage chunk (the upstream's STREAM_PREFIX path). */
+  streamUrl: string;
   headers: Record<string, string>;
 }
+
+/** Streams at 16 concurrent: wrk reads each to its end; a stream without `[DONE]` is an error, not a stream served. */
+const STREAM_BODY = chatBody(MODELS.stream, { stream: true, includeUsage: true });
 
 try {
   await ensureBinary(false);
@@ -60,6 +80,7 @@ try {
     url: `${base}/v1/chat/completions`,
     slowUrl: `${base}${SLOW_PREFIX}/v1/chat/completions`,
     slowBody: chatBody(MODELS.fast),
+    streamUrl: `${base}${STREAM_PREFIX}/v1/chat/completions`,
     headers: JSON_HEADERS,
   });
   const gateway = (name: string, pid: number, base: string): Target => ({
@@ -68,6 +89,7 @@ try {
     url: `${base}/api/v1/chat/completions`,
     slowUrl: `${base}/api/v1/chat/completions`,
     slowBody: chatBody(MODELS.slow),
+    streamUrl: `${base}/api/v1/chat/completions`,
     headers: GATEWAY_HEADERS,
   });
   const targets = [
@@ -76,7 +98,12 @@ try {
     gateway(`gateway, ${values.label}`, other.pid, other.match[1]!),
     gateway("gateway, dist/roundhouse", current.pid, current.url),
   ];
-  const results = new Map(targets.map((target) => [target, { p50: [] as number[], cpu: [] as number[], rps: [] as number[], slow: [] as number[], body: [] as number[] }]));
+  const results = new Map(
+    targets.map((target) => [
+      target,
+      { p50: [] as number[], cpu: [] as number[], rps: [] as number[], slow: [] as number[], body: [] as number[], streamCpu: [] as number[], streams: [] as number[] },
+    ]),
+  );
   for (let round = 1; round <= ROUNDS; round++) {
     for (const target of targets) {
       // Direct: the upstream is the system under test, so it moves to core 0 for its turn.
@@ -90,16 +117,24 @@ try {
         const cpu = (cpuMicros(target.pid) - before) / Math.max(1, many.requests);
         const slow = await runWrk(wrk, { url: target.slowUrl, bodies: [target.slowBody], headers: target.headers }, 64, 4, 1);
         const large = await runWrk(wrk, { ...load, bodies: [chatBody(MODELS.fast, { contentBytes: 100 * 1024 })] }, 16, 3, 1);
+        const streamLoad = { url: target.streamUrl, bodies: [STREAM_BODY], headers: target.headers, endMarker: "[DONE]" };
+        await runWrk(wrk, streamLoad, 16, 1, 1);
+        const streamCpuBefore = cpuMicros(target.pid);
+        const streamed = await runWrk(wrk, streamLoad, 16, 4, 1);
+        const served = streamed.requests - streamed.non2xx - streamed.incomplete;
+        const streamCpu = (cpuMicros(target.pid) - streamCpuBefore) / Math.max(1, served);
         const figures = results.get(target)!;
         figures.p50.push(one.p50Us);
         figures.cpu.push(cpu);
         figures.rps.push(many.rps);
         figures.slow.push(slow.rps);
         figures.body.push(large.rps);
-        const errors = one.errors + many.errors + slow.errors + large.errors;
+        figures.streamCpu.push(streamCpu);
+        figures.streams.push(Math.round(served / streamed.seconds));
+        const errors = one.errors + many.errors + slow.errors + large.errors + streamed.errors;
         console.log(
           `round ${round} ${target.name}: p50 @1 ${one.p50Us} µs, CPU @64 ${cpu.toFixed(1)} µs, ${many.rps} req/s, ` +
-            `20 ms @64 ${slow.rps} req/s, 100 KB @16 ${large.rps} req/s, errors ${errors}`,
+            `20 ms @64 ${slow.rps} req/s, 100 KB @16 ${large.rps} req/s, streams @16 ${streamCpu.toFixed(1)} µs CPU/stream ${figures.streams.at(-1)} streams/s, errors ${errors}`,
         );
       } finally {
         if (target.name === "direct") pin(upstream.pid, 1);
@@ -112,11 +147,20 @@ try {
   for (const target of targets) {
     const figures = results.get(target)!;
     const cpu = median(figures.cpu);
+    const streamCpu = median(figures.streamCpu);
+    const streams = median(figures.streams);
     console.log(
       `${target.name}: added p50 @1 ${median(figures.p50) - median(direct.p50)} µs; CPU @64 ${cpu.toFixed(1)} µs (×${(cpu / median(onFloor.cpu)).toFixed(2)} the floor); ` +
-        `${median(figures.rps)} req/s; 20 ms @64 ${((median(figures.slow) / median(direct.slow)) * 100).toFixed(1)}% of direct; 100 KB bodies ${median(figures.body)} req/s`,
+        `${median(figures.rps)} req/s; 20 ms @64 ${((median(figures.slow) / median(direct.slow)) * 100).toFixed(1)}% of direct; 100 KB bodies ${median(figures.body)} req/s; ` +
+        `streams @16 ${streamCpu.toFixed(1)} µs CPU/stream (×${(streamCpu / median(onFloor.streamCpu)).toFixed(2)} the floor), ${streams} streams/s (×${(streams / median(onFloor.streams)).toFixed(2)} the floor)`,
     );
   }
+  const before = results.get(targets[2]!)!;
+  const mine = results.get(targets[3]!)!;
+  console.log(
+    `\n${targets[3]!.name} over ${targets[2]!.name}: CPU per request ×${(median(mine.cpu) / median(before.cpu)).toFixed(2)}, ` +
+      `CPU per stream ×${(median(mine.streamCpu) / median(before.streamCpu)).toFixed(2)}, streams per second ×${(median(mine.streams) / median(before.streams)).toFixed(2)}`,
+  );
 } catch (error) {
   console.error(`compare: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Curves, SoakResult } from "./lib/curves.ts";
 import { type Check, cpuPoint, type Derived, pointAt, roleName } from "./lib/derive.ts";
+import { floorChecks } from "./lib/floor-checks.ts";
 import type { TargetResult } from "./lib/measure.ts";
 import type { UploadResult } from "./lib/upload.ts";
 
@@ -21,6 +22,8 @@ export interface Results {
   targets: TargetResult[];
   derived: Derived;
   checks: Check[];
+  /** Issue 20's targets (absent in results from before they were checked: worked out from the figures then). */
+  floorChecks?: Check[];
   curves?: Curves;
   soak?: SoakResult;
   upload?: UploadResult;
@@ -39,6 +42,10 @@ beside the current one. Generated from bench/results/ by bench/report.ts:
 const END = "<!-- bench:end -->";
 
 const ms = (us: number) => (us / 1000).toFixed(2);
+/** p50 / p99 / p99.9 in ms; p99.9 is "—" in results from before it was measured. */
+const tail = (point: { p50Us: number; p99Us: number; p999Us?: number }) => `${ms(point.p50Us)} / ${ms(point.p99Us)} / ${point.p999Us === undefined ? "—" : ms(point.p999Us)}`;
+const firstBytes = (ttfb: { firstByteP50Ms: number; firstByteP99Ms: number; firstByteP999Ms?: number }) =>
+  `${ttfb.firstByteP50Ms} / ${ttfb.firstByteP99Ms} / ${ttfb.firstByteP999Ms ?? "—"} ms`;
 const num = (value: number) => value.toLocaleString("en-US");
 const mark = (pass: boolean | null) => (pass === null ? "—" : pass ? "✅ pass" : "❌ fail");
 const signed = (value: number | undefined, unit: string) => (value === undefined ? "0" : `${value >= 0 ? "+" : ""}${value} ${unit}`);
@@ -51,7 +58,7 @@ function addedCell(target: TargetResult, derived: Derived): string {
 function latencyCells(target: TargetResult, columns: number[]): string[] {
   return columns.map((c) => {
     const point = pointAt(target, c);
-    return point ? `${ms(point.p50Us)} / ${ms(point.p99Us)}${point.errors ? ` (${point.errors} err)` : ""}` : "—";
+    return point ? `${tail(point)}${point.errors ? ` (${point.errors} err)` : ""}` : "—";
   });
 }
 
@@ -59,14 +66,14 @@ function mainTable(results: Results): string[] {
   const { derived } = results;
   const columns = results.settings.connections;
   const lines = [
-    `| target | added p50 @1 | ${columns.map((c) => `p50 / p99 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | stream first byte p50 / p99 | RSS idle / peak | 20 ms upstream @64 |`,
+    `| target | added p50 @1 | ${columns.map((c) => `p50 / p99 / p99.9 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | stream first byte p50 / p99 / p99.9 | RSS idle / peak | 20 ms upstream @64 |`,
     `|---|---:|${columns.map(() => "---:").join("|")}|---:|---:|---:|---:|---:|`,
   ];
   for (const target of results.targets.filter((target) => target.operation === undefined)) {
     const added = addedCell(target, derived);
     const latencies = latencyCells(target, columns);
     const cpu = cpuPoint(target);
-    const ttfb = target.ttfb ? `${target.ttfb.firstByteP50Ms} / ${target.ttfb.firstByteP99Ms} ms` : "—";
+    const ttfb = target.ttfb ? firstBytes(target.ttfb) : "—";
     const delayed = target.delayed
       ? `${num(target.delayed.rps)} req/s${target.name === "direct" ? "" : ` (${derived.delayedPctOfDirect[target.name]}%)`}`
       : "—";
@@ -88,7 +95,7 @@ function operationTables(results: Results): string[] {
   const operations = [...new Set(results.targets.flatMap((target) => (target.operation ? [target.operation] : [])))];
   for (const operation of operations) {
     lines.push(
-      `| ${operation} target | added p50 @1 | ${columns.map((c) => `p50 / p99 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | RSS idle / peak |`,
+      `| ${operation} target | added p50 @1 | ${columns.map((c) => `p50 / p99 / p99.9 @${c} (ms)`).join(" | ")} | max req/s | CPU/request @${columns.at(-1)} | RSS idle / peak |`,
       `|---|---:|${columns.map(() => "---:").join("|")}|---:|---:|---:|`,
     );
     for (const target of results.targets.filter((target) => target.operation === operation)) {
@@ -105,6 +112,37 @@ function operationTables(results: Results): string[] {
         "",
       );
     }
+  }
+  return lines;
+}
+
+/**
+ * The streaming rows: whole streams (content deltas, the finish, a usage chunk) through the floor and the
+ * gateway from the same upstream, driven by wrk; then the same streams one at a time for the first byte.
+ */
+function streamingTable(results: Results): string[] {
+  const rows = results.targets.filter((target) => target.streaming);
+  if (!rows.length) return [];
+  const first = rows[0]!.streaming!;
+  const c = first.load.connections;
+  const lines = [
+    `Streaming: streams of ${first.deltas} content deltas, the finish and a usage chunk (\`stream_options.include_usage\`) from the same upstream; ` +
+      `wrk holds ${c} at a time and reads each to its end (a stream without \`[DONE]\` is an error), CPU per complete stream; the first byte from streams sent one at a time:`,
+    "",
+    `| streaming target | streams/s @${c} | CPU/stream @${c} | stream p50 / p99 / p99.9 @${c} (ms) | first byte p50 / p99 / p99.9 @1 | errors |`,
+    "|---|---:|---:|---:|---:|---:|",
+  ];
+  for (const target of rows) {
+    const { load, ttfb } = target.streaming!;
+    lines.push(`| ${target.label} | ${num(load.rps)} | ${load.cpuUsPerRequest} µs | ${tail(load)} | ${firstBytes(ttfb)} | ${load.errors + ttfb.errors} |`);
+  }
+  const ratios = results.derived.streamRatios;
+  lines.push("");
+  if (ratios) {
+    lines.push(
+      `Streaming, gateway over the floor: CPU per stream ×${ratios.cpuPerStream}, streams per second ×${ratios.streamsPerSecond}, first byte p50 ${ratios.addedFirstByteMs >= 0 ? "+" : ""}${ratios.addedFirstByteMs} ms.`,
+      "",
+    );
   }
   return lines;
 }
@@ -148,10 +186,10 @@ function uploadTable(upload: UploadResult): string[] {
 
 function curveTables(curves: Curves): string[] {
   const lines: string[] = [];
-  const row = (size: string, point: { cpuUsPerRequest: number; p50Us: number; p99Us: number; rps: number; errors: number }, extra = "") =>
-    `| ${size} | ${point.cpuUsPerRequest} µs | ${ms(point.p50Us)} / ${ms(point.p99Us)} ms | ${num(point.rps)} |${extra} ${point.errors} |`;
+  const row = (size: string, point: { cpuUsPerRequest: number; p50Us: number; p99Us: number; p999Us?: number; rps: number; errors: number }, extra = "") =>
+    `| ${size} | ${point.cpuUsPerRequest} µs | ${tail(point)} ms | ${num(point.rps)} |${extra} ${point.errors} |`;
   if (curves.catalog?.length) {
-    lines.push("", `Catalog size (gateway, ${curves.connections} concurrent; measured side by side, median of 3 rounds):`, "", "| endpoints | CPU/request | p50 / p99 | req/s | start | idle RSS | errors |", "|---:|---:|---:|---:|---:|---:|---:|");
+    lines.push("", `Catalog size (gateway, ${curves.connections} concurrent; measured side by side, median of 3 rounds):`, "", "| endpoints | CPU/request | p50 / p99 / p99.9 | req/s | start | idle RSS | errors |", "|---:|---:|---:|---:|---:|---:|---:|");
     for (const point of curves.catalog) lines.push(row(num(point.size), point, ` ${point.startMs} ms | ${point.idleRssMb} MB |`));
   }
   if (curves.keys?.length) {
@@ -159,17 +197,17 @@ function curveTables(curves: Curves): string[] {
       "",
       `API keys in the database (gateway, ${curves.connections} concurrent; every size driven by the same 10 keys spread across the table, measured side by side, median of 3 rounds; the last row drives the largest table with up to 1,000 distinct keys):`,
       "",
-      "| keys | CPU/request | p50 / p99 | req/s | errors |",
+      "| keys | CPU/request | p50 / p99 / p99.9 | req/s | errors |",
       "|---:|---:|---:|---:|---:|",
     );
     for (const point of curves.keys) lines.push(row(point.keysInRotation ? `${num(point.size)} (${num(point.keysInRotation)} distinct in the traffic)` : num(point.size), point));
   }
   if (curves.body?.length) {
-    lines.push("", `Request body size (${curves.connections} concurrent):`, "", "| body | gateway CPU/request | floor CPU/request | ratio | gateway p50 / p99 | floor p50 / p99 | gateway req/s | errors |", "|---:|---:|---:|---:|---:|---:|---:|---:|");
+    lines.push("", `Request body size (${curves.connections} concurrent):`, "", "| body | gateway CPU/request | floor CPU/request | ratio | gateway p50 / p99 / p99.9 | floor p50 / p99 / p99.9 | gateway req/s | errors |", "|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const { bytes, gateway, floor } of curves.body) {
       lines.push(
         `| ${bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MB` : `${bytes / 1024} KB`} | ${gateway.cpuUsPerRequest} µs | ${floor.cpuUsPerRequest} µs | ×${(gateway.cpuUsPerRequest / floor.cpuUsPerRequest).toFixed(2)} | ` +
-          `${ms(gateway.p50Us)} / ${ms(gateway.p99Us)} ms | ${ms(floor.p50Us)} / ${ms(floor.p99Us)} ms | ${num(gateway.rps)} | ${gateway.errors + floor.errors} |`,
+          `${tail(gateway)} ms | ${tail(floor)} ms | ${num(gateway.rps)} | ${gateway.errors + floor.errors} |`,
       );
     }
   }
@@ -178,10 +216,10 @@ function curveTables(curves: Curves): string[] {
       "",
       "Concurrent streams held open, the upstream dripping its chunks (the gateway starts its answer at the first token, by design; " +
         "the floor passes the upstream's first chunk on; CPU is counted in 10 ms ticks, coarse for a few streams):",
-      "", "| streams | target | completed | errors | RSS idle → max | CPU/stream | first byte p50 / p99 | all open after |", "|---:|---|---:|---:|---:|---:|---:|---:|");
+      "", "| streams | target | completed | errors | RSS idle → max | CPU/stream | first byte p50 / p99 / p99.9 | all open after |", "|---:|---|---:|---:|---:|---:|---:|---:|");
     for (const point of curves.streams) {
       lines.push(
-        `| ${num(point.streams)} | ${point.target} | ${num(point.completed)} | ${point.errors} | ${point.idleRssMb} → ${point.rssMaxMb} MB | ${point.cpuUsPerStream} µs | ${point.firstByteP50Ms} / ${point.firstByteP99Ms} ms | ${point.allOpenMs} ms |`,
+        `| ${num(point.streams)} | ${point.target} | ${num(point.completed)} | ${point.errors} | ${point.idleRssMb} → ${point.rssMaxMb} MB | ${point.cpuUsPerStream} µs | ${firstBytes(point)} | ${point.allOpenMs} ms |`,
       );
     }
   }
@@ -230,8 +268,12 @@ export function renderMarkdown(results: Results): string {
     );
   }
   lines.push(...operationTables(results));
+  lines.push(...streamingTable(results));
   lines.push("| target (issue 6) | goal | measured | |", "|---|---|---|---|");
   for (const check of results.checks) lines.push(`| ${check.name} | ${check.target} | ${check.value} | ${mark(check.pass)} |`);
+  const issue20 = results.floorChecks ?? floorChecks(results.targets, results.derived, results.curves, results.soak);
+  lines.push("", "| target (issue 20) | goal | measured | |", "|---|---|---|---|");
+  for (const check of issue20) lines.push(`| ${check.name} | ${check.target} | ${check.value} | ${mark(check.pass)} |`);
   if (results.upload) lines.push(...uploadTable(results.upload));
   if (results.curves) lines.push(...curveTables(results.curves));
   if (results.soak) lines.push(...soakTable(results.soak));

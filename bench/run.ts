@@ -12,7 +12,9 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type Curves, type CurveSizes, bodyCurve, catalogCurve, keysCurve, type SoakResult, soak, streamsCurve } from "./lib/curves.ts";
 import { checks, derive, roleName } from "./lib/derive.ts";
-import { combineRounds, measureTarget, type RunSettings, type TargetDef, type TargetResult } from "./lib/measure.ts";
+import { floorChecks, ISSUE20 } from "./lib/floor-checks.ts";
+import { combineRounds } from "./lib/combine.ts";
+import { measureTarget, type RunSettings, type TargetDef, type TargetResult } from "./lib/measure.ts";
 import { canPin, installGuards, isStopping, pin, stopAll } from "./lib/proc.ts";
 import {
   ANTHROPIC_HEADERS,
@@ -25,6 +27,8 @@ import {
   messagesBody,
   ROOT,
   SLOW_PREFIX,
+  STREAM_DELTAS,
+  STREAM_PREFIX,
   startFloor,
   startGateway,
   startUpstream,
@@ -43,7 +47,8 @@ const HELP = `Usage: npm run bench -- [options]
   --curves           also the scaling curves: catalog 10 → 10,000 endpoints, API keys 10 → 100,000,
                      body 1 KB → 1 MB, concurrent streams 10 → 2,000
   --only-curves      the curves without the main comparison and the upload (the report then has no main table)
-  --soak [S]         also a soak of S seconds (default 300) sampling the gateway's RSS every 5 s
+  --soak [S]         also a soak of S seconds (default 600, the length issue 20 asks for) sampling
+                     the gateway's RSS every 5 s
   --rebuild          run npm run build even when dist/roundhouse looks current
   -h, --help         this help`;
 
@@ -80,7 +85,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--rounds") options.rounds = Math.round(numberAfter(index++, arg));
     else if (arg === "--soak") {
       const next = Number(argv[index + 1]);
-      options.soakSeconds = Number.isFinite(next) && next > 0 ? (index++, next) : 300;
+      options.soakSeconds = Number.isFinite(next) && next > 0 ? (index++, next) : 600;
     } else throw new Error(`unknown option ${arg}\n\n${HELP}`);
   }
   if (Number.isNaN(options.seconds)) options.seconds = options.quick ? 2 : 5;
@@ -103,10 +108,13 @@ function sizes(quick: boolean): CurveSizes {
 
 /** Targets of the main comparison: chat through direct, floor, gateway and gateway-anthropic; embeddings through direct, floor and gateway. */
 const MAIN_TARGETS = 7;
+/** Concurrent streams of the streaming rows (issue 20). */
+const STREAMING_CONNECTIONS = ISSUE20.streamConnections;
 
 /** A generous bound on the whole run, from what it will do. */
 function timeBound(options: Options, settings: RunSettings, curve: CurveSizes): number {
-  const perTarget = settings.warmupSeconds + settings.connections.length * (settings.seconds + 1) + 20;
+  // The streaming rows (floor and gateway only) are counted on every target, to stay on the safe side.
+  const perTarget = settings.warmupSeconds + settings.connections.length * (settings.seconds + 1) + 20 + (settings.seconds + 40);
   // The upload: two targets, each upload bounded by curl's own 300 s, plus the gateway's start.
   const upload = options.rounds * 2 * 300 + 120;
   const main = options.main ? options.rounds * MAIN_TARGETS * (perTarget + settings.seconds + 30) + 60 + upload : 0;
@@ -125,12 +133,22 @@ function git(args: string[]): string {
  * Direct, floor and gateway, measured in turns for `rounds` rounds (all three running throughout;
  * only the one measured gets load) and combined by median, so that the ratios compare measurements
  * taken minutes apart at most, under the same machine conditions. Chat first, then embeddings (8
- * inputs, 256 dimensions as base64) through the same three processes.
+ * inputs, 256 dimensions as base64) through the same three processes. The floor and the gateway also
+ * get the streaming row: streams of STREAM_DELTAS deltas and a usage chunk from the same upstream.
  */
 async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }, rounds: number): Promise<TargetResult[]> {
   const chat = chatBody(MODELS.fast);
   const chatStream = chatBody(MODELS.fast, { stream: true });
   const embeddings = embeddingsBody(MODELS.embed);
+  const streamBody = chatBody(MODELS.stream, { stream: true, includeUsage: true });
+  const streaming = (url: string, headers: Record<string, string>) => ({
+    url,
+    body: streamBody,
+    headers,
+    endMarker: "[DONE]",
+    deltas: STREAM_DELTAS,
+    connections: STREAMING_CONNECTIONS,
+  });
   const floor = await startFloor(upstream.url);
   const gateway = await startGateway({ upstreamUrl: upstream.url });
   try {
@@ -152,6 +170,7 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
         load: { url: `${floor.url}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
         stream: { url: `${floor.url}/v1/chat/completions`, body: chatStream, headers: JSON_HEADERS, endMarker: "[DONE]" },
         delayed: { url: `${floor.url}${SLOW_PREFIX}/v1/chat/completions`, bodies: [chat], headers: JSON_HEADERS },
+        streaming: streaming(`${floor.url}${STREAM_PREFIX}/v1/chat/completions`, JSON_HEADERS),
       },
       {
         name: "gateway",
@@ -161,6 +180,7 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
         load: { url, bodies: [chat], headers: GATEWAY_HEADERS },
         stream: { url, body: chatStream, headers: GATEWAY_HEADERS, endMarker: "[DONE]" },
         delayed: { url, bodies: [chatBody(MODELS.slow)], headers: GATEWAY_HEADERS },
+        streaming: streaming(url, GATEWAY_HEADERS),
       },
       {
         name: "gateway-anthropic",
@@ -264,6 +284,7 @@ async function main(): Promise<void> {
     targets,
     derived,
     checks: checks(targets, derived, curves, soakResult, upload),
+    floorChecks: floorChecks(targets, derived, curves, soakResult),
     ...(upload ? { upload } : {}),
     ...(curves ? { curves } : {}),
     ...(soakResult ? { soak: soakResult } : {}),

@@ -28,6 +28,7 @@ export interface StreamReport {
   errors: number;
   firstByteP50Ms: number;
   firstByteP99Ms: number;
+  firstByteP999Ms: number;
   firstDataP50Ms: number;
   firstDataP99Ms: number;
   /** Hold mode: time until every stream was open (first byte seen). */
@@ -96,6 +97,7 @@ export async function runStreams(spec: StreamSpec): Promise<StreamReport> {
     errors: failed.length + (spec.count - results.length),
     firstByteP50Ms: round(percentile(firstBytes, 50)),
     firstByteP99Ms: round(percentile(firstBytes, 99)),
+    firstByteP999Ms: round(percentile(firstBytes, 99.9)),
     firstDataP50Ms: round(percentile(results.map((result) => result.firstDataMs), 50)),
     firstDataP99Ms: round(percentile(results.map((result) => result.firstDataMs), 99)),
     allOpenMs: round(Math.max(0, ...firstBytes.filter((value) => !Number.isNaN(value)))),

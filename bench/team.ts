@@ -7,7 +7,7 @@
  * limit path. Measured side by side, in rounds (the targets alternate within each round, in reverse
  * order every other round): non-streaming chat at 1 and 64 connections, streamed chat at 64. Reports
  * per target the CPU per request of the gateways (summed over replicas) and of PostgreSQL (separately),
- * p50/p99, req/s, and the ratios; writes bench/results/team/<timestamp>.json and latest.md and the
+ * p50/p99/p99.9, req/s, and the ratios; writes bench/results/team/<timestamp>.json and latest.md and the
  * README's team-mode block.
  *
  * Pinning: every gateway process on core 0 (all 3 replicas on the same core: CPU per request is
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
         samples.set(id, [...(samples.get(id) ?? []), sample]);
         console.log(
           `round ${round} ${id}: gateway ${sample.gatewayCpuUs} µs/req, PostgreSQL ${sample.postgresCpuUs} µs/req, HAProxy ${sample.haproxyCpuUs} µs/req, ` +
-            `${sample.rps} req/s, p50 ${(sample.p50Us / 1000).toFixed(2)} ms, p99 ${(sample.p99Us / 1000).toFixed(2)} ms, core 0 other ${sample.core0OtherPct}%, core 1 ${sample.core1BusyPct}%` +
+            `${sample.rps} req/s, p50 ${(sample.p50Us / 1000).toFixed(2)} ms, p99 ${(sample.p99Us / 1000).toFixed(2)} ms, p99.9 ${((sample.p999Us ?? 0) / 1000).toFixed(2)} ms, core 0 other ${sample.core0OtherPct}%, core 1 ${sample.core1BusyPct}%` +
             `${sample.errors ? `, ${sample.errors} errors` : ""}`,
         );
       }

@@ -76,3 +76,56 @@ describe("bench upstream: transcription", () => {
     expect(((await answer.json()) as Json).usage.seconds).toBe(100);
   });
 });
+
+/** The `data:` payloads of an SSE body, `[DONE]` included. */
+async function events(prefix: string, query = ""): Promise<string[]> {
+  const origin = base.slice(0, -"/v1".length);
+  const answer = await fetch(`${origin}${prefix}/v1/chat/completions${query}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true }),
+  });
+  expect(answer.status).toBe(200);
+  expect(answer.headers.get("content-type")).toBe("text/event-stream");
+  return (await answer.text())
+    .split("\n\n")
+    .filter((event) => event.startsWith("data: "))
+    .map((event) => event.slice("data: ".length));
+}
+
+describe("bench upstream: where a stream's usage goes", () => {
+  test("by default the usage rides on the finish chunk", async () => {
+    const data = await events("/_n/20");
+    expect(data.at(-1)).toBe("[DONE]");
+    const chunks = data.slice(0, -1).map((event) => JSON.parse(event) as Json);
+    expect(chunks.filter((chunk) => chunk.choices[0]?.delta?.content === "lorem ")).toHaveLength(20);
+    const last = chunks.at(-1)!;
+    expect(last.choices[0].finish_reason).toBe("stop");
+    expect(last.usage).toEqual({ prompt_tokens: 8, completion_tokens: 20, total_tokens: 28 });
+  });
+
+  for (const [how, prefix, query] of [
+    ["/_u/1/", "/_n/20/_u/1", ""],
+    ["?usage_chunk=1", "", "?chunks=20&usage_chunk=1"],
+  ] as const) {
+    test(`under ${how}: 20 content deltas, the finish without usage, then a usage chunk with no choices`, async () => {
+      const data = await events(prefix, query);
+      expect(data.at(-1)).toBe("[DONE]");
+      const chunks = data.slice(0, -1).map((event) => JSON.parse(event) as Json);
+      expect(chunks).toHaveLength(1 + 20 + 2);
+      expect(chunks.filter((chunk) => chunk.choices[0]?.delta?.content === "lorem ")).toHaveLength(20);
+      const [finish, usage] = chunks.slice(-2);
+      expect(finish!.choices[0].finish_reason).toBe("stop");
+      expect(finish!.usage).toBeUndefined();
+      expect(usage!.choices).toEqual([]);
+      expect(usage!.usage).toEqual({ prompt_tokens: 8, completion_tokens: 20, total_tokens: 28 });
+    });
+  }
+
+  test("/_u/0/ keeps the usage on the finish chunk", async () => {
+    const data = await events("/_n/3/_u/0");
+    const chunks = data.slice(0, -1).map((event) => JSON.parse(event) as Json);
+    expect(chunks).toHaveLength(1 + 3 + 1);
+    expect(chunks.at(-1)!.usage.completion_tokens).toBe(3);
+  });
+});

@@ -19,6 +19,9 @@
  *   per-chunk delay between SSE events:   ?chunk_ms=5     /_c/5/…    --chunk-ms 5       BENCH_UPSTREAM_CHUNK_MS
  *   number of content chunks in a stream: ?chunks=50      /_n/50/…   --chunks 50        BENCH_UPSTREAM_CHUNKS
  * The path prefix lets a gateway's provider `base_url` carry the delays: `http://127.0.0.1:P/_d/20/v1`.
+ * Where a streamed chat answer puts its usage: by default in the finish chunk; under `/_u/1/…` (or
+ * `?usage_chunk=1`) in a chunk of its own after the finish, with `choices: []`, as OpenAI sends it for
+ * `stream_options.include_usage` (`/_n/20/_u/1/…`: 20 content deltas, then the usage chunk).
  *
  * Usage: bun bench/upstream.ts [--port 0] [--delay-ms N] [--chunk-ms N] [--chunks N]
  * Prints `upstream listening on <port>` once it accepts connections.
@@ -31,6 +34,8 @@ export interface UpstreamShape {
   chunks: number;
   /** Tool calls a chat conversation gets before the prose answer (`/_t/<N>/`); undefined: never a tool call. */
   toolCalls?: number;
+  /** The usage of a streamed chat answer in a chunk of its own (`choices: []`) after the finish chunk. */
+  usageChunk: boolean;
 }
 
 const { values } = parseArgs({
@@ -47,6 +52,7 @@ const defaults: UpstreamShape = {
   delayMs: Number(values["delay-ms"]),
   chunkMs: Number(values["chunk-ms"]),
   chunks: Number(values.chunks),
+  usageChunk: false,
 };
 
 const encoder = new TextEncoder();
@@ -126,11 +132,18 @@ function chatChunk(delta: Record<string, unknown>, finish: string | null, usage?
   return `data: ${JSON.stringify(usage ? { ...chunk, usage } : chunk)}\n\n`;
 }
 
+/** The usage chunk of `stream_options.include_usage`: no choices, only the usage. */
+function usageChunk(usage: Record<string, number>): string {
+  return `data: ${JSON.stringify({ id: "chatcmpl-bench", object: "chat.completion.chunk", created: 1700000000, model: "bench", choices: [], usage })}\n\n`;
+}
+
 /** The SSE events of one streamed answer, as separate strings so they can be spaced out. */
-function chatEvents(chunks: number): string[] {
+function chatEvents(chunks: number, separateUsage: boolean): string[] {
   const events = [chatChunk({ role: "assistant", content: "" }, null)];
   for (let index = 0; index < chunks; index += 1) events.push(chatChunk({ content: WORD }, null));
-  events.push(chatChunk({}, "stop", { prompt_tokens: 8, completion_tokens: chunks, total_tokens: 8 + chunks }));
+  const usage = { prompt_tokens: 8, completion_tokens: chunks, total_tokens: 8 + chunks };
+  if (separateUsage) events.push(chatChunk({}, "stop"), usageChunk(usage));
+  else events.push(chatChunk({}, "stop", usage));
   events.push("data: [DONE]\n\n");
   return events;
 }
@@ -153,22 +166,22 @@ function messagesEvents(chunks: number): string[] {
   return events;
 }
 
-/** Precomputed streams by wire format and chunk count. */
+/** Precomputed streams by wire format, chunk count and where a chat answer puts its usage. */
 const streams = new Map<string, { events: Uint8Array[]; whole: Uint8Array }>();
-function streamFor(wire: "chat" | "messages", chunks: number) {
-  const key = `${wire}:${chunks}`;
+function streamFor(wire: "chat" | "messages", chunks: number, separateUsage: boolean) {
+  const key = `${wire}:${chunks}:${wire === "chat" && separateUsage}`;
   let found = streams.get(key);
   if (!found) {
-    const events = (wire === "chat" ? chatEvents(chunks) : messagesEvents(chunks)).map((event) => encoder.encode(event));
+    const events = (wire === "chat" ? chatEvents(chunks, separateUsage) : messagesEvents(chunks)).map((event) => encoder.encode(event));
     found = { events, whole: Buffer.concat(events) };
     streams.set(key, found);
   }
   return found;
 }
 
-const SHAPE_SEGMENT = /^\/_(d|c|n|t)\/(\d+)/;
+const SHAPE_SEGMENT = /^\/_(d|c|n|t|u)\/(\d+)/;
 
-/** Reads `/_d/<ms>`, `/_c/<ms>`, `/_n/<count>` and `/_t/<calls>` segments off the front of the path. */
+/** Reads `/_d/<ms>`, `/_c/<ms>`, `/_n/<count>`, `/_t/<calls>` and `/_u/<0|1>` segments off the front of the path. */
 function shapeOf(url: URL): { shape: UpstreamShape; path: string } {
   const shape: UpstreamShape = { ...defaults };
   let path = url.pathname;
@@ -177,6 +190,7 @@ function shapeOf(url: URL): { shape: UpstreamShape; path: string } {
     if (match[1] === "d") shape.delayMs = value;
     else if (match[1] === "c") shape.chunkMs = value;
     else if (match[1] === "t") shape.toolCalls = value;
+    else if (match[1] === "u") shape.usageChunk = value !== 0;
     else shape.chunks = value;
     path = path.slice(match[0].length);
   }
@@ -184,6 +198,7 @@ function shapeOf(url: URL): { shape: UpstreamShape; path: string } {
   if (query.has("delay_ms")) shape.delayMs = Number(query.get("delay_ms"));
   if (query.has("chunk_ms")) shape.chunkMs = Number(query.get("chunk_ms"));
   if (query.has("chunks")) shape.chunks = Number(query.get("chunks"));
+  if (query.has("usage_chunk")) shape.usageChunk = query.get("usage_chunk") !== "0";
   return { shape, path };
 }
 
@@ -294,7 +309,7 @@ const server = Bun.serve({
     if (shape.delayMs > 0) await Bun.sleep(shape.delayMs);
     if (call) return new Response(toolCallAnswer(call, stream), { headers: stream ? SSE_HEADERS : JSON_HEADERS });
     if (!stream) return new Response(wire === "chat" ? chatJson : messagesJson, { headers: JSON_HEADERS });
-    const { events, whole } = streamFor(wire, shape.chunks);
+    const { events, whole } = streamFor(wire, shape.chunks, shape.usageChunk);
     if (shape.chunkMs <= 0) return new Response(whole, { headers: SSE_HEADERS });
     return new Response(spaced(events, shape.chunkMs, request.signal), { headers: SSE_HEADERS });
   },

@@ -36,6 +36,8 @@ export interface StreamPoint {
   cpuUsPerStream: number;
   firstByteP50Ms: number;
   firstByteP99Ms: number;
+  /** Absent in results from before it was measured. */
+  firstByteP999Ms?: number;
   /** Until the last stream got its first byte. */
   allOpenMs: number;
   totalMs: number;
@@ -222,6 +224,7 @@ export async function streamsCurve(upstreamUrl: string, sizes: number[], drip: C
           cpuUsPerStream: round((cpuMicros(pid) - cpuBefore) / streams, 1),
           firstByteP50Ms: report.firstByteP50Ms,
           firstByteP99Ms: report.firstByteP99Ms,
+          firstByteP999Ms: report.firstByteP999Ms,
           allOpenMs: report.allOpenMs,
           totalMs: report.totalMs,
           ...(report.firstError ? { firstError: report.firstError } : {}),
@@ -229,7 +232,7 @@ export async function streamsCurve(upstreamUrl: string, sizes: number[], drip: C
         points.push(point);
         log(
           `[streams ${streams} ${target}] ${point.completed} completed, ${point.errors} errors, RSS ${idle} → ${point.rssMaxMb} MB, ` +
-            `CPU ${point.cpuUsPerStream} µs/stream, first byte p50 ${point.firstByteP50Ms} ms p99 ${point.firstByteP99Ms} ms, all open after ${point.allOpenMs} ms`,
+            `CPU ${point.cpuUsPerStream} µs/stream, first byte p50 ${point.firstByteP50Ms} ms p99 ${point.firstByteP99Ms} ms p99.9 ${point.firstByteP999Ms} ms, all open after ${point.allOpenMs} ms`,
         );
         await Bun.sleep(500);
       }

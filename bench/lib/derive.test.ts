@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { checks, derive, roleName } from "./derive.ts";
-import type { LoadPoint, TargetResult } from "./measure.ts";
+import type { LoadPoint, StreamingResult, TargetResult } from "./measure.ts";
 import type { UploadResult, UploadRun } from "./upload.ts";
 
 function point(connections: number, p50Us: number, cpuUsPerRequest: number, rps: number): LoadPoint {
@@ -54,6 +54,28 @@ describe("derive", () => {
 
   test("chat alone has no operation ratios", () => {
     expect(derive(targets.slice(0, 3)).operationRatios).toBeUndefined();
+  });
+});
+
+function streams(cpuUsPerRequest: number, rps: number, firstByteP50Ms: number): StreamingResult {
+  return {
+    deltas: 20,
+    load: { ...point(16, 900, cpuUsPerRequest, rps), p999Us: 1900 },
+    ttfb: { count: 200, errors: 0, firstByteP50Ms, firstByteP99Ms: 1, firstByteP999Ms: 2, firstDataP50Ms: firstByteP50Ms, firstDataP99Ms: 1 },
+  };
+}
+
+describe("derive: streaming", () => {
+  test("the gateway's streams over the floor's: CPU per stream, streams per second, and the first byte's difference", () => {
+    const [direct, floor, gateway] = targets;
+    const withStreams = [direct!, { ...floor!, streaming: streams(94, 9895, 0.31) }, { ...gateway!, streaming: streams(470, 2114, 0.62) }];
+    expect(derive(withStreams).streamRatios).toEqual({ cpuPerStream: 5, streamsPerSecond: 0.21, addedFirstByteMs: 0.31 });
+  });
+
+  test("no ratios when either side has no streaming row", () => {
+    const [direct, floor, gateway] = targets;
+    expect(derive([direct!, floor!, { ...gateway!, streaming: streams(470, 2114, 0.62) }]).streamRatios).toBeUndefined();
+    expect(derive(targets).streamRatios).toBeUndefined();
   });
 });
 

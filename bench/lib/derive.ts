@@ -3,7 +3,7 @@
  * targets with a pass or fail each (null when the run did not measure it).
  */
 import type { Curves, SoakResult } from "./curves.ts";
-import type { LoadPoint, TargetResult } from "./measure.ts";
+import type { LoadPoint, StreamingResult, TargetResult } from "./measure.ts";
 import { round } from "./proc.ts";
 import { UPLOAD_GROWTH_LIMIT, type UploadResult } from "./upload.ts";
 
@@ -12,6 +12,16 @@ export interface Ratios {
   cpuPerRequest: number;
   addedP50: number;
   throughput: number;
+}
+
+/** The gateway's streaming row over the floor's: the same streams from the same upstream. */
+export interface StreamRatios {
+  /** CPU per complete stream, gateway over floor. */
+  cpuPerStream: number;
+  /** Streams per second, gateway over floor. */
+  streamsPerSecond: number;
+  /** Gateway first-byte p50 − the floor's, ms (streams one at a time). */
+  addedFirstByteMs: number;
 }
 
 export interface Derived {
@@ -25,6 +35,8 @@ export interface Derived {
   ratios: Ratios | null;
   /** The gateway over the floor for the other operations measured, by operation. */
   operationRatios?: Record<string, Ratios>;
+  /** The streaming rows, gateway over floor; absent when either was not measured. */
+  streamRatios?: StreamRatios;
 }
 
 export interface Check {
@@ -58,6 +70,14 @@ function ratiosOf(floor: TargetResult, gateway: TargetResult, addedP50Us: Record
   };
 }
 
+export function streamRatiosOf(floor: StreamingResult, gateway: StreamingResult): StreamRatios {
+  return {
+    cpuPerStream: round(gateway.load.cpuUsPerRequest / floor.load.cpuUsPerRequest, 2),
+    streamsPerSecond: round(gateway.load.rps / floor.load.rps, 2),
+    addedFirstByteMs: round(gateway.ttfb.firstByteP50Ms - floor.ttfb.firstByteP50Ms, 3),
+  };
+}
+
 export function derive(targets: TargetResult[]): Derived {
   const byName = new Map(targets.map((target) => [target.name, target]));
   const direct = byName.get("direct");
@@ -75,6 +95,7 @@ export function derive(targets: TargetResult[]): Derived {
   const floor = byName.get("floor");
   const gateway = byName.get("gateway");
   if (floor && gateway) derived.ratios = ratiosOf(floor, gateway, derived.addedP50Us);
+  if (floor?.streaming && gateway?.streaming) derived.streamRatios = streamRatiosOf(floor.streaming, gateway.streaming);
   for (const operation of new Set(targets.flatMap((target) => (target.operation ? [target.operation] : [])))) {
     const operationFloor = byName.get(roleName("floor", operation));
     const operationGateway = byName.get(roleName("gateway", operation));
@@ -86,7 +107,8 @@ export function derive(targets: TargetResult[]): Derived {
 /** Largest over smallest CPU per request across a curve; flat when at most this. */
 export const FLAT_LIMIT = 1.25;
 
-function spread(values: number[]): number {
+/** Largest over smallest. */
+export function spread(values: number[]): number {
   return round(Math.max(...values) / Math.max(0.001, Math.min(...values)), 2);
 }
 

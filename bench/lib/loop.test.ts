@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { LOOP_MODELS, LOOP_TOOL_CALLS, loopCases, loopCatalog, loopMarkdown, type LoopSample, summarize } from "./loop.ts";
 
-function sample(cpuUsPerRequest: number, rps = 1000, errors = 0): LoopSample {
-  return { requests: rps * 5, rps, p50Us: 5000, p99Us: 20_000, cpuUsPerRequest, upstreamCallsPerRequest: 1, coreOtherPct: 3, errors };
+function sample(cpuUsPerRequest: number, rps = 1000, errors = 0, p999Us = 30_000): LoopSample {
+  return { requests: rps * 5, rps, p50Us: 5000, p99Us: 20_000, p999Us, cpuUsPerRequest, upstreamCallsPerRequest: 1, coreOtherPct: 3, errors };
 }
 
 describe("loop bench: cases and catalog", () => {
@@ -25,7 +25,7 @@ describe("loop bench: summary", () => {
   const summary = summarize(cases, [
     [sample(100), sample(300), sample(110)],
     [sample(120), sample(125), sample(500)],
-    [sample(520, 200), sample(530, 210, 2), sample(515, 190)],
+    [sample(520, 200, 0, 40_000), sample(530, 210, 2, 90_000), sample(515, 190, 0, 50_000)],
   ]);
 
   test("each row is the median of its rounds, with requests and errors summed and each round's CPU kept", () => {
@@ -34,6 +34,7 @@ describe("loop bench: summary", () => {
     expect(summary.rows[2]!.errors).toBe(2);
     expect(summary.rows[2]!.requests).toBe(5 * (200 + 210 + 190));
     expect(summary.rows[0]!.cpuByRound).toEqual([100, 300, 110]);
+    expect(summary.rows[2]!.p999Us).toBe(50_000);
   });
 
   test("ratios: 5 turns over 1, the tool over no tools, and the cost of each of the four extra turns", () => {
@@ -50,6 +51,8 @@ describe("loop bench: summary", () => {
     const markdown = loopMarkdown([{ title: "JSON", summary }], { connections: 16, seconds: 6, rounds: 3 });
     for (const row of summary.rows) expect(markdown).toContain(`| ${row.label} | ${row.cpuUsPerRequest} |`);
     expect(markdown).toContain("| 2 | 300 (3) | 125 (3) | 530 (3) |");
+    expect(markdown).toContain("| p50 ms | p99 ms | p99.9 ms |");
+    expect(markdown).toContain(`| ${summary.rows[2]!.label} | 520 | 200 | 5.00 | 20.00 | 50.00 | 1 | 2 |`);
     expect(markdown).toContain("**×4.16**");
     expect(markdown).toContain("**98.8 µs**");
   });

@@ -142,6 +142,7 @@ export interface LoopSample {
   rps: number;
   p50Us: number;
   p99Us: number;
+  p999Us: number;
   /** Gateway utime + stime (supervisor and server) per request, µs. */
   cpuUsPerRequest: number;
   /** Upstream chat calls per gateway request during the run (the turns; in-flight requests at the end blur it a little). */
@@ -172,6 +173,7 @@ export async function measureCase(wrk: string, gateway: { url: string; pid: numb
     rps: result.rps,
     p50Us: result.p50Us,
     p99Us: result.p99Us,
+    p999Us: result.p999Us,
     cpuUsPerRequest: round(cpu / requests, 1),
     upstreamCallsPerRequest: round(chats / requests, 2),
     coreOtherPct: canPin ? round((100 * Math.max(0, coreOther)) / wallUs, 1) : null,
@@ -221,6 +223,7 @@ export function summarize(cases: LoopCase[], samples: LoopSample[][]): LoopSumma
       rps: figure((sample) => sample.rps, 0),
       p50Us: figure((sample) => sample.p50Us, 0),
       p99Us: figure((sample) => sample.p99Us, 0),
+      p999Us: figure((sample) => sample.p999Us, 0),
       cpuUsPerRequest: figure((sample) => sample.cpuUsPerRequest, 1),
       upstreamCallsPerRequest: figure((sample) => sample.upstreamCallsPerRequest, 2),
       errors: runs.reduce((total, sample) => total + sample.errors, 0),
@@ -254,11 +257,11 @@ export function loopMarkdown(summaries: Array<{ title: string; summary: LoopSumm
       "",
       `### ${title}`,
       "",
-      "| case | CPU µs/req (median) | req/s | p50 ms | p99 ms | upstream calls/req | errors |",
-      "|---|---:|---:|---:|---:|---:|---:|",
+      "| case | CPU µs/req (median) | req/s | p50 ms | p99 ms | p99.9 ms | upstream calls/req | errors |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|",
       ...summary.rows.map(
         (row) =>
-          `| ${row.label} | ${row.cpuUsPerRequest} | ${row.rps.toLocaleString("en-US")} | ${(row.p50Us / 1000).toFixed(2)} | ${(row.p99Us / 1000).toFixed(2)} | ${row.upstreamCallsPerRequest} | ${row.errors} |`,
+          `| ${row.label} | ${row.cpuUsPerRequest} | ${row.rps.toLocaleString("en-US")} | ${(row.p50Us / 1000).toFixed(2)} | ${(row.p99Us / 1000).toFixed(2)} | ${(row.p999Us / 1000).toFixed(2)} | ${row.upstreamCallsPerRequest} | ${row.errors} |`,
       ),
       "",
       `- 5 turns / 1 turn (both with the tool): **×${summary.fiveOverOne}** (ratio of the medians; within each round: ${summary.fiveOverOneByRound.join(", ")})`,

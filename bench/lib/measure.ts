@@ -1,7 +1,9 @@
 /**
  * Measuring one target: a warm-up, then wrk at each concurrency (latency percentiles, requests/s, the
  * target's CPU per request from /proc and its largest RSS during the run), sequential streams for the
- * time to first byte, and optionally the 64-connection run against a 20 ms upstream.
+ * time to first byte, optionally the 64-connection run against a 20 ms upstream, and optionally the
+ * streaming row: wrk driving whole streams (20 deltas and a usage chunk) at 16 connections for CPU per
+ * stream and streams per second, and sequential streams of the same shape for their first byte.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,7 +30,9 @@ export interface LoadPoint {
   p50Us: number;
   p90Us: number;
   p99Us: number;
-  /** utime + stime of the target per request served, in µs. */
+  /** Absent in results from before it was measured. */
+  p999Us?: number;
+  /** utime + stime of the target per request served (per complete stream when streams are driven), in µs. */
   cpuUsPerRequest: number;
   /** Largest VmRSS seen during the run, MB. */
   rssMaxMb: number;
@@ -40,8 +44,19 @@ export interface Ttfb {
   errors: number;
   firstByteP50Ms: number;
   firstByteP99Ms: number;
+  /** Absent in results from before it was measured. */
+  firstByteP999Ms?: number;
   firstDataP50Ms: number;
   firstDataP99Ms: number;
+}
+
+/** Whole streams through a target: `load.rps` is streams per second, `load.cpuUsPerRequest` CPU per complete stream. */
+export interface StreamingResult {
+  /** Content deltas per stream (then the finish and a usage chunk). */
+  deltas: number;
+  load: LoadPoint;
+  /** Sequential streams of the same shape: time to first byte. */
+  ttfb: Ttfb;
 }
 
 export interface TargetResult {
@@ -59,7 +74,16 @@ export interface TargetResult {
   ttfb?: Ttfb;
   /** 64 connections against an upstream that waits 20 ms per request. */
   delayed?: LoadPoint;
+  streaming?: StreamingResult;
   startMs?: number;
+}
+
+/** A streaming request and the marker that ends a complete stream. */
+export interface StreamDef {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  endMarker: string;
 }
 
 export interface TargetDef {
@@ -69,9 +93,11 @@ export interface TargetDef {
   pid: number;
   load: LoadSpec;
   /** A streaming request for the first-byte measurement. */
-  stream?: { url: string; body: string; headers: Record<string, string>; endMarker: string };
+  stream?: StreamDef;
   /** The same load against the 20 ms upstream. */
   delayed?: LoadSpec;
+  /** The streaming row: streams of `deltas` content deltas driven at `connections`. */
+  streaming?: StreamDef & { deltas: number; connections: number };
   startMs?: number;
 }
 
@@ -81,6 +107,8 @@ export async function measureLoad(settings: RunSettings, pid: number, spec: Load
   const cpuBefore = cpuMicros(pid);
   const result = await runWrk(settings.wrk, spec, connections, seconds, 1);
   const cpu = cpuMicros(pid) - cpuBefore;
+  // Streams: CPU per complete stream (a refused or cut-short one is not a stream served).
+  const served = spec.endMarker ? result.requests - result.non2xx - result.incomplete : result.requests;
   return {
     connections,
     requests: result.requests,
@@ -88,7 +116,8 @@ export async function measureLoad(settings: RunSettings, pid: number, spec: Load
     p50Us: result.p50Us,
     p90Us: result.p90Us,
     p99Us: result.p99Us,
-    cpuUsPerRequest: result.requests > 0 ? round(cpu / result.requests, 1) : 0,
+    p999Us: result.p999Us,
+    cpuUsPerRequest: served > 0 ? round(cpu / served, 1) : 0,
     rssMaxMb: rss.stop(),
     errors: result.errors,
   };
@@ -116,7 +145,7 @@ export async function runStreamClient(spec: StreamSpec): Promise<StreamReport> {
   return JSON.parse(line[1]!) as StreamReport;
 }
 
-export async function measureTtfb(settings: RunSettings, stream: NonNullable<TargetDef["stream"]>): Promise<Ttfb> {
+export async function measureTtfb(settings: RunSettings, stream: StreamDef): Promise<Ttfb> {
   const report = await runStreamClient({
     mode: "sequential",
     ...stream,
@@ -129,9 +158,20 @@ export async function measureTtfb(settings: RunSettings, stream: NonNullable<Tar
     errors: report.errors,
     firstByteP50Ms: report.firstByteP50Ms,
     firstByteP99Ms: report.firstByteP99Ms,
+    firstByteP999Ms: report.firstByteP999Ms,
     firstDataP50Ms: report.firstDataP50Ms,
     firstDataP99Ms: report.firstDataP99Ms,
   };
+}
+
+/** The streaming row: a short warm-up, whole streams under wrk with the target's CPU watched, then their first byte one at a time. */
+export async function measureStreaming(settings: RunSettings, pid: number, streaming: NonNullable<TargetDef["streaming"]>): Promise<StreamingResult> {
+  const { url, body, headers, endMarker } = streaming;
+  const load: LoadSpec = { url, bodies: [body], headers, endMarker };
+  await warmUp(settings, load, 1);
+  const point = await measureLoad(settings, pid, load, streaming.connections);
+  const ttfb = await measureTtfb(settings, { url, body, headers, endMarker });
+  return { deltas: streaming.deltas, load: point, ttfb };
 }
 
 function log(text: string): void {
@@ -149,17 +189,25 @@ export async function measureTarget(settings: RunSettings, def: TargetDef): Prom
     const point = await measureLoad(settings, def.pid, def.load, connections);
     points.push(point);
     log(
-      `[${def.name}] c=${connections}: ${point.rps} req/s, p50 ${point.p50Us} µs, p99 ${point.p99Us} µs, ` +
+      `[${def.name}] c=${connections}: ${point.rps} req/s, p50 ${point.p50Us} µs, p99 ${point.p99Us} µs, p99.9 ${point.p999Us} µs, ` +
         `CPU ${point.cpuUsPerRequest} µs/req, RSS ≤ ${point.rssMaxMb} MB${point.errors ? `, ${point.errors} errors` : ""}`,
     );
   }
   const ttfb = def.stream ? await measureTtfb(settings, def.stream) : undefined;
-  if (ttfb) log(`[${def.name}] stream first byte p50 ${ttfb.firstByteP50Ms} ms, p99 ${ttfb.firstByteP99Ms} ms${ttfb.errors ? `, ${ttfb.errors} errors` : ""}`);
+  if (ttfb) log(`[${def.name}] stream first byte p50 ${ttfb.firstByteP50Ms} ms, p99 ${ttfb.firstByteP99Ms} ms, p99.9 ${ttfb.firstByteP999Ms} ms${ttfb.errors ? `, ${ttfb.errors} errors` : ""}`);
   let delayed: LoadPoint | undefined;
   if (def.delayed) {
     await warmUp(settings, def.delayed, 1);
     delayed = await measureLoad(settings, def.pid, def.delayed, 64);
     log(`[${def.name}] 20 ms upstream, c=64: ${delayed.rps} req/s, p50 ${delayed.p50Us} µs${delayed.errors ? `, ${delayed.errors} errors` : ""}`);
+  }
+  const streaming = def.streaming ? await measureStreaming(settings, def.pid, def.streaming) : undefined;
+  if (streaming) {
+    const { load, ttfb: first } = streaming;
+    log(
+      `[${def.name}] streams of ${streaming.deltas} deltas + usage, c=${load.connections}: ${load.rps} streams/s, CPU ${load.cpuUsPerRequest} µs/stream, ` +
+        `p99 ${load.p99Us} µs, p99.9 ${load.p999Us} µs, first byte p50 ${first.firstByteP50Ms} ms${load.errors + first.errors ? `, ${load.errors + first.errors} errors` : ""}`,
+    );
   }
   return {
     name: def.name,
@@ -172,59 +220,7 @@ export async function measureTarget(settings: RunSettings, def: TargetDef): Prom
     maxRps: Math.max(...points.map((point) => point.rps)),
     ...(ttfb ? { ttfb } : {}),
     ...(delayed ? { delayed } : {}),
+    ...(streaming ? { streaming } : {}),
     ...(def.startMs !== undefined ? { startMs: def.startMs } : {}),
-  };
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2, 1);
-}
-
-/** One load point from several rounds: the median of each figure, errors summed, the largest RSS. */
-function combinePoints(points: LoadPoint[]): LoadPoint {
-  return {
-    connections: points[0]!.connections,
-    requests: points.reduce((total, point) => total + point.requests, 0),
-    rps: Math.round(median(points.map((point) => point.rps))),
-    p50Us: median(points.map((point) => point.p50Us)),
-    p90Us: median(points.map((point) => point.p90Us)),
-    p99Us: median(points.map((point) => point.p99Us)),
-    cpuUsPerRequest: median(points.map((point) => point.cpuUsPerRequest)),
-    rssMaxMb: Math.max(...points.map((point) => point.rssMaxMb)),
-    errors: points.reduce((total, point) => total + point.errors, 0),
-  };
-}
-
-/**
- * One target's result from the rounds it was measured in (targets measured in turns, round after
- * round): medians per figure, so that a drift of the machine during the run falls on every target
- * alike. Idle RSS is the first round's (before any load); peak RSS the largest seen.
- */
-export function combineRounds(rounds: TargetResult[]): TargetResult {
-  const first = rounds[0]!;
-  if (rounds.length === 1) return first;
-  const points = first.points.map((_, index) => combinePoints(rounds.map((round) => round.points[index]!)));
-  const ttfbs = rounds.flatMap((round) => (round.ttfb ? [round.ttfb] : []));
-  const delayed = rounds.flatMap((round) => (round.delayed ? [round.delayed] : []));
-  return {
-    ...first,
-    peakRssMb: Math.max(...rounds.map((round) => round.peakRssMb)),
-    points,
-    maxRps: Math.max(...points.map((point) => point.rps)),
-    ...(ttfbs.length
-      ? {
-          ttfb: {
-            count: ttfbs.reduce((total, ttfb) => total + ttfb.count, 0),
-            errors: ttfbs.reduce((total, ttfb) => total + ttfb.errors, 0),
-            firstByteP50Ms: median(ttfbs.map((ttfb) => ttfb.firstByteP50Ms)),
-            firstByteP99Ms: median(ttfbs.map((ttfb) => ttfb.firstByteP99Ms)),
-            firstDataP50Ms: median(ttfbs.map((ttfb) => ttfb.firstDataP50Ms)),
-            firstDataP99Ms: median(ttfbs.map((ttfb) => ttfb.firstDataP99Ms)),
-          },
-        }
-      : {}),
-    ...(delayed.length ? { delayed: combinePoints(delayed) } : {}),
   };
 }

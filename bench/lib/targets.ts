@@ -25,6 +25,8 @@ export const MODELS = {
   drip: "bench/drip",
   embed: "bench/embed",
   whisper: "bench/whisper",
+  /** Streams of STREAM_DELTAS content deltas and a usage chunk (the streaming rows). */
+  stream: "bench/stream-20",
 } as const;
 
 /** Path prefixes of the bench upstream (see bench/upstream.ts). */
@@ -32,6 +34,10 @@ export const SLOW_PREFIX = "/_d/20";
 export function dripPrefix(chunkMs: number, chunks: number): string {
   return `/_c/${chunkMs}/_n/${chunks}`;
 }
+/** Content deltas of a stream in the streaming rows (issue 20: 20 deltas plus a usage chunk). */
+export const STREAM_DELTAS = 20;
+/** The upstream path prefix of those streams: STREAM_DELTAS deltas, the usage in a chunk of its own. */
+export const STREAM_PREFIX = `/_n/${STREAM_DELTAS}/_u/1`;
 
 function newestMtime(path: string): number {
   const stat = statSync(path);
@@ -112,6 +118,7 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     "bench-slow": { type: "openai-compatible", base_url: `${base}${SLOW_PREFIX}/v1` },
     "bench-anthropic": { type: "anthropic", base_url: base, api_key: "bench" },
     "bench-drip": { type: "openai-compatible", base_url: `${base}${dripPrefix(drip.chunkMs, drip.chunks)}/v1` },
+    "bench-stream": { type: "openai-compatible", base_url: `${base}${STREAM_PREFIX}/v1` },
     ...options.extra?.providers,
   };
   const models: Array<Record<string, unknown>> = [
@@ -119,6 +126,7 @@ function gatewayConfig(options: GatewayOptions, dataDir: string): string {
     { id: MODELS.slow, endpoints: [{ provider: "bench-slow", model: "bench", pricing }] },
     { id: MODELS.claude, endpoints: [{ provider: "bench-anthropic", model: "claude-bench", pricing }] },
     { id: MODELS.drip, endpoints: [{ provider: "bench-drip", model: "bench", pricing }] },
+    { id: MODELS.stream, endpoints: [{ provider: "bench-stream", model: "bench", pricing }] },
     ...(options.extra?.models ?? []),
   ];
   if (options.operations !== false) {
@@ -208,10 +216,19 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   return { ...started, url: started.match[1]!, dataDir, startMs: Math.round(performance.now() - began), keys };
 }
 
-/** The request bodies the harness sends: the same small chat request everywhere. */
-export function chatBody(model: string, options: { stream?: boolean; contentBytes?: number } = {}): string {
+/**
+ * The request bodies the harness sends: the same small chat request everywhere. `includeUsage` asks for
+ * the usage chunk (`stream_options.include_usage`), so that the gateway hands it on as the floor does.
+ */
+export function chatBody(model: string, options: { stream?: boolean; includeUsage?: boolean; contentBytes?: number } = {}): string {
   const content = options.contentBytes ? "x".repeat(options.contentBytes) : "Hello, how are you?";
-  return JSON.stringify({ model, messages: [{ role: "user", content }], max_tokens: 16, ...(options.stream ? { stream: true } : {}) });
+  return JSON.stringify({
+    model,
+    messages: [{ role: "user", content }],
+    max_tokens: 16,
+    ...(options.stream ? { stream: true } : {}),
+    ...(options.stream && options.includeUsage ? { stream_options: { include_usage: true } } : {}),
+  });
 }
 
 /** Inputs of the embeddings request: as many as the bench upstream answers vectors for (bench/upstream.ts). */

@@ -71,13 +71,15 @@ function median(values: number[]): number {
 
 /** The medians of a target's rounds (requests and errors summed). */
 export function combine(samples: TeamSample[]): TeamSample {
-  const pick = (field: keyof TeamSample, digits: number) => round(median(samples.map((sample) => sample[field])), digits);
+  const pick = (field: Exclude<keyof TeamSample, "p999Us">, digits: number) => round(median(samples.map((sample) => sample[field])), digits);
+  const p999 = samples.map((sample) => sample.p999Us);
   return {
     requests: samples.reduce((total, sample) => total + sample.requests, 0),
     rps: pick("rps", 0),
     p50Us: pick("p50Us", 0),
     p90Us: pick("p90Us", 0),
     p99Us: pick("p99Us", 0),
+    ...(p999.every((value) => value !== undefined) ? { p999Us: round(median(p999 as number[]), 0) } : {}),
     errors: samples.reduce((total, sample) => total + sample.errors, 0),
     gatewayCpuUs: pick("gatewayCpuUs", 1),
     postgresCpuUs: pick("postgresCpuUs", 1),
@@ -114,6 +116,8 @@ export function ratios(rows: TeamRow[], loads: LoadShape[]): TeamRatios[] {
 }
 
 const ms = (us: number) => (us / 1000).toFixed(2);
+/** p50 / p99 / p99.9 in ms; p99.9 is "—" in results from before it was measured. */
+const tail = (sample: TeamSample) => `${ms(sample.p50Us)} / ${ms(sample.p99Us)} / ${sample.p999Us === undefined ? "—" : ms(sample.p999Us)}`;
 const num = (value: number) => value.toLocaleString("en-US");
 const KEY_LABEL: Record<KeyKind, string> = {
   unlimited: "1 key without limits",
@@ -126,7 +130,7 @@ function mainTable(results: TeamResults, loads: LoadShape[]): string[] {
   const [one, top, stream] = [loads.find((load) => !load.stream && load.connections === 1), loads.find((load) => !load.stream && load.connections > 1), loads.find((load) => load.stream)];
   const c = top?.connections ?? 64;
   const lines = [
-    `| target | gateway CPU/req @${c} | PostgreSQL CPU/req @${c} | total CPU/req @${c} | p50 / p99 @1 (ms) | p50 / p99 @${c} (ms) | req/s @${c} |${stream ? ` streamed @${stream.connections}: total CPU/req, p50 / p99 (ms), req/s |` : ""} errors |`,
+    `| target | gateway CPU/req @${c} | PostgreSQL CPU/req @${c} | total CPU/req @${c} | p50 / p99 / p99.9 @1 (ms) | p50 / p99 / p99.9 @${c} (ms) | req/s @${c} |${stream ? ` streamed @${stream.connections}: total CPU/req, p50 / p99 / p99.9 (ms), req/s |` : ""} errors |`,
     `|---|---:|---:|---:|---:|---:|---:|${stream ? "---:|" : ""}---:|`,
   ];
   for (const key of ["unlimited", "limited", "limited-spread"] as const) {
@@ -138,8 +142,8 @@ function mainTable(results: TeamResults, loads: LoadShape[]): string[] {
       const errors = [atOne, atTop, streamed].reduce((total, row) => total + (row?.median.errors ?? 0), 0);
       lines.push(
         `| ${stack.label}, ${KEY_LABEL[key]} | ${atTop.median.gatewayCpuUs} µs | ${pg ? `${atTop.median.postgresCpuUs} µs` : "—"} | ${totalCpu(atTop)} µs | ` +
-          `${ms(atOne.median.p50Us)} / ${ms(atOne.median.p99Us)} | ${ms(atTop.median.p50Us)} / ${ms(atTop.median.p99Us)} | ${num(atTop.median.rps)} |` +
-          `${streamed ? ` ${totalCpu(streamed)} µs, ${ms(streamed.median.p50Us)} / ${ms(streamed.median.p99Us)}, ${num(streamed.median.rps)} |` : stream ? " — |" : ""} ${errors} |`,
+          `${tail(atOne.median)} | ${tail(atTop.median)} | ${num(atTop.median.rps)} |` +
+          `${streamed ? ` ${totalCpu(streamed)} µs, ${tail(streamed.median)}, ${num(streamed.median.rps)} |` : stream ? " — |" : ""} ${errors} |`,
       );
     }
   }

@@ -214,6 +214,8 @@ export interface TeamSample {
   p50Us: number;
   p90Us: number;
   p99Us: number;
+  /** Absent in results from before it was measured. */
+  p999Us?: number;
   errors: number;
   /** utime + stime per request served, µs: every gateway process, PostgreSQL's processes, HAProxy. */
   gatewayCpuUs: number;
@@ -242,6 +244,7 @@ export async function measureRun(wrk: string, stack: Stack, key: KeyKind, load: 
     p50Us: result.p50Us,
     p90Us: result.p90Us,
     p99Us: result.p99Us,
+    p999Us: result.p999Us,
     errors: result.errors,
     gatewayCpuUs: perRequest(gateway),
     postgresCpuUs: perRequest(postgres.cpuMicros() - before.postgres),

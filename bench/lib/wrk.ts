@@ -1,7 +1,9 @@
 /**
  * The load generator: wrk from Debian's packages (installed on first use), driven by a Lua script that
  * sets the POST body and headers (rotating API keys or alternating bodies when asked) and prints its
- * summary as one JSON line from `done()`, with latency percentiles in microseconds.
+ * summary as one JSON line from `done()`, with latency percentiles in microseconds (p99.9 included).
+ * wrk reads each answer to its end, so a streamed (SSE) answer is timed whole; given an end marker, the
+ * script also counts the 2xx answers whose body does not end with it (streams cut short).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,10 +17,13 @@ export interface WrkResult {
   p50Us: number;
   p90Us: number;
   p99Us: number;
+  p999Us: number;
   maxUs: number;
-  /** Connect, read, write and timeout errors plus non-2xx answers. */
+  /** Connect, read, write and timeout errors, non-2xx answers, and incomplete streams. */
   errors: number;
   non2xx: number;
+  /** 2xx answers without the load's end marker near their end (0 when the load has none). */
+  incomplete: number;
 }
 
 export interface LoadSpec {
@@ -28,6 +33,8 @@ export interface LoadSpec {
   headers: Record<string, string>;
   /** Bearer keys to rotate through (one per request); empty: the headers as given. */
   keys?: string[];
+  /** A streamed answer is complete when this appears in its last bytes (`[DONE]`); unset: not checked. */
+  endMarker?: string;
 }
 
 const work = mkdtempSync(join(tmpdir(), "roundhouse-bench-wrk-"));
@@ -92,11 +99,27 @@ function writeScript(spec: LoadSpec): string {
     "    return wrk.format(nil, nil, headers, bodies[(n % #bodies) + 1])",
     "  end",
     "end",
+    // Counted in each thread's own Lua state; done() (in the main state) sums them through setup()'s handles.
+    "incomplete = 0",
+    ...(spec.endMarker
+      ? [
+          `local marker = ${luaString(spec.endMarker)}`,
+          "response = function(status, headers, body)",
+          "  if status >= 200 and status < 300 and not string.find(body, marker, math.max(1, #body - #marker - 64), true) then",
+          "    incomplete = incomplete + 1",
+          "  end",
+          "end",
+        ]
+      : []),
+    "local threads = {}",
+    "setup = function(thread) threads[#threads + 1] = thread end",
     "done = function(summary, latency, requests)",
     "  local e = summary.errors",
-    '  io.write(string.format("WRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50\\":%d,\\"p90\\":%d,\\"p99\\":%d,\\"max\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d}\\n",',
-    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,",
-    "    e.connect, e.read, e.write, e.status, e.timeout))",
+    "  local cut = 0",
+    "  for _, thread in ipairs(threads) do cut = cut + (thread:get(\"incomplete\") or 0) end",
+    '  io.write(string.format("WRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50\\":%d,\\"p90\\":%d,\\"p99\\":%d,\\"p999\\":%d,\\"max\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d,\\"incomplete\\":%d}\\n",',
+    "    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max,",
+    "    e.connect, e.read, e.write, e.status, e.timeout, cut))",
     "end",
   ];
   const file = join(work, `script-${id}.lua`);
@@ -114,6 +137,7 @@ export async function runWrk(wrk: string, spec: LoadSpec, connections: number, s
   const raw = JSON.parse(line[1]!) as Record<string, number>;
   const secondsRun = raw.duration_us! / 1_000_000;
   const non2xx = raw.status!;
+  const incomplete = raw.incomplete!;
   return {
     requests: raw.requests!,
     seconds: secondsRun,
@@ -121,8 +145,10 @@ export async function runWrk(wrk: string, spec: LoadSpec, connections: number, s
     p50Us: raw.p50!,
     p90Us: raw.p90!,
     p99Us: raw.p99!,
+    p999Us: raw.p999!,
     maxUs: raw.max!,
-    errors: raw.connect! + raw.read! + raw.write! + raw.timeout! + non2xx,
+    errors: raw.connect! + raw.read! + raw.write! + raw.timeout! + non2xx + incomplete,
     non2xx,
+    incomplete,
   };
 }
