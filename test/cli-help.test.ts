@@ -112,7 +112,7 @@ test("version --help and help version print the version command's help, not the 
   const dataDir = join(root.path, "unused");
   for (const args of [["version", "--help"], ["help", "version"], ["version", "-h"]]) {
     const result = await runCli(args, { dataDir });
-    expect({ args, code: result.code, first: result.stdout.split("\n")[0] }).toEqual({ args, code: 0, first: "Usage: roundhouse version" });
+    expect({ args, code: result.code, first: result.stdout.split("\n")[0] }).toEqual({ args, code: 0, first: "Usage: roundhouse version [--json]" });
   }
 }, 120_000);
 

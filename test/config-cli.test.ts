@@ -142,7 +142,7 @@ describe("config check", () => {
       [["help", "config"], "Usage: roundhouse config <command>"],
       [["config", "check", "--help"], "Usage: roundhouse config check"],
       [["config", "schema", "-h"], "yaml-language-server: $schema="],
-      [["--help"], "config     check a config file"],
+      [["--help"], "config       check a config file"],
     ] as const) {
       const result = await run([...args]);
       expect({ args, code: result.code, stderr: result.stderr }).toEqual({ args, code: 0, stderr: "" });

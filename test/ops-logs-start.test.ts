@@ -70,7 +70,7 @@ describe("data_dir", () => {
     expectSentence(
       await serveUntilExit(["--port", "0", "--data-dir", dataDir], { unprivileged: true }),
       1,
-      `data_dir ${dataDir}: permission denied; roundhouse runs as uid ${uid} and must be able to create and write it (or choose another --data-dir)`,
+      `data_dir ${dataDir}: permission denied; the gateway runs as uid ${uid} and must be able to create and write it (or choose another --data-dir)`,
     );
   });
 });
@@ -82,7 +82,7 @@ describe("config file", () => {
     chmodSync(config, 0o000);
     const uid = root ? 65534 : process.getuid!();
     const result = await serveUntilExit(["--config", config, "--port", "0", "--data-dir", join(fresh(), "data")], { unprivileged: true });
-    expectSentence(result, 2, `cannot read config file ${config}: permission denied (roundhouse runs as uid ${uid})`);
+    expectSentence(result, 2, `cannot read config file ${config}: permission denied (the gateway runs as uid ${uid})`);
   });
 });
 

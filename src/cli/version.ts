@@ -12,8 +12,8 @@ A binary built from a tree with uncommitted changes shows the commit with "-dirt
 the commit is read from git ("unknown" outside a git checkout) and the date is "source".
 
 Options:
-  --json            print {version, commit, date} as JSON
-  -h, --help        show this help
+  --json                    print {version, commit, date} as JSON
+  -h, --help                show this help
 
 Exit codes: 0 printed, 2 bad usage.`;
 

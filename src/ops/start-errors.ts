@@ -68,7 +68,7 @@ export function storageStartError(error: unknown, dataDirSetting: string): unkno
     }
     case "EACCES":
     case "EPERM":
-      sentence = `${subject}: permission denied${detail}; roundhouse runs as ${whoAmI()} and must be able to create and write it (or choose another --data-dir)`;
+      sentence = `${subject}: permission denied${detail}; the gateway runs as ${whoAmI()} and must be able to create and write it (or choose another --data-dir)`;
       break;
     case "EROFS":
       sentence = `${subject} is on a read-only file system${detail}`;
@@ -79,7 +79,7 @@ export function storageStartError(error: unknown, dataDirSetting: string): unkno
     case "SQLITE_CANTOPEN":
     case "SQLITE_READONLY":
     case "SQLITE_PERM":
-      sentence = `data_dir ${dataDir}: the database cannot be opened for writing; roundhouse runs as ${whoAmI()} and must be able to write the directory and its files`;
+      sentence = `data_dir ${dataDir}: the database cannot be opened for writing; the gateway runs as ${whoAmI()} and must be able to write the directory and its files`;
       break;
   }
   return sentence === undefined ? error : new StartError(sentence, { cause: error });
@@ -90,7 +90,7 @@ export function configReadSentence(error: unknown, path: string): string | undef
   switch (systemError(error).code) {
     case "EACCES":
     case "EPERM":
-      return `cannot read config file ${path}: permission denied (roundhouse runs as ${whoAmI()})`;
+      return `cannot read config file ${path}: permission denied (the gateway runs as ${whoAmI()})`;
     case "EISDIR":
       return `config file ${path} is a directory, not a file`;
     case "ENOTDIR":
