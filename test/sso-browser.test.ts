@@ -41,7 +41,7 @@ test("the whole sign-in flow in a browser: sign-in page, provider login, callbac
   });
   expect(state.status).toBe(200);
   expect(state.body.member.email).toBe("ivy@example.test");
-  expect(state.body.workspaces).toEqual([{ id: sso.workspaceId, role: "admin" }]);
+  expect(state.body.workspaces).toEqual([{ id: sso.workspaceId, name: "Engineering", slug: "eng", role: "admin" }]);
 
   const calls = await page.evaluate(async (csrf: string) => {
     const create = (headers: Record<string, string>) =>

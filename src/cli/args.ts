@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
-import { UsageError } from "./output.ts";
+import { printLine, UsageError } from "./output.ts";
 
 /** Where a command finds its configuration and state; shared by every command that opens them. */
 export const LOCATION_OPTIONS = {
@@ -79,4 +79,27 @@ export function positionalsOf(command: string, positionals: string[], names: str
     throw new UsageError(names.length === 0 ? `unexpected argument '${positionals[0]}'` : `give ${names.join(" and ")}${positionals.length > names.length ? ` (unexpected '${positionals[names.length]}')` : ""}`, command);
   }
   return positionals;
+}
+
+/** "a", "a or b", "a, b or c". */
+function listOr(names: string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} or ${names.at(-1)}`;
+}
+
+/**
+ * Runs the command of a group that `argv[0]` names (`keys create ...`): its help for `help`, `--help`
+ * and `-h`; a usage error naming the group's commands when none or an unknown one is given.
+ */
+export async function runSubcommand<Result>(
+  group: string,
+  help: string,
+  commands: Record<string, (argv: string[]) => Result | Promise<Result>>,
+  argv: string[],
+): Promise<Result | void> {
+  const [command, ...rest] = argv;
+  if (command === "help" || command === "--help" || command === "-h") return printLine(help);
+  if (command === undefined) throw new UsageError(`missing command: ${listOr(Object.keys(commands))}`, group);
+  const run = Object.hasOwn(commands, command) ? commands[command] : undefined;
+  if (!run) throw new UsageError(`unknown command '${group} ${command}'`, group);
+  return run(rest);
 }

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline";
 import { type AuditEntry, type ChainReport, ChainVerifier } from "../core/audit-chain.ts";
 import { createLogger } from "../core/log.ts";
 import { auditEntryJson, AuditLogStore } from "../db/audit-log.ts";
-import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand } from "./args.ts";
+import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, runSubcommand } from "./args.ts";
 import { withStores } from "./context.ts";
 import { CliError, EXIT, printError, printJson, printLine, UsageError } from "./output.ts";
 
@@ -32,21 +32,8 @@ not an export, 2 bad usage or configuration.`;
 
 const FIELDS = ["seq", "id", "at", "actor_kind", "actor_id", "workspace_id", "action", "target", "outcome", "ip", "request_id", "prev_hash", "hash"];
 
-export async function audit(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "verify":
-      return verify(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      printLine(AUDIT_HELP);
-      return EXIT.ok;
-    case undefined:
-      throw new UsageError("missing command: verify", "audit");
-    default:
-      throw new UsageError(`unknown command 'audit ${command}'`, "audit");
-  }
+export async function audit(argv: string[]): Promise<number | void> {
+  return runSubcommand("audit", AUDIT_HELP, { verify }, argv);
 }
 
 /** One export line as an entry; anything else is refused with its line number. */

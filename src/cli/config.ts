@@ -8,7 +8,7 @@ import { unservedOperations } from "../providers/registry.ts";
 import type { AnyPluginDefinition } from "../plugins/host.ts";
 import { embeddedBuiltins, loadPlugins, PluginLoadError, pluginDirectories } from "../plugins/registry.ts";
 import { createLogger } from "../core/log.ts";
-import { noPositionals, parseCommand } from "./args.ts";
+import { noPositionals, parseCommand, runSubcommand } from "./args.ts";
 import { EXIT, printError, printJson, printLine, UsageError } from "./output.ts";
 
 export const CONFIG_HELP = `Usage: roundhouse config <command> [options]
@@ -52,21 +52,7 @@ Options:
 Exit codes: 0 printed, 2 bad usage.`;
 
 export async function config(argv: string[]): Promise<number | void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "check":
-      return check(rest);
-    case "schema":
-      return schema(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(CONFIG_HELP);
-    case undefined:
-      throw new UsageError("missing command: check or schema", "config");
-    default:
-      throw new UsageError(`unknown command 'config ${command}'`, "config");
-  }
+  return runSubcommand("config", CONFIG_HELP, { check, schema }, argv);
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { GenerationRow, WorkspaceRow } from "../db/schema.ts";
-import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger, parseTime, positionalsOf } from "./args.ts";
+import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseInteger, parseTime, positionalsOf, runSubcommand } from "./args.ts";
 import { allWorkspaces, resolveWorkspace, type Stores, withStores } from "./context.ts";
 import { generationJson } from "./json.ts";
 import { CliError, EXIT, formatTable, printJson, printLine, shortTime, UsageError } from "./output.ts";
@@ -48,21 +48,7 @@ ${LOCATION_AND_HELP}
 Exit codes: 0 shown, 1 no such generation, 2 bad usage or configuration.`;
 
 export async function generations(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "list":
-      return list(rest);
-    case "show":
-      return show(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(GENERATIONS_HELP);
-    case undefined:
-      throw new UsageError("missing command: list or show", "generations");
-    default:
-      throw new UsageError(`unknown command 'generations ${command}'`, "generations");
-  }
+  return runSubcommand("generations", GENERATIONS_HELP, { list, show }, argv);
 }
 
 /** The full hash of the key a hash or unique prefix names (any workspace's; the filter is per workspace). */

@@ -1,5 +1,5 @@
 import type { ApiKeyRow, WorkspaceRow } from "../db/schema.ts";
-import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseAmount, parseCommand, parseFutureTime } from "./args.ts";
+import { LOCATION_HELP, LOCATION_OPTIONS, noPositionals, parseAmount, parseCommand, parseFutureTime, runSubcommand } from "./args.ts";
 import { allWorkspaces, resolveWorkspace, withStores } from "./context.ts";
 import { CliError, EXIT, formatTable, printError, printJson, printLine, shortTime, UsageError } from "./output.ts";
 
@@ -65,23 +65,7 @@ Exit codes: 0 revoked, 1 no key matches, 2 bad usage or configuration, or a pref
 than one key.`;
 
 export async function keys(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "create":
-      return create(rest);
-    case "list":
-      return list(rest);
-    case "revoke":
-      return revoke(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(KEYS_HELP);
-    case undefined:
-      throw new UsageError("missing command: create, list or revoke", "keys");
-    default:
-      throw new UsageError(`unknown command 'keys ${command}'`, "keys");
-  }
+  return runSubcommand("keys", KEYS_HELP, { create, list, revoke }, argv);
 }
 
 function keyJson(row: ApiKeyRow, workspace: WorkspaceRow | undefined) {

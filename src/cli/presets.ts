@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join, resolve } from "node:path";
 import { GatewayError } from "../core/errors.ts";
 import type { PresetSnapshot } from "../db/presets.ts";
-import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand } from "./args.ts";
+import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand, runSubcommand } from "./args.ts";
 import { loadCliConfig, openStores, resolveWorkspace } from "./context.ts";
 import { CliError, printLine, UsageError } from "./output.ts";
 import { parsePresetFile, serializePresetFile, toPresetFile } from "./preset-file.ts";
@@ -50,21 +50,7 @@ Exit codes: 0 imported, 1 nothing imported (an invalid file, a slug that exists 
 id already used elsewhere in the database), 2 bad usage or configuration.`;
 
 export async function presets(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "export":
-      return exportPresets(rest);
-    case "import":
-      return importPresets(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(PRESETS_HELP);
-    case undefined:
-      throw new UsageError("missing command: export or import", "presets");
-    default:
-      throw new UsageError(`unknown command 'presets ${command}'`, "presets");
-  }
+  return runSubcommand("presets", PRESETS_HELP, { export: exportPresets, import: importPresets }, argv);
 }
 
 async function exportPresets(argv: string[]): Promise<void> {

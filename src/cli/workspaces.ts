@@ -1,6 +1,6 @@
 import { WORKSPACE_SLUG_PATTERN, WORKSPACE_SLUG_RULE } from "../core/name-rules.ts";
 import type { WorkspaceInput } from "../db/workspaces.ts";
-import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseSwitch, positionalsOf } from "./args.ts";
+import { LOCATION_AND_HELP, LOCATION_OPTIONS, noPositionals, parseCommand, parseSwitch, positionalsOf, runSubcommand } from "./args.ts";
 import { allWorkspaces, resolveWorkspace, withStores } from "./context.ts";
 import { asCli } from "./failures.ts";
 import { workspaceJson } from "./json.ts";
@@ -95,27 +95,7 @@ const FIELD_OPTIONS = {
 } as const;
 
 export async function workspaces(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "list":
-      return list(rest);
-    case "show":
-      return show(rest);
-    case "create":
-      return create(rest);
-    case "update":
-      return update(rest);
-    case "delete":
-      return remove(rest);
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(WORKSPACES_HELP);
-    case undefined:
-      throw new UsageError("missing command: list, show, create, update or delete", "workspaces");
-    default:
-      throw new UsageError(`unknown command 'workspaces ${command}'`, "workspaces");
-  }
+  return runSubcommand("workspaces", WORKSPACES_HELP, { list, show, create, update, delete: remove }, argv);
 }
 
 /** The settings given as flags, checked as the API checks its body. */
