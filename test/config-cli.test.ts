@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import { parse as parseYaml } from "yaml";
@@ -114,6 +114,24 @@ describe("config check", () => {
     const errors = JSON.parse(checked.stdout).errors as string[];
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("tools.moderation.model");
+  });
+
+  test("a --config that is a directory says so: config check (text and --json), serve and ROUNDHOUSE_CONFIG exit 2", async () => {
+    const directory = join(root.path, "conf.d");
+    mkdirSync(directory, { recursive: true });
+    const sentence = `config file ${directory} is a directory, not a file`;
+    const text = await run(["config", "check", "--config", directory]);
+    expect({ code: text.code, stdout: text.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(text.stderr).toEndWith(`\n  ${sentence}\n`);
+    const json = await run(["config", "check", "--config", directory, "--json"]);
+    expect({ code: json.code, body: JSON.parse(json.stdout) }).toEqual({ code: 2, body: { valid: false, source: directory, errors: [sentence] } });
+    const serve = await run(["serve", "--config", directory, "--port", "0", "--data-dir", join(root.path, "data")]);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(sentence);
+    expect(serve.stderr).not.toContain("not found");
+    const fromEnv = await run(["config", "check"], { ROUNDHOUSE_CONFIG: directory });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toEndWith(`\n  ${sentence}\n`);
   });
 
   test("environment variables apply as they do for serve: a bad override is reported, and the overrides in effect are named", async () => {
