@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Validator } from "@cfworker/json-schema";
 import { parse as parseYaml } from "yaml";
@@ -108,12 +108,36 @@ describe("config check", () => {
     const serve = await run(["serve", "--config", references, "--port", "0", "--data-dir", join(root.path, "data")]);
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain(`unknown provider "olama"`);
-    const tools = write("tools:\n  moderation:\n    model: 42\n");
+    // A plugin's settings error names the key, the expectation and the value given, as the config's own do.
+    const tools = write('tools:\n  moderation:\n    model: 42\n  web:\n    searxng_url: "ftp://search.internal"\n  mcp:\n    timeout_ms: 5\n');
     const checked = await run(["config", "check", "--config", tools, "--json"]);
     expect(checked.code).toBe(2);
-    const errors = JSON.parse(checked.stdout).errors as string[];
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain("tools.moderation.model");
+    expect((JSON.parse(checked.stdout).errors as string[]).sort()).toEqual([
+      "tools.mcp.timeout_ms: must be at least 100, got 5",
+      "tools.moderation.model: expected a string, got 42",
+      'tools.web.searxng_url: expected an http(s) URL, got "ftp://search.internal"',
+    ]);
+    const refused = await run(["serve", "--config", write("tools:\n  moderation:\n    model: 42\n"), "--port", "0", "--data-dir", join(root.path, "data")]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("invalid configuration: tools.moderation.model: expected a string, got 42");
+  });
+
+  test("a --config that is a directory says so: config check (text and --json), serve and ROUNDHOUSE_CONFIG exit 2", async () => {
+    const directory = join(root.path, "conf.d");
+    mkdirSync(directory, { recursive: true });
+    const sentence = `config file ${directory} is a directory, not a file`;
+    const text = await run(["config", "check", "--config", directory]);
+    expect({ code: text.code, stdout: text.stdout }).toEqual({ code: 2, stdout: "" });
+    expect(text.stderr).toEndWith(`\n  ${sentence}\n`);
+    const json = await run(["config", "check", "--config", directory, "--json"]);
+    expect({ code: json.code, body: JSON.parse(json.stdout) }).toEqual({ code: 2, body: { valid: false, source: directory, errors: [sentence] } });
+    const serve = await run(["serve", "--config", directory, "--port", "0", "--data-dir", join(root.path, "data")]);
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(sentence);
+    expect(serve.stderr).not.toContain("not found");
+    const fromEnv = await run(["config", "check"], { ROUNDHOUSE_CONFIG: directory });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toEndWith(`\n  ${sentence}\n`);
   });
 
   test("environment variables apply as they do for serve: a bad override is reported, and the overrides in effect are named", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { OpenRouter } from "@openrouter/sdk";
 import { ADMIN_KEY, callApi, listening } from "./helpers/gateway.ts";
 
-/** GET /endpoints/zdr, /model/{author}/{slug} and /models/user through @openrouter/sdk. */
+/** GET /endpoints/zdr, /model/{author}/{slug}, /models/{author}/{slug}/endpoints and /models/user through @openrouter/sdk. */
 let gateway: Awaited<ReturnType<typeof listening>>;
 const client = (apiKey: string) => new OpenRouter({ apiKey, serverURL: `${gateway.url}/api/v1`, retryConfig: { strategy: "none" } });
 
@@ -19,6 +19,9 @@ models:
       - { provider: remote, retains_prompts: true, pricing: { prompt: 3, completion: 4 } }
   - id: acme/remote-only
     endpoints: [{ provider: remote, retains_prompts: true, pricing: { prompt: 3, completion: 4 } }]
+  - id: llama3.1:8b
+    name: Llama local
+    endpoints: [{ provider: remote, retains_prompts: true }]
 `,
   });
 });
@@ -39,6 +42,36 @@ describe("endpoint information", () => {
     await expect(sdk.models.get({ author: "acme", slug: "nothing" })).rejects.toMatchObject({ statusCode: 404 });
     const response = await callApi(gateway.url, "GET", "/model/acme/nothing");
     expect((await response.json()).error).toEqual({ code: 404, message: "Model 'acme/nothing' not found" });
+  });
+
+  test("a bare model id has a model page and an endpoints page, as is or percent-encoded; author/slug forms still work", async () => {
+    const get = async (path: string) => {
+      const response = await callApi(gateway.url, "GET", path);
+      return { status: response.status, body: (await response.json()) as { data: { id: string; name: string; endpoints?: Array<{ tag: string }> }; error?: unknown } };
+    };
+    for (const path of ["/model/llama3.1:8b", "/model/llama3.1%3A8b", "/model/llama3.1:8b:free", "/model/llama3.1:8b/"]) {
+      const { status, body } = await get(path);
+      expect({ path, status, id: body.data.id, name: body.data.name }).toEqual({ path, status: 200, id: "llama3.1:8b", name: "Llama local" });
+    }
+    for (const path of ["/models/llama3.1:8b/endpoints", "/models/llama3.1%3A8b/endpoints"]) {
+      const { status, body } = await get(path);
+      expect({ path, status, id: body.data.id, tags: body.data.endpoints?.map((endpoint) => endpoint.tag) }).toEqual({ path, status: 200, id: "llama3.1:8b", tags: ["remote"] });
+    }
+    // The listing links each model to its endpoints page, and the link answers.
+    const listed = (await (await callApi(gateway.url, "GET", "/models")).json()) as { data: Array<{ id: string; links: { details: string } }> };
+    const details = listed.data.find((model) => model.id === "llama3.1:8b")!.links.details;
+    expect((await fetch(`${gateway.url}${details}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).status).toBe(200);
+    // Author/slug forms: the SDK's calls, a percent-encoded slash, a variant suffix.
+    const sdk = client(ADMIN_KEY);
+    expect((await sdk.endpoints.list({ author: "acme", slug: "both" })).data.endpoints.map((endpoint) => endpoint.tag)).toEqual(["local", "remote"]);
+    expect((await get("/models/acme%2Fboth/endpoints")).body.data.id).toBe("acme/both");
+    expect((await get("/model/acme%2Fboth:nitro")).body.data.id).toBe("acme/both");
+    // A bare name is a model's own id, not the slug of an author/slug model; unknown ids are 404 with the id.
+    for (const [path, id] of [["/models/both/endpoints", "both"], ["/model/ghost:1b", "ghost:1b"]]) {
+      const { status, body } = await get(path!);
+      expect({ status, error: body.error }).toEqual({ status: 404, error: { code: 404, message: `Model '${id}' not found` } });
+    }
+    expect((await get("/models/llama3.1:8b")).status).toBe(404);
   });
 
   test("GET /models/user keeps the models the workspace's provider rules leave routable", async () => {

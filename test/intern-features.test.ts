@@ -182,6 +182,25 @@ describe("features through the CLI", () => {
     expect((await cli(["remove", "Bob", "deploy"])).code).toBe(1);
   });
 
+  test("with the workspace's intern programme off, add, list and remove exit 1 with the hint to turn it on, as the API answers 404", async () => {
+    const me = (await json(await call("GET", "/key"), 200)).data;
+    const { slug } = (await json(await call("GET", `/workspaces/${me.workspace_id}`), 200)).data;
+    const before = await features(ada);
+    await json(await call("PATCH", `/workspaces/${me.workspace_id}`, { body: { intern_api_access: false } }), 200);
+    try {
+      expect((await call("GET", `/interns/${ada}/features`)).status).toBe(404);
+      const hint = `roundhouse: workspace ${slug} has the intern programme turned off; turn it on with 'roundhouse workspaces update ${slug} --intern-api-access on'\n`;
+      for (const args of [["add", "Ada", "deploy"], ["list", "Ada"], ["list", ada, "--json"], ["remove", "Ada", "code-review"]]) {
+        const result = await cli(args);
+        expect({ args, ...result }).toEqual({ args, code: 1, stdout: "", stderr: hint });
+      }
+    } finally {
+      await json(await call("PATCH", `/workspaces/${me.workspace_id}`, { body: { intern_api_access: true } }), 200);
+    }
+    // Nothing was added or removed while it was off.
+    expect(await features(ada)).toEqual(before);
+  });
+
   test("an unknown intern or feature exits 1; wrong arguments exit 2", async () => {
     expect((await cli(["add", "Nobody", "deploy"])).stderr).toContain("no intern with id or name 'Nobody'");
     expect((await cli(["add", "Ada", "nope"])).code).toBe(1);

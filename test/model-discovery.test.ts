@@ -38,6 +38,11 @@ describe("model discovery", () => {
       const model = (await (await callApi(gateway.url, "GET", "/models", undefined, key)).json()) as { data: Array<{ id: string; context_length: number | null }> };
       expect(model.data.find((entry) => entry.id === "llama3.2:3b")?.context_length).toBe(131072);
       expect(local.requests.at(0)?.path).toBe("/v1/models");
+      // A discovered bare id has its model page and endpoints page.
+      const page = await callApi(gateway.url, "GET", "/models/llama3.1:8b/endpoints", undefined, key);
+      expect(page.status).toBe(200);
+      expect(((await page.json()) as { data: { id: string; endpoints: Array<{ tag: string }> } }).data).toMatchObject({ id: "llama3.1:8b", endpoints: [{ tag: "local" }] });
+      expect((await callApi(gateway.url, "GET", "/model/llama3.2%3A3b", undefined, key)).status).toBe(200);
 
       local.requests.length = 0;
       const answer = await callApi(gateway.url, "POST", "/chat/completions", { model: "llama3.1:8b", messages: [{ role: "user", content: "Hi" }] }, key);

@@ -10,7 +10,7 @@ import { endpointParameters, type ModelSummary, parseModelQuery, POPULARITY_DAYS
 
 /**
  * The model catalog as OpenRouter serves it: `GET /models` (+ `/models/count`), `GET /providers` and
- * `GET /models/{author}/{slug}/endpoints`, in the shapes @openrouter/sdk validates. Any key of the
+ * `GET /models/{author}/{slug}/endpoints` (or `/models/{id}/endpoints` for a bare id), in the shapes @openrouter/sdk validates. Any key of the
  * workspace may read it; an intern's key gets 404 as on every workspace route. Filter and sort rules
  * are documented in catalog-filters.ts.
  */
@@ -113,18 +113,25 @@ export function endpointJson(services: Services, model: CatalogModel, endpoint: 
   };
 }
 
-/** `/api/v1/models/{author}/{slug...}/endpoints` → the model id; segments may be percent-encoded. */
-function endpointsModelId(request: Request): string | null {
-  const match = /\/models\/(.+)\/endpoints\/?$/.exec(new URL(request.url).pathname);
-  if (!match) return null;
-  let segments: string[];
+/**
+ * The model id a catalog path names: `author/slug` (the slash as is or percent-encoded, the slug may hold
+ * further slashes) or a bare id as a local server names it (`llama3.1:8b`, one segment). Null when the
+ * path names none.
+ */
+function pathModelId(encoded: string): string | null {
+  let id: string;
   try {
-    segments = match[1]!.split("/").map((segment) => decodeURIComponent(segment));
+    id = encoded.split("/").map((segment) => decodeURIComponent(segment)).join("/");
   } catch {
     throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
   }
-  const id = segments.join("/");
-  return id.includes("/") ? id : null;
+  return id === "" || id.split("/").includes("") ? null : id;
+}
+
+/** `/api/v1/models/{id}/endpoints` → the model id. */
+function endpointsModelId(request: Request): string | null {
+  const match = /\/models\/(.+)\/endpoints\/?$/.exec(new URL(request.url).pathname);
+  return match ? pathModelId(match[1]!) : null;
 }
 
 /**
@@ -144,17 +151,13 @@ export function allowedFor(workspace: WorkspaceRow, model: CatalogModel): Catalo
   return endpoints.length === model.endpoints.length ? model : { ...model, endpoints };
 }
 
-/** `/model/{author}/{slug}`: a catalog id, or one with a variant suffix (`:free`, `:nitro`) the catalog lacks. */
+/** `/model/{id}`: a catalog id (`author/slug` or bare), or one with a variant suffix (`:free`, `:nitro`) the catalog lacks. */
 function modelOf(services: Services, request: Request): CatalogModel {
-  const path = new URL(request.url).pathname.replace(/^.*?\/model\//, "").replace(/\/$/, "");
-  let id: string;
-  try {
-    id = path.split("/").map((segment) => decodeURIComponent(segment)).join("/");
-  } catch {
-    throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
-  }
-  if (!id.includes("/")) throw new GatewayError("not_found", `No route for GET ${new URL(request.url).pathname}`);
-  const model = services.catalog.model(id) ?? (id.includes(":") ? services.catalog.model(id.slice(0, id.lastIndexOf(":"))) : undefined);
+  const pathname = new URL(request.url).pathname;
+  const id = pathModelId(pathname.replace(/^.*?\/model\//, "").replace(/\/$/, ""));
+  if (id === null) throw new GatewayError("not_found", `No route for GET ${pathname}`);
+  const { models } = services.catalog;
+  const model = models.get(id) ?? (id.includes(":") ? models.get(id.slice(0, id.lastIndexOf(":"))) : undefined);
   if (!model || !summarize(model)) throw new GatewayError("not_found", `Model '${id}' not found`);
   return model;
 }
@@ -226,7 +229,7 @@ export function catalogApi(services: Services) {
     .get("/models/*", ({ request }) => {
       const id = endpointsModelId(request);
       if (id === null) throw new GatewayError("not_found", `No route for GET ${new URL(request.url).pathname}`);
-      const model = services.catalog.model(id);
+      const model = services.catalog.models.get(id);
       if (!model) throw new GatewayError("not_found", `Model '${id}' not found`);
       const contextLength = summarize(model)?.contextLength ?? null;
       return {

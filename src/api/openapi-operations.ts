@@ -136,13 +136,13 @@ export const OPERATIONS: Record<string, OperationText> = {
   "GET /api/v1/models/user": op("Models for this workspace", `The models this workspace can route to, after its data region and provider lists. ${CATALOG}`),
   "GET /api/v1/models/count": op("Count models", `How many models the catalog lists. ${CATALOG}`, "count"),
   "GET /api/v1/endpoints/zdr": op("Zero-retention endpoints", `Endpoints that keep no prompts: every self-hosted one and remote ones marked so. ${CATALOG}`),
-  "GET /api/v1/model/{author}/{slug}": op("A model", "One model of the catalog by its id `author/slug` (a `:variant` suffix is accepted). ${CATALOG}"),
+  "GET /api/v1/model/{author}/{slug}": op("A model", `One model of the catalog by its id: \`author/slug\`, or a bare id as a local server names it in one segment (\`/model/llama3.1:8b\`); a \`:variant\` suffix is accepted. ${CATALOG}`),
   "GET /api/v1/providers": op("List providers", `The providers the deployment is configured with. ${CATALOG}`, "providers"),
-  "GET /api/v1/models/{author}/{slug}/endpoints": op("A model's endpoints", `A model with each provider endpoint serving it: pricing, context length, quantization, status. ${CATALOG}`, "data"),
+  "GET /api/v1/models/{author}/{slug}/endpoints": op("A model's endpoints", `A model with each provider endpoint serving it: pricing, context length, quantization, status. A bare model id takes one segment (\`/models/llama3.1:8b/endpoints\`). ${CATALOG}`, "data"),
   "GET /api/v1/benchmarks": op("Benchmarks", `Benchmark results: the imported snapshot and the gateway's own measurements. ${CATALOG}`),
   "GET /api/v1/endpoints/health": op("Endpoint health", `Every endpoint (model × provider) with its routing health, measured latency and throughput, and price. ${CATALOG}`),
   "GET /api/v1/classifications/task": op("Task classification", `Shares of this workspace's traffic per task, from the auto-router's classifier. ${CATALOG}`),
-  "GET /api/v1/datasets/rankings-daily": op("Daily model rankings", "Tokens per model and period over this workspace's traffic: the top 50 and one `other` row per period. ${CATALOG}"),
+  "GET /api/v1/datasets/rankings-daily": op("Daily model rankings", `Tokens per model and period over this workspace's traffic: the top 50 and one \`other\` row per period. ${CATALOG}`),
   "GET /api/v1/datasets/app-rankings": op("App rankings", `Apps (by HTTP-Referer or User-Agent) ranked by tokens over this workspace's traffic. ${CATALOG}`),
   "GET /api/v1/datasets/session-cost": op("Session cost", `Median spend per session by app, model and turn range over this workspace's last 7 days. ${CATALOG}`),
   "POST /api/v1/chat/completions": op("Chat completion", `OpenAI-style chat completions, streamed as server-sent events with stream: true. ${INFER}`, "completion"),
@@ -187,14 +187,14 @@ export const PATH_TEMPLATES: Record<string, { path: string; parameters: Array<{ 
   "/api/v1/model/*": {
     path: "/api/v1/model/{author}/{slug}",
     parameters: [
-      { name: "author", description: "The model id's author part (before the slash)" },
+      { name: "author", description: "The model id's author part (before the slash); a bare id (`llama3.1:8b`) is the whole id in this one segment, with no slug" },
       { name: "slug", description: "The model id's name part; may hold further slashes, percent-encoded" },
     ],
   },
   "/api/v1/models/*": {
     path: "/api/v1/models/{author}/{slug}/endpoints",
     parameters: [
-      { name: "author", description: "The model id's author part (before the slash)" },
+      { name: "author", description: "The model id's author part (before the slash); a bare id (`llama3.1:8b`) is the whole id in this one segment, with no slug" },
       { name: "slug", description: "The model id's name part; may hold further slashes, percent-encoded" },
     ],
   },

@@ -19,11 +19,18 @@ import { readMultipart } from "./multipart.ts";
 import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { applyPresetEnvelope } from "./presets-apply.ts";
 import type { Services } from "./services.ts";
+import { WARNING_HEADER } from "./inference.ts";
 
-/** What a handler of an operation route gets. */
+/** What a handler of an operation route gets; `set` takes the warning header onto an error answer. */
 export interface OperationCall {
   principal: Principal;
   request: Request;
+  set?: { headers: Record<string, unknown> };
+}
+
+/** Routing's warnings (`provider.order` naming an unknown provider) as the answer's header, as chat sends them. */
+export function warningHeaders(warnings: unknown): Record<string, string> {
+  return Array.isArray(warnings) && warnings.length > 0 ? { [WARNING_HEADER]: warnings.join("; ") } : {};
 }
 
 /**
@@ -54,7 +61,11 @@ export function operationRunner(services: Services) {
     }
     const generationId = newGenerationId();
     noteRequest(http, { model: request.model, generationId });
-    const outcome = await pipeline.operation(request, callerOf(principal, http, presetId), http.signal, generationId);
+    const outcome = await pipeline.operation(request, callerOf(principal, http, presetId), http.signal, generationId).catch((error: unknown) => {
+      // An error answer carries routing's warnings in its metadata and in the header.
+      if (call.set && error instanceof GatewayError) Object.assign(call.set.headers, warningHeaders(error.metadata?.warnings));
+      throw error;
+    });
     noteRequest(http, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
     return { request, outcome };
   };
@@ -92,27 +103,28 @@ export function operationRunner(services: Services) {
       cost: outcome.cost,
       isByok: outcome.endpoint.credential !== undefined,
     });
-    return respond(encoded, outcome.generationId);
+    return respond(encoded, outcome.generationId, 200, outcome.warnings);
   };
 
   /** The route handler of a JSON operation; the route validated the body against the codec's schema. */
   const json =
     <R extends OperationRequest, Result>(codec: OperationCodec<R, Result>) =>
-    async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+    async ({ principal, body, request, set }: { principal: Principal; body: unknown; request: Request; set: OperationCall["set"] }) => {
       await admit(principal);
       const raw = body as Record<string, unknown>;
-      return answer(codec, { principal, request }, codec.decode(raw, decodeEnvelope(raw)));
+      return answer(codec, { principal, request, set }, codec.decode(raw, decodeEnvelope(raw)));
     };
 
   return { admit, run, decodeJson, answer, json };
 }
 
-/** An encoded answer as an HTTP response, with the generation's id. */
-export function respond(encoded: EncodedAnswer, generationId: string, status = 200): Response {
+/** An encoded answer as an HTTP response, with the generation's id and routing's warnings. */
+export function respond(encoded: EncodedAnswer, generationId: string, status = 200, warnings: string[] = []): Response {
+  const headers = { "x-generation-id": generationId, ...warningHeaders(warnings) };
   if ("json" in encoded) {
-    return new Response(JSON.stringify(encoded.json), { status, headers: { "content-type": "application/json", "x-generation-id": generationId } });
+    return new Response(JSON.stringify(encoded.json), { status, headers: { "content-type": "application/json", ...headers } });
   }
-  return new Response(encoded.body, { status, headers: { "content-type": encoded.mediaType, "x-generation-id": generationId } });
+  return new Response(encoded.body, { status, headers: { "content-type": encoded.mediaType, ...headers } });
 }
 
 /** `POST /embeddings`, `POST /rerank`, the audio routes, and the other operations' routes. */
@@ -125,9 +137,9 @@ export function operationsApi(services: Services) {
    * upload is spooled to disk as it arrives, within `server.max_upload_bytes`, and removed once the
    * generation is done (a fallback endpoint is sent the same file).
    */
-  const transcribe = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+  const transcribe = async ({ principal, body, request, set }: { principal: Principal; body: unknown; request: Request; set: OperationCall["set"] }) => {
     await runner.admit(principal);
-    const call = { principal, request };
+    const call = { principal, request, set };
     if (!isMultipart(request)) return runner.answer(transcriptionCodec, call, runner.decodeJson(transcriptionCodec, body));
     const upload = await readMultipart(request, { maxBytes: services.config.server.max_upload_bytes, spoolDir: uploads, fileField: FILE_FIELD });
     try {

@@ -7,7 +7,7 @@ import { authenticate, type Principal } from "./auth.ts";
 import { decodeEnvelope } from "./codecs/envelope.ts";
 import { videoCodec } from "./codecs/video/index.ts";
 import { isMultipart } from "./http.ts";
-import { operationRunner } from "./operations.ts";
+import { type OperationCall, operationRunner, warningHeaders } from "./operations.ts";
 import type { Services } from "./services.ts";
 
 /** The API's base as the client reached it (`https://host/api/v1`), for the job's URLs. */
@@ -60,7 +60,7 @@ async function formBody(request: Request, maxBytes: number): Promise<Record<stri
 export function videosApi(services: Services) {
   const runner = operationRunner(services);
 
-  const submit = async ({ principal, body, request }: { principal: Principal; body: unknown; request: Request }) => {
+  const submit = async ({ principal, body, request, set }: { principal: Principal; body: unknown; request: Request; set: OperationCall["set"] }) => {
     await runner.admit(principal);
     const raw = isMultipart(request) ? await formBody(request, services.config.server.max_body_bytes) : body;
     if (raw === undefined || raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new GatewayError("bad_request", "Request body must be a JSON object");
@@ -68,7 +68,7 @@ export function videosApi(services: Services) {
     if (problem !== null) throw new GatewayError("bad_request", problem);
     const fields = raw as Record<string, unknown>;
     const decoded: VideoRequest = videoCodec.decode(fields, decodeEnvelope(fields));
-    const { outcome } = await runner.run({ principal, request }, decoded);
+    const { outcome } = await runner.run({ principal, request, set }, decoded);
     // Held before the job is kept: a job that settled at once settles its reservation on creation.
     services.videoHooks.hold(outcome.generationId, outcome.reservation);
     const job = await services.videos.create({
@@ -86,7 +86,7 @@ export function videosApi(services: Services) {
     });
     return new Response(JSON.stringify(videoCodec.encodeJob(job, apiBase(request))), {
       status: 202,
-      headers: { "content-type": "application/json", "x-generation-id": outcome.generationId },
+      headers: { "content-type": "application/json", "x-generation-id": outcome.generationId, ...warningHeaders(outcome.warnings) },
     });
   };
 

@@ -93,7 +93,7 @@ function startProblems(loaded: Config): { catalog: Catalog; problems: string[] }
   }
   for (const definition of plugins.values()) {
     if (!("settingsSchema" in definition) || !definition.settingsSchema) continue;
-    const problem = validate(definition.settingsSchema, loaded.tools[definition.id] ?? {}, `tools.${definition.id}`);
+    const problem = validate(definition.settingsSchema, loaded.tools[definition.id] ?? {}, `tools.${definition.id}`, { withValue: true });
     if (problem !== null) problems.push(problem);
   }
   return { catalog, problems };

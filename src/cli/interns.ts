@@ -3,7 +3,7 @@ import { GatewayError } from "../core/errors.ts";
 import { checkRequiredConnections, declaredFeature, featureCatalog, type FeatureState, featureState } from "../core/intern-features.ts";
 import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand } from "./args.ts";
 import { withStores } from "./context.ts";
-import { findIntern } from "./intern-lookup.ts";
+import { programmeIntern } from "./intern-lookup.ts";
 import { CliError, formatTable, printJson, printLine, shortTime, UsageError } from "./output.ts";
 
 export const INTERNS_HELP = `Usage: roundhouse interns <command> [options]
@@ -42,8 +42,8 @@ intern's id or its name.
 
 ${COMMON_OPTIONS}
 
-Exit codes: 0 added (or already there), 1 missing connections or no such intern or feature,
-2 bad usage or configuration.`;
+Exit codes: 0 added (or already there), 1 missing connections, no such intern or feature, or the
+intern's workspace's programme is off, 2 bad usage or configuration.`;
 
 const LIST_HELP = `Usage: roundhouse interns features list INTERN [--workspace ID_OR_SLUG] [--json]
                                        [--config PATH] [--data-dir DIR]
@@ -53,7 +53,8 @@ connections that went missing since) or undeclared (the config no longer declare
 
 ${COMMON_OPTIONS}
 
-Exit codes: 0 listed, 1 no such intern, 2 bad usage or configuration.`;
+Exit codes: 0 listed, 1 no such intern or its workspace's programme is off, 2 bad usage or
+configuration.`;
 
 const REMOVE_HELP = `Usage: roundhouse interns features remove INTERN FEATURE [--workspace ID_OR_SLUG] [--json]
                                          [--config PATH] [--data-dir DIR]
@@ -62,7 +63,8 @@ Takes the feature away from the intern.
 
 ${COMMON_OPTIONS}
 
-Exit codes: 0 removed, 1 the intern does not have it or no such intern, 2 bad usage or configuration.`;
+Exit codes: 0 removed, 1 the intern does not have it, no such intern, or its workspace's programme
+is off, 2 bad usage or configuration.`;
 
 const OPTIONS = { ...LOCATION_OPTIONS, workspace: { type: "string" }, json: { type: "boolean" } } as const;
 
@@ -134,7 +136,7 @@ async function add(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("add", argv, ["INTERN", "FEATURE"]);
   if (help) return printLine(ADD_HELP);
   await withStores(values, async (stores, config: Config) => {
-    const { intern, workspace } = await findIntern(stores, positionals[0]!, values.workspace);
+    const { intern, workspace } = await programmeIntern(stores, positionals[0]!, values.workspace);
     const usable = await stores.connections.usableBy(workspace.id, intern.id);
     const definition = asCliFailure(() => declaredFeature(featureCatalog(config.interns.features), positionals[1]!));
     asCliFailure(() => checkRequiredConnections(definition, usable));
@@ -149,7 +151,7 @@ async function list(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("list", argv, ["INTERN"]);
   if (help) return printLine(LIST_HELP);
   await withStores(values, async (stores, config: Config) => {
-    const { intern, workspace } = await findIntern(stores, positionals[0]!, values.workspace);
+    const { intern, workspace } = await programmeIntern(stores, positionals[0]!, values.workspace);
     const usable = await stores.connections.usableBy(workspace.id, intern.id);
     const catalog = featureCatalog(config.interns.features);
     const states = (await stores.internFeatures.list(intern.id)).map((row) => featureState(row.featureId, row.createdAt, catalog.get(row.featureId), usable));
@@ -163,7 +165,7 @@ async function remove(argv: string[]): Promise<void> {
   const { help, values, positionals } = parse("remove", argv, ["INTERN", "FEATURE"]);
   if (help) return printLine(REMOVE_HELP);
   await withStores(values, async (stores) => {
-    const { intern } = await findIntern(stores, positionals[0]!, values.workspace);
+    const { intern } = await programmeIntern(stores, positionals[0]!, values.workspace);
     if (!(await stores.internFeatures.remove(intern.id, positionals[1]!))) {
       throw new CliError(`intern ${intern.name} (${intern.id}) has no feature '${positionals[1]}'`);
     }

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { Value } from "@sinclair/typebox/value";
 import { parse as parseYaml, YAMLParseError } from "yaml";
 import { featureProblems, readFeatureFiles } from "./features.ts";
@@ -107,15 +108,28 @@ export function validateConfig(document: unknown, source: string): Config {
   return candidate as Config;
 }
 
+/** The text of the config file at `path`; a path that is missing, a directory or unreadable is a sentence naming it. */
+async function readConfigFile(path: string): Promise<string> {
+  const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") throw new ConfigError(`config file not found: ${path}`);
+    throw new ConfigError(`config file ${path} cannot be read: ${error.code === "EACCES" ? "permission denied" : error.message}`);
+  });
+  if (found.isDirectory()) throw new ConfigError(`config file ${path} is a directory, not a file`);
+  try {
+    return await Bun.file(path).text();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`config file ${path} cannot be read: ${code === "EACCES" ? "permission denied" : (error as Error).message}`);
+  }
+}
+
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<Config> {
   const env = options.env ?? process.env;
   const path = options.path ?? env.ROUNDHOUSE_CONFIG;
   let text = options.text;
   let source = text === undefined ? "embedded defaults" : "inline text";
   if (text === undefined && path) {
-    const file = Bun.file(path);
-    if (!(await file.exists())) throw new ConfigError(`config file not found: ${path}`);
-    text = await file.text();
+    text = await readConfigFile(path);
     source = path;
   }
   let document: unknown = {};

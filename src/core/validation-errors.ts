@@ -190,9 +190,36 @@ function formatError(error: ValueError, root: string): string {
   }
 }
 
+/** A key whose value is a credential: its value is never repeated in a message. */
+const SECRET_KEY = /(^|[_-])(key|secret|token|password|credential)s?$/i;
+
+/** The value a message quotes: JSON, cut at 60 characters; a secret's is not shown. */
+function shownValue(error: ValueError): string {
+  if (SECRET_KEY.test(pointerSegments(error.path).at(-1) ?? "")) return "a value not shown (a secret)";
+  if (error.value === undefined) return "nothing";
+  const text = JSON.stringify(error.value) ?? String(error.value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+/** The message with the value given (`, got 42`), as the config's own errors say it; none for a missing or unknown key. */
+function formatErrorWithValue(error: ValueError, root: string): string {
+  const message = formatError(error, root);
+  const cause = intendedError(error);
+  if (cause.type === ValueErrorType.ObjectAdditionalProperties || cause.type === ValueErrorType.ObjectRequiredProperty) return message;
+  return `${message}, got ${shownValue(cause)}`;
+}
+
+export interface FormatOptions {
+  /**
+   * Quote the value found after the expectation (`tools.moderation.model: expected a string, got 42`),
+   * as config problems do. Off for request bodies, whose messages name the field only.
+   */
+  withValue?: boolean;
+}
+
 /** One human message for the first validation error, naming the offending field. */
-export function formatValidationError(errors: Iterable<ValueError>, root: string): string {
-  for (const error of errors) return formatError(error, root);
+export function formatValidationError(errors: Iterable<ValueError>, root: string, options: FormatOptions = {}): string {
+  for (const error of errors) return options.withValue ? formatErrorWithValue(error, root) : formatError(error, root);
   return `${root}: invalid value`;
 }
 
@@ -208,8 +235,8 @@ function checker(schema: TSchema): TypeCheck<TSchema> {
 }
 
 /** Validates outside Elysia: null when the value conforms, otherwise the formatted message. */
-export function validate(schema: TSchema, value: unknown, root: string): string | null {
+export function validate(schema: TSchema, value: unknown, root: string, options: FormatOptions = {}): string | null {
   const compiled = checker(schema);
   if (compiled.Check(value)) return null;
-  return formatValidationError(compiled.Errors(value), root);
+  return formatValidationError(compiled.Errors(value), root, options);
 }

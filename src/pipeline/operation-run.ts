@@ -44,6 +44,8 @@ export interface OperationOutcome<R extends OperationRequest> {
   /** The meters charged (reported by the upstream, else measured or estimated) and their cost. */
   usage: Usage;
   cost: number;
+  /** What routing warned about (`provider.order` naming an unknown provider), for the answer's warning header. */
+  warnings: string[];
   /** Video only: the spend reserved for the job, settled when it ends (see finishVideo). */
   reservation?: Reservation | undefined;
 }
@@ -108,6 +110,7 @@ export async function runOperation<R extends OperationRequest>(
     return failedBeforeAttempts(error);
   }
   const secrets = configuredSecrets(deps.catalog.providers.values());
+  const warnings = plan.warnings;
   const recordAt = (endpoint: Endpoint, fields: Partial<GenerationRow>) => {
     const row = generationRow(rowInput(endpoint), fields);
     deps.generations.record(row);
@@ -151,7 +154,7 @@ export async function runOperation<R extends OperationRequest>(
         const charge = chargeFor(endpoint.pricing);
         const usage = fallbackMeters(request, (result as { usage?: Usage }).usage, produced(result));
         const cost = charge.total(usage);
-        const outcome: OperationOutcome<R> = { generationId, request, flags, created, model, endpoint, attempts, result, usage, cost };
+        const outcome: OperationOutcome<R> = { generationId, request, flags, created, model, endpoint, attempts, result, usage, cost, warnings };
         // A video job is charged when it ends (the job's runner records it); everything else now.
         if (request.operation === "video") {
           outcome.reservation = reservation;

@@ -95,7 +95,7 @@ export class PluginHost {
       if (definition.settingsSchema) {
         const settings = services.settings[definition.id] ?? {};
         const check = TypeCompiler.Compile(definition.settingsSchema);
-        if (!check.Check(settings)) throw new GatewayError("bad_request", `invalid configuration: ${formatValidationError(check.Errors(settings), `tools.${definition.id}`)}`);
+        if (!check.Check(settings)) throw new GatewayError("bad_request", `invalid configuration: ${formatValidationError(check.Errors(settings), `tools.${definition.id}`, { withValue: true })}`);
       }
       if (definition.setup) this.#states.set(definition.id, await definition.setup(services));
     }
