@@ -1,5 +1,6 @@
 import type { TSchema } from "@sinclair/typebox";
 import { Value, type ValueError, ValueErrorType } from "@sinclair/typebox/value";
+import { quotedValue } from "../core/validation-errors.ts";
 
 /**
  * Config problems in an operator's words: each names its key, says what was expected and what was
@@ -32,11 +33,8 @@ export function nearest(word: string, candidates: Iterable<string>): string | un
   return found?.candidate;
 }
 
-export function describeValue(value: unknown): string {
-  if (value === undefined) return "nothing";
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
+/** A value as a problem quotes it (the same words as request-body errors). */
+export const describeValue = quotedValue;
 
 /** `/models/0/endpoints` → `models[0].endpoints`. */
 export function pointerToPath(pointer: string): string {

@@ -196,8 +196,13 @@ const SECRET_KEY = /(^|[_-])(key|secret|token|password|credential)s?$/i;
 /** The value a message quotes: JSON, cut at 60 characters; a secret's is not shown. */
 function shownValue(error: ValueError): string {
   if (SECRET_KEY.test(pointerSegments(error.path).at(-1) ?? "")) return "a value not shown (a secret)";
-  if (error.value === undefined) return "nothing";
-  const text = JSON.stringify(error.value) ?? String(error.value);
+  return quotedValue(error.value);
+}
+
+/** A value as an error message quotes it: its JSON, cut to 60 characters; "nothing" when absent. */
+export function quotedValue(value: unknown): string {
+  if (value === undefined) return "nothing";
+  const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
