@@ -1,10 +1,12 @@
 /**
  * The dashboard over a large generation log: seeds a fresh data directory with 1,000,000 generation
- * records (30 days; five workspaces, the admin's holding 90%; 8 models on 5 providers; 24 keys) through
- * the gateway's own writer, starts the gateway from source on it, signs in with the management key in
- * headless Chromium, and times every page of the dashboard from navigation to interactive (5 loads
+ * records (30 days; five workspaces, the admin's holding 90%; 8 models on 5 providers and a rare one on a
+ * sixth; 24 keys) through the gateway's own writer, starts the gateway from source on it, signs in with
+ * the management key in headless Chromium, and times every page of the dashboard from navigation to interactive (5 loads
  * each; see bench/lib/dashboard-pages.ts for what "interactive" means per page), with the API calls
- * each load made. Prints a table and saves JSON under bench/results/dashboard/.
+ * each load made; then the Generations page's filters, each with a common, a rare and an unmatched value,
+ * from "Apply filters" to the filtered list drawn (bench/lib/dashboard-filters.ts). Prints a table and
+ * saves JSON under bench/results/dashboard/.
  *
  *   npm run bench:dashboard [-- --records N] [-- --loads N] [-- --data-dir DIR]
  *
@@ -17,8 +19,9 @@ import { join } from "node:path";
 import { openSqliteBackend } from "../src/db/backend.ts";
 import { launchChromium } from "../test/helpers/chromium.ts";
 import { signInWithKey, watchedPage } from "../test/helpers/dashboard.ts";
+import { filterProbes, filterQuery, timeFilter } from "./lib/dashboard-filters.ts";
 import { type Load, loadOnce, type PageResult, pageProbes, summarise, table, FETCH_COUNTER } from "./lib/dashboard-pages.ts";
-import { SEED_MODELS, seedGenerations } from "./lib/generation-seed.ts";
+import { RARE_MODEL, SEED_MODELS, seedGenerations } from "./lib/generation-seed.ts";
 import { installGuards, onCleanup, runMain, start, type Started } from "./lib/proc.ts";
 import { ADMIN_KEY, ROOT } from "./lib/targets.ts";
 
@@ -36,8 +39,9 @@ const KEYS_OTHER = 3;
 
 /** The gateway's config: the seeded models on their providers (never called: nothing is sent to them). */
 function config(dataDir: string): string {
-  const providers = Object.fromEntries([...new Set(SEED_MODELS.map((model) => model.split("/")[0]!))].map((name) => [name, { type: "openai-compatible", base_url: "http://127.0.0.1:9/v1" }]));
-  const models = SEED_MODELS.map((id) => ({ id, endpoints: [{ provider: id.split("/")[0], model: id.split("/")[1], pricing: { prompt: 1, completion: 3 } }] }));
+  const served = [...SEED_MODELS, RARE_MODEL];
+  const providers = Object.fromEntries([...new Set(served.map((model) => model.split("/")[0]!))].map((name) => [name, { type: "openai-compatible", base_url: "http://127.0.0.1:9/v1" }]));
+  const models = served.map((id) => ({ id, endpoints: [{ provider: id.split("/")[0], model: id.split("/")[1], pricing: { prompt: 1, completion: 3 } }] }));
   return JSON.stringify({ server: { host: "127.0.0.1", port: 0, shutdown_grace_ms: 1000 }, data_dir: dataDir, log: { level: "warn" }, providers, models });
 }
 
@@ -121,7 +125,7 @@ async function main(): Promise<void> {
   const gateway = await startGateway(configFile, work);
   const startMs = Math.round(performance.now() - began);
   console.log(`gateway started in ${startMs} ms at ${gateway.url}`);
-  const newest = await call<{ data: Array<{ id: string }> }>(gateway.url, "GET", "/generations?limit=1");
+  const newest = await call<{ data: Array<{ id: string; created_at: string }> }>(gateway.url, "GET", "/generations?limit=1");
   const browser = await launchChromium();
   onCleanup(() => void browser.close());
   const { context, page, errors, offMachine } = await watchedPage(browser);
@@ -142,6 +146,12 @@ async function main(): Promise<void> {
     const result = summarise(probe, loads);
     results.push(result);
     console.log(`${probe.name}: median ${result.medianMs} ms, max ${result.maxMs} ms`);
+  }
+  for (const probe of filterProbes(Date.parse(newest.data[0]!.created_at))) {
+    const listed = await call<{ data: Array<{ id: string }> }>(gateway.url, "GET", `/generations?${filterQuery(probe)}`);
+    const result = await timeFilter(page, gateway.url, probe, listed.data[0]?.id ?? null, LOADS);
+    results.push(result);
+    console.log(`${result.page}: median ${result.medianMs} ms, max ${result.maxMs} ms`);
   }
   await context.close();
   const loadAfter = loadavg();

@@ -141,13 +141,13 @@ export function summarise(probe: PageProbe, loads: Load[]): PageResult {
 
 /** The results as a plain-text table: one row per page, its API calls under it. */
 export function table(results: PageResult[]): string {
-  const lines = [`${"page".padEnd(40)} ${"median".padStart(8)} ${"max".padStart(8)}`];
+  const lines = [`${"page".padEnd(48)} ${"median".padStart(8)} ${"max".padStart(8)}`];
   for (const result of results) {
     const flag = result.medianMs > 1000 ? "  > 1 s" : "";
-    lines.push(`${result.page.padEnd(40)} ${`${result.medianMs} ms`.padStart(8)} ${`${result.maxMs} ms`.padStart(8)}${flag}`);
+    lines.push(`${result.page.padEnd(48)} ${`${result.medianMs} ms`.padStart(8)} ${`${result.maxMs} ms`.padStart(8)}${flag}`);
     for (const call of result.calls) {
       const times = call.perLoad === 1 ? "" : ` ×${call.perLoad}`;
-      lines.push(`  ${`${call.call}${times}`.slice(0, 36).padEnd(38)} ${`${call.medianMs} ms`.padStart(8)} ${`${call.maxMs} ms`.padStart(8)}`);
+      lines.push(`  ${`${call.call}${times}`.slice(0, 44).padEnd(46)} ${`${call.medianMs} ms`.padStart(8)} ${`${call.maxMs} ms`.padStart(8)}`);
     }
   }
   return lines.join("\n");

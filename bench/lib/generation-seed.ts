@@ -12,6 +12,14 @@ export const DAY_MS = 24 * 3600 * 1000;
 /** Models as `vendor/model`; the provider serving one is its vendor. */
 export const SEED_MODELS = ["acme/writer", "acme/reader", "globex/coder", "globex/chat", "initech/mini", "initech/max", "umbrella/vision", "hooli/embed"];
 
+/**
+ * A model on a provider of its own, in one record of every RARE_EVERY (400 of 1,000,000): what a
+ * filter for a rarely used model or provider finds. Chosen by the record's index, so the other
+ * records are the same as without it.
+ */
+export const RARE_MODEL = "stark/legacy";
+export const RARE_EVERY = 2500;
+
 export interface SeedShape {
   records: number;
   /** The busy workspace (90% of the records) and the others (the rest, spread evenly). */
@@ -39,7 +47,8 @@ const AGENTS = ["openai-python/1.99.0", "ai-sdk/6.0", "curl/8.5.0", null];
 
 /** One record as the gateway writes it: meters and per-meter costs, attempts, a few failures and fallbacks. */
 export function seedRecord(index: number, next: () => number, at: number, shape: SeedShape): GenerationRow {
-  const model = SEED_MODELS[Math.floor(next() * SEED_MODELS.length)]!;
+  const picked = SEED_MODELS[Math.floor(next() * SEED_MODELS.length)]!;
+  const model = index % RARE_EVERY === RARE_EVERY / 2 ? RARE_MODEL : picked;
   const provider = model.split("/")[0]!;
   const upstreamModel = model.split("/")[1]!;
   const workspaceId = next() < 0.9 || shape.others.length === 0 ? shape.busy : shape.others[Math.floor(next() * shape.others.length)]!;

@@ -209,8 +209,22 @@ export class AnalyticsStore {
       .limit(query.limit + 1);
   }
 
-  /** A workspace's generation records, newest first, one page after the cursor. */
+  /**
+   * A workspace's generation records, newest first, one page after the cursor. Served by an index
+   * that starts with the workspace: (workspace, model, time) with a model filter, (workspace, provider,
+   * time) with a provider filter, (workspace, time, status) otherwise; the cursor's `created_at <=` is a
+   * range on the index's time column, so a later page starts where the previous one ended.
+   */
   async recent(workspaceId: string, filter: RecentFilter): Promise<GenerationRow[]> {
+    return this.#recentQuery(workspaceId, filter);
+  }
+
+  /** The statement `recent` runs and its parameters (to read its query plan). */
+  recentStatement(workspaceId: string, filter: RecentFilter): { sql: string; params: unknown[] } {
+    return this.#recentQuery(workspaceId, filter).toSQL();
+  }
+
+  #recentQuery(workspaceId: string, filter: RecentFilter) {
     const { generations: g } = this.backend.tables;
     const { before } = filter;
     return this.backend.db
@@ -225,7 +239,8 @@ export class AnalyticsStore {
           filter.status === undefined ? undefined : eq(g.status, filter.status),
           filter.since === undefined ? undefined : gte(g.createdAt, filter.since),
           filter.until === undefined ? undefined : lt(g.createdAt, filter.until),
-          before === undefined ? undefined : or(lt(g.createdAt, before.createdAt), and(eq(g.createdAt, before.createdAt), lt(g.id, before.id))),
+          before === undefined ? undefined : lte(g.createdAt, before.createdAt),
+          before === undefined ? undefined : or(lt(g.createdAt, before.createdAt), lt(g.id, before.id)),
         ),
       )
       .orderBy(desc(g.createdAt), desc(g.id))

@@ -269,6 +269,11 @@ export const generations = sqliteTable(
     // A key's records in time order with what they cost: what a key spent since a moment is read from
     // the index alone (key-usage.ts, spend limits).
     index("generations_key_created_cost_idx").on(table.keyHash, table.createdAt, table.totalCost, table.isByok),
+    // The generations list filtered by model, or by provider, newest first (analytics.ts `recent`): a
+    // rarely used (or unknown) model or provider is found without walking the workspace's records, and
+    // a status filter beside it is checked on the index, without reading the records it leaves out.
+    index("generations_workspace_model_created_idx").on(table.workspaceId, table.model, table.createdAt, table.status),
+    index("generations_workspace_provider_created_idx").on(table.workspaceId, table.providerSlug, table.createdAt, table.status),
   ],
 );
 

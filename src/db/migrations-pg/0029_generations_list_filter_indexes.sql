@@ -1,0 +1,2 @@
+CREATE INDEX "generations_workspace_model_created_idx" ON "generations" USING btree ("workspace_id","model","created_at","status");--> statement-breakpoint
+CREATE INDEX "generations_workspace_provider_created_idx" ON "generations" USING btree ("workspace_id","provider_slug","created_at","status");
