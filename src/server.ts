@@ -8,7 +8,7 @@ import { createLogger, type Logger } from "./core/log.ts";
 import type { MigrationSource } from "./db/migrations.ts";
 import { createServices, type Services } from "./services.ts";
 import { otelFromEnv } from "./ops/otel-env.ts";
-import { configReadSentence, listenStartError, storageStartError } from "./ops/start-errors.ts";
+import { listenStartError, storageStartError } from "./ops/start-errors.ts";
 import { ConfigReloader, type ReloadOutcome, watchConfigFile } from "./reload.ts";
 import { openStorage } from "./storage.ts";
 
@@ -56,10 +56,7 @@ export interface Gateway {
 /** The config as a start (and a reload) reads it: the file (or embedded defaults), the environment, then the flags. */
 async function startConfig(options: StartOptions): Promise<Config> {
   const env = options.env ?? process.env;
-  const config = await loadConfig({ path: options.configPath, env }).catch((error: unknown) => {
-    const sentence = configReadSentence(error, options.configPath ?? env.ROUNDHOUSE_CONFIG ?? "");
-    throw sentence === undefined ? error : new ConfigError(sentence);
-  });
+  const config = await loadConfig({ path: options.configPath, env });
   if (options.overrides?.host !== undefined) config.server.host = options.overrides.host;
   if (options.overrides?.port !== undefined) config.server.port = options.overrides.port;
   if (options.overrides?.dataDir !== undefined) config.data_dir = options.overrides.dataDir;

@@ -82,7 +82,7 @@ describe("config file", () => {
     chmodSync(config, 0o000);
     const uid = root ? 65534 : process.getuid!();
     const result = await serveUntilExit(["--config", config, "--port", "0", "--data-dir", join(fresh(), "data")], { unprivileged: true });
-    expectSentence(result, 2, `cannot read config file ${config}: permission denied (the gateway runs as uid ${uid})`);
+    expectSentence(result, 2, `config file ${config} cannot be read: permission denied (the gateway runs as uid ${uid})`);
   });
 });
 

@@ -108,18 +108,23 @@ export function validateConfig(document: unknown, source: string): Config {
   return candidate as Config;
 }
 
+/** Why a file cannot be read, naming who the gateway runs as (the usual fix is the file's owner or mode). */
+function permissionDenied(): string {
+  return `permission denied (the gateway runs as ${typeof process.getuid === "function" ? `uid ${process.getuid()}` : "its user"})`;
+}
+
 /** The text of the config file at `path`; a path that is missing, a directory or unreadable is a sentence naming it. */
 async function readConfigFile(path: string): Promise<string> {
   const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT" || error.code === "ENOTDIR") throw new ConfigError(`config file not found: ${path}`);
-    throw new ConfigError(`config file ${path} cannot be read: ${error.code === "EACCES" ? "permission denied" : error.message}`);
+    throw new ConfigError(`config file ${path} cannot be read: ${error.code === "EACCES" ? permissionDenied() : error.message}`);
   });
   if (found.isDirectory()) throw new ConfigError(`config file ${path} is a directory, not a file`);
   try {
     return await Bun.file(path).text();
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`config file ${path} cannot be read: ${code === "EACCES" ? "permission denied" : (error as Error).message}`);
+    throw new ConfigError(`config file ${path} cannot be read: ${code === "EACCES" || code === "EPERM" ? permissionDenied() : (error as Error).message}`);
   }
 }
 

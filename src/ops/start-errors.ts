@@ -85,21 +85,6 @@ export function storageStartError(error: unknown, dataDirSetting: string): unkno
   return sentence === undefined ? error : new StartError(sentence, { cause: error });
 }
 
-/** What reading the config file threw, as a sentence (the caller makes it a configuration error), or undefined. */
-export function configReadSentence(error: unknown, path: string): string | undefined {
-  switch (systemError(error).code) {
-    case "EACCES":
-    case "EPERM":
-      return `cannot read config file ${path}: permission denied (the gateway runs as ${whoAmI()})`;
-    case "EISDIR":
-      return `config file ${path} is a directory, not a file`;
-    case "ENOTDIR":
-      return `config file ${path}: a part of the path is a file, not a directory`;
-    default:
-      return undefined;
-  }
-}
-
 /** What listening on `host:port` threw, as a sentence an operator can act on. */
 export function listenStartError(error: unknown, host: string, port: number): StartError {
   const { code, message } = systemError(error);
