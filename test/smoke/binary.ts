@@ -239,8 +239,6 @@ try {
     intern.code === 0 && secret.exitCode === 0 && secrets.stdout.includes("smoke_token") && !`${secret.stdout}${secret.stderr}${secrets.stdout}`.includes("smoke-secret-value"),
     `${intern.stderr}${secret.stderr.toString()}${secrets.stderr}`,
   );
-  const versionHelp = cli("version", "--help");
-  check("version --help prints help", versionHelp.code === 0 && versionHelp.stdout.startsWith("Usage: roundhouse version"), versionHelp.stdout);
   if (strace && existsSync(traceFile)) {
     const connects = readFileSync(traceFile, "utf8")
       .split("\n")
