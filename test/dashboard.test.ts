@@ -101,6 +101,9 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   expect(await attempts.nth(2).textContent()).toContain("local-anthropic");
   expect(await attempts.nth(2).textContent()).toContain("answered");
   await page.getByRole("heading", { name: "Meters and cost" }).waitFor();
+  // The meters in words, not by their field names.
+  await page.getByText("Metered input tokens", { exact: true }).waitFor();
+  expect(await page.getByLabel("Meters and cost").textContent()).not.toContain("inputTokens");
   await page.getByText("Hello from upstream").waitFor();
   await shoot(page, "generation-1280");
 

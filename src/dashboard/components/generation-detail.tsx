@@ -72,13 +72,32 @@ async function loadDetail(id: string, manages: boolean) {
   return { generation, logging, content };
 }
 
+/** The record's meters (what each price applied to) in words; a meter the dashboard does not know is spelled out from its name. */
+const METER_NAMES: Record<string, string> = {
+  inputTokens: "Metered input tokens",
+  outputTokens: "Metered output tokens",
+  cacheReadTokens: "Metered cache-read tokens",
+  cacheWriteTokens: "Metered cache-write tokens",
+  reasoningTokens: "Metered reasoning tokens",
+  images: "Images",
+  audioSeconds: "Audio seconds",
+  characters: "Characters spoken",
+  searchUnits: "Search units",
+  videoSeconds: "Video seconds",
+};
+
+function meterName(name: string): string {
+  const words = name.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+  return METER_NAMES[name] ?? `Metered ${words}`;
+}
+
 function Meters({ generation }: { generation: Generation }) {
   const rows: Array<[string, string]> = [
     ["Prompt tokens", formatCount(generation.tokens_prompt)],
     ["Completion tokens", formatCount(generation.tokens_completion)],
     ["Reasoning tokens", formatCount(generation.native_tokens_reasoning)],
     ["Cached tokens", formatCount(generation.native_tokens_cached)],
-    ...Object.entries(generation.meters).map(([name, value]): [string, string] => [name, formatCount(value)]),
+    ...Object.entries(generation.meters).map(([name, value]): [string, string] => [meterName(name), formatCount(value)]),
     ["Cost", formatCost(generation.total_cost)],
     ["Latency", formatMs(generation.latency)],
     ["Generation time", formatMs(generation.generation_time)],
