@@ -148,6 +148,10 @@ export function isStopping(): boolean {
   return cleaning !== undefined;
 }
 
+/**
+ * Stops every process started so far and runs the cleanups. Calls while it runs share it; a later call
+ * (a second test file in the same `bun test` process) stops what was started since.
+ */
 export function stopAll(): Promise<void> {
   cleaning ??= (async () => {
     await Promise.all([...running].map((child) => stopProcess(child)));
@@ -158,7 +162,9 @@ export function stopAll(): Promise<void> {
         // Best effort.
       }
     }
-  })();
+  })().finally(() => {
+    cleaning = undefined;
+  });
   return cleaning;
 }
 
