@@ -47,6 +47,11 @@ function allWarnings(outcome: JsonOutcome | StreamOutcome, request: CanonicalReq
 /** The response header naming what routing warned about (`provider.order` naming an unknown provider). */
 export const WARNING_HEADER = "x-roundhouse-warning";
 
+/** Routing's warnings as the answer's header (none when there are none), on every operation's answers and errors. */
+export function warningHeaders(warnings: unknown): Record<string, string> {
+  return Array.isArray(warnings) && warnings.length > 0 ? { [WARNING_HEADER]: warnings.join("; ") } : {};
+}
+
 function context(
   outcome: JsonOutcome | StreamOutcome,
   request: CanonicalRequest,
@@ -114,9 +119,7 @@ export function inferenceApi(services: Services) {
     noteRequest(request, { model: canonical.model, generationId });
     const routed = (outcome: JsonOutcome | StreamOutcome) => noteRequest(request, { model: outcome.model.id, provider: outcome.endpoint.provider.slug });
     // Routing's warnings (an unknown provider.order name) go out as a header, on an answer or an error.
-    const warn = (warnings: unknown) => {
-      if (Array.isArray(warnings) && warnings.length > 0) set.headers[WARNING_HEADER] = warnings.join("; ");
-    };
+    const warn = (warnings: unknown) => Object.assign(set.headers, warningHeaders(warnings));
     execution.then(
       (outcome) => warn(outcome.routing.warnings),
       (error: unknown) => warn(error instanceof GatewayError ? error.metadata?.warnings : undefined),

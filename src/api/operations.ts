@@ -19,18 +19,13 @@ import { readMultipart } from "./multipart.ts";
 import { callerOf, requireInference, sessionHeaderName } from "./inference-caller.ts";
 import { applyPresetEnvelope } from "./presets-apply.ts";
 import type { Services } from "./services.ts";
-import { WARNING_HEADER } from "./inference.ts";
+import { warningHeaders } from "./inference.ts";
 
 /** What a handler of an operation route gets; `set` takes the warning header onto an error answer. */
 export interface OperationCall {
   principal: Principal;
   request: Request;
   set?: { headers: Record<string, unknown> };
-}
-
-/** Routing's warnings (`provider.order` naming an unknown provider) as the answer's header, as chat sends them. */
-export function warningHeaders(warnings: unknown): Record<string, string> {
-  return Array.isArray(warnings) && warnings.length > 0 ? { [WARNING_HEADER]: warnings.join("; ") } : {};
 }
 
 /**

@@ -7,7 +7,8 @@ import { authenticate, type Principal } from "./auth.ts";
 import { decodeEnvelope } from "./codecs/envelope.ts";
 import { videoCodec } from "./codecs/video/index.ts";
 import { isMultipart } from "./http.ts";
-import { type OperationCall, operationRunner, warningHeaders } from "./operations.ts";
+import { warningHeaders } from "./inference.ts";
+import { type OperationCall, operationRunner } from "./operations.ts";
 import type { Services } from "./services.ts";
 
 /** The API's base as the client reached it (`https://host/api/v1`), for the job's URLs. */
