@@ -1,5 +1,5 @@
 import type { ApiKeyRow } from "../db/schema.ts";
-import { LOCATION_AND_HELP, LOCATION_OPTIONS, parseCommand, parseFutureTime, positionalsOf } from "./args.ts";
+import { LOCATION_AND_HELP, LOCATION_OPTIONS, parseCommand, parseFutureTime, positionalsOf, runSubcommand } from "./args.ts";
 import { type Stores, withStores } from "./context.ts";
 import { programmeIntern } from "./intern-lookup.ts";
 import { internKeyJson } from "./json.ts";
@@ -65,22 +65,7 @@ that matches more than one of its keys.`;
 const OPTIONS = { ...LOCATION_OPTIONS, workspace: { type: "string" }, json: { type: "boolean" } } as const;
 
 export async function internKeys(argv: string[]): Promise<void> {
-  const [command, ...rest] = argv;
-  switch (command) {
-    case "list":
-      return list(rest);
-    case "create":
-      return create(rest);
-    case "revoke":
-      return revoke(rest);
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(INTERN_KEYS_HELP);
-    default:
-      throw new UsageError(`unknown command 'interns keys ${command}'`, "interns keys");
-  }
+  return runSubcommand("interns keys", INTERN_KEYS_HELP, { list, create, revoke }, argv);
 }
 
 async function keysOf(stores: Stores, workspaceId: string, internId: string): Promise<ApiKeyRow[]> {

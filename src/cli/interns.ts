@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.ts";
 import { GatewayError } from "../core/errors.ts";
 import { checkRequiredConnections, declaredFeature, featureCatalog, type FeatureState, featureState } from "../core/intern-features.ts";
-import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand } from "./args.ts";
+import { LOCATION_HELP, LOCATION_OPTIONS, parseCommand, runSubcommand } from "./args.ts";
 import { withStores } from "./context.ts";
 import { programmeIntern } from "./intern-lookup.ts";
 import { CliError, formatTable, printJson, printLine, shortTime, UsageError } from "./output.ts";
@@ -69,43 +69,20 @@ is off, 2 bad usage or configuration.`;
 const OPTIONS = { ...LOCATION_OPTIONS, workspace: { type: "string" }, json: { type: "boolean" } } as const;
 
 export async function interns(argv: string[]): Promise<void> {
-  const [group, command, ...rest] = argv;
-  switch (group) {
-    case "list":
-      return (await import("./interns-manage.ts")).listInterns(argv.slice(1));
-    case "show":
-      return (await import("./interns-manage.ts")).showIntern(argv.slice(1));
-    case "create":
-      return (await import("./interns-manage.ts")).createIntern(argv.slice(1));
-    case "delete":
-      return (await import("./interns-manage.ts")).deleteIntern(argv.slice(1));
-    case "keys":
-      return (await import("./intern-keys.ts")).internKeys(argv.slice(1));
-    case "features":
-      break;
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(INTERNS_HELP);
-    default:
-      throw new UsageError(`unknown command 'interns ${group}'`, "interns");
-  }
-  switch (command) {
-    case "add":
-      return add(rest);
-    case "list":
-      return list(rest);
-    case "remove":
-      return remove(rest);
-    case undefined:
-    case "help":
-    case "--help":
-    case "-h":
-      return printLine(INTERNS_HELP);
-    default:
-      throw new UsageError(`unknown command 'interns features ${command}'`, "interns");
-  }
+  const manage = (name: "listInterns" | "showIntern" | "createIntern" | "deleteIntern") => async (rest: string[]) => (await import("./interns-manage.ts"))[name](rest);
+  return runSubcommand(
+    "interns",
+    INTERNS_HELP,
+    {
+      list: manage("listInterns"),
+      show: manage("showIntern"),
+      create: manage("createIntern"),
+      delete: manage("deleteIntern"),
+      keys: async (rest) => (await import("./intern-keys.ts")).internKeys(rest),
+      features: (rest) => runSubcommand("interns features", INTERNS_HELP, { add, list, remove }, rest),
+    },
+    argv,
+  );
 }
 
 function parse(name: string, argv: string[], positionalNames: string[]) {

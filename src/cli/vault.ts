@@ -1,4 +1,4 @@
-import { printLine, UsageError } from "./output.ts";
+import { runSubcommand } from "./args.ts";
 
 export const VAULT_HELP = `Usage: roundhouse vault <command> [options]
 
@@ -21,28 +21,30 @@ Exit codes: 0 success, 1 runtime failure, 2 bad usage or configuration.`;
 
 type Run = (argv: string[]) => Promise<void>;
 
-const SECRETS: Record<string, () => Promise<Run>> = {
-  list: async () => (await import("./vault-secrets.ts")).listSecrets,
-  set: async () => (await import("./vault-secrets.ts")).setSecret,
-  delete: async () => (await import("./vault-secrets.ts")).deleteSecret,
+/** Each command's module is loaded only when it runs. */
+const lazy = (load: () => Promise<Run>): Run => async (argv) => (await load())(argv);
+
+const SECRETS: Record<string, Run> = {
+  list: lazy(async () => (await import("./vault-secrets.ts")).listSecrets),
+  set: lazy(async () => (await import("./vault-secrets.ts")).setSecret),
+  delete: lazy(async () => (await import("./vault-secrets.ts")).deleteSecret),
 };
 
-const CONNECTIONS: Record<string, () => Promise<Run>> = {
-  list: async () => (await import("./vault-connections.ts")).listConnections,
-  show: async () => (await import("./vault-connections.ts")).showConnection,
-  set: async () => (await import("./vault-connections.ts")).setConnection,
-  delete: async () => (await import("./vault-connections.ts")).deleteConnection,
+const CONNECTIONS: Record<string, Run> = {
+  list: lazy(async () => (await import("./vault-connections.ts")).listConnections),
+  show: lazy(async () => (await import("./vault-connections.ts")).showConnection),
+  set: lazy(async () => (await import("./vault-connections.ts")).setConnection),
+  delete: lazy(async () => (await import("./vault-connections.ts")).deleteConnection),
 };
-
-const HELP_WORDS = new Set([undefined, "help", "--help", "-h"]);
 
 export async function vault(argv: string[]): Promise<void> {
-  const [group, command, ...rest] = argv;
-  if (HELP_WORDS.has(group)) return printLine(VAULT_HELP);
-  const commands = group === "secrets" ? SECRETS : group === "connections" ? CONNECTIONS : undefined;
-  if (!commands) throw new UsageError(`unknown command 'vault ${group}'`, "vault");
-  if (HELP_WORDS.has(command)) return printLine(VAULT_HELP);
-  const load = Object.hasOwn(commands, command!) ? commands[command!] : undefined;
-  if (!load) throw new UsageError(`unknown command 'vault ${group} ${command}'`, "vault");
-  return (await load())(rest);
+  return runSubcommand(
+    "vault",
+    VAULT_HELP,
+    {
+      secrets: (rest) => runSubcommand("vault secrets", VAULT_HELP, SECRETS, rest),
+      connections: (rest) => runSubcommand("vault connections", VAULT_HELP, CONNECTIONS, rest),
+    },
+    argv,
+  );
 }
