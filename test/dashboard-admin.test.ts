@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 import { startCollector } from "./helpers/otlp-collector.ts";
@@ -240,7 +240,7 @@ test("a workspace member sees none of the administration pages; a workspace admi
       const session = await page.evaluate(async () => (await fetch("/session")).json());
       expect(session).toMatchObject({ deployment_admin: false, workspaces: [{ id: sso.workspaceId, role }] });
       // A hidden page's address shows the first page instead.
-      await page.goto(`${sso.url}/#/members`);
+      await openRoute(page, `#/members`);
       if (role === "member") {
         await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
         expect(await page.getByRole("heading", { name: "Members" }).count()).toBe(0);

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -197,7 +197,7 @@ test("Interns: the programme notice, then an intern's Connections and Secrets ta
 test("an intern the workspace does not have: a notice, and only the API's 404 in the console", async () => {
   const { context, page, errors, offMachine } = await watchedPage(browser);
   await signInWithKey(page, setup.gateway.url, ADMIN_KEY);
-  await page.goto(`${setup.gateway.url}/#/interns/${crypto.randomUUID()}`);
+  await openRoute(page, `#/interns/${crypto.randomUUID()}`);
   await page.getByRole("status").filter({ hasText: "No such intern in this workspace" }).waitFor();
   expect(await page.getByRole("tablist").count()).toBe(0);
   expect(errors).toHaveLength(1);
@@ -218,7 +218,7 @@ test("Features: add a declared one, a refusal naming the missing connections, de
   const { context, page, errors, offMachine } = await watchedPage(browser);
   const url = setup.gateway.url;
   await signInWithKey(page, url, ADMIN_KEY);
-  await page.goto(`${url}/#/interns/${grace}`);
+  await openRoute(page, `#/interns/${grace}`);
   await page.getByRole("heading", { name: "Grace", level: 1 }).waitFor();
   const tabs = page.getByRole("tablist", { name: "Grace's vault and features" });
   const cards = page.getByRole("list", { name: "Connections" });

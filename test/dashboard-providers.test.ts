@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -105,7 +105,7 @@ test("playground: a pasted key streams a reply as it arrives; a short-lived key 
   const { context, page, errors, offMachine } = await watchedPage(browser);
   const url = setup.gateway.url;
   await signInWithKey(page, url, ADMIN_KEY);
-  await page.goto(`${url}/#/playground`);
+  await openRoute(page, `#/playground`);
   await page.getByRole("heading", { name: "Playground" }).waitFor();
   await expect(page.getByRole("button", { name: "Send" }).isDisabled()).resolves.toBe(true);
   await shoot(page, "playground-empty-1280");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { SESSION_COOKIE } from "../src/api/session-cookie.ts";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 import { signedInMember } from "./helpers/oauth.ts";
@@ -128,7 +128,7 @@ test("a plain member visits every page it is shown: its own keys and generations
   // The same pages at a phone's width.
   await page.setViewportSize({ width: 390, height: 844 });
   for (const title of MEMBER_PAGES) {
-    await page.goto(`${url}/#/${title === "Providers and models" ? "providers" : title.toLowerCase()}`);
+    await openRoute(page, `#/${title === "Providers and models" ? "providers" : title.toLowerCase()}`);
     await page.getByRole("heading", { name: title, level: 1 }).waitFor();
     await page.waitForLoadState("networkidle");
     expect(await overflows(page)).toBe(false);
@@ -182,7 +182,7 @@ test("an administrator's every page fits 390 px, the navigation is reached with 
   }
 
   // From a fresh load: Tab reaches the skip link, then each navigation link in order; Enter follows one.
-  await page.goto(`${url}/#/overview`);
+  await openRoute(page, `#/overview`);
   await page.reload();
   await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
   const focused = () => page.evaluate<string | undefined>("document.activeElement?.textContent ?? undefined");

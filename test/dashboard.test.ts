@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser } from "playwright-core";
 import { DASHBOARD_CSP } from "../src/api/dashboard.ts";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, watchedPage, openRoute } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -88,7 +88,7 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   await page.getByRole("cell", { name: "test/fallback" }).waitFor({ state: "detached" });
   expect(await page.getByRole("cell", { name: "test/gpt" }).count()).toBe(1);
   await shoot(page, "generations-1280");
-  await page.goto(`${url}/#/generations/${failedOver}`);
+  await openRoute(page, `#/generations/${failedOver}`);
   await page.getByRole("heading", { name: "Routing trace" }).waitFor();
   const trace = page.getByRole("table", { name: "Each attempt of this generation, in order" });
   const attempts = trace.getByRole("row");

@@ -16,6 +16,8 @@ function useHashRoute(pages: PageDefinition[]) {
   useEffect(() => {
     const update = () => setHash(location.hash);
     addEventListener("hashchange", update);
+    // A change between the first render and this effect fired no listener yet: read it now.
+    update();
     return () => removeEventListener("hashchange", update);
   }, []);
   return routeOf(hash, pages);
