@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
+import { openRoute, screenshotFolder, settlesTo, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -230,7 +230,7 @@ test("Features: add a declared one, a refusal naming the missing connections, de
   await tabs.getByRole("tab", { name: "Features" }).click();
   await noFeature.waitFor();
   const select = page.getByLabel("Declared feature");
-  expect(await select.locator("option").allTextContents()).toEqual(["Code review", "Deploys"]);
+  await settlesTo(() => select.locator("option").allTextContents(), ["Code review", "Deploys"]);
   await page.getByText("Reviews pull requests. Needs github, mcp:tools.example.com; optional: slack.").waitFor();
 
   // Refused: the notice names the connections Grace cannot use (linear is disabled, the other is not stored), nothing recorded.
@@ -253,7 +253,7 @@ test("Features: add a declared one, a refusal naming the missing connections, de
   expect(await features.getByRole("listitem").count()).toBe(1);
   expect(await noFeature.count()).toBe(0);
   expect(await page.getByRole("alert").count()).toBe(0);
-  expect(await select.locator("option").allTextContents()).toEqual(["Deploys"]);
+  await settlesTo(() => select.locator("option").allTextContents(), ["Deploys"]);
   expect(await featuresOf(grace)).toEqual([{ id: "code-review", status: "ready", missing: [] }]);
   await shoot(page, "features-1280");
 
@@ -326,7 +326,7 @@ test("Features: add a declared one, a refusal naming the missing connections, de
   await remove.click();
   await noFeature.waitFor();
   expect(await featuresOf(grace)).toEqual([]);
-  expect(await select.locator("option").allTextContents()).toEqual(["Code review", "Deploys"]);
+  await settlesTo(() => select.locator("option").allTextContents(), ["Code review", "Deploys"]);
 
   await page.waitForLoadState("networkidle");
   expect(await page.content()).not.toContain(PLANTED);

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { canonicalJson, diffLines } from "../src/dashboard/components/line-diff.ts";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
+import { screenshotFolder, settlesTo, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 
@@ -58,16 +58,16 @@ test("list, diff two versions, a new version from JSON, export and import, at 12
   await page.getByRole("table", { name: "Presets of this workspace" }).getByRole("link", { name: "support-bot" }).click();
   await page.getByRole("heading", { name: "Preset support-bot" }).waitFor();
   const versionRows = page.getByRole("table", { name: "Versions of this preset, newest first" }).getByRole("rowheader");
-  expect(await versionRows.allTextContents()).toEqual(["Version 2 designated", "Version 1 "]);
+  await settlesTo(() => versionRows.allTextContents(), ["Version 2 designated", "Version 1 "]);
 
   // The diff of the two latest versions, line by line; the pickers choose another pair.
   const changed = (lines: string[]) => lines.filter((line) => !line.startsWith("unchanged: "));
-  expect(changed(await diffOf(page, 1, 2))).toEqual(['added: "max_tokens": 300,', 'removed: "temperature": 0.2', 'added: "temperature": 0.7']);
+  await settlesTo(async () => changed(await diffOf(page, 1, 2)), ['added: "max_tokens": 300,', 'removed: "temperature": 0.2', 'added: "temperature": 0.7']);
   expect(await diffOf(page, 1, 2)).toContain(`unchanged: "system_prompt": "${SYSTEM}"`);
   await page.getByRole("status").filter({ hasText: "2 lines added, 1 removed from version 1 to version 2." }).waitFor();
   await page.getByLabel("From version", { exact: true }).selectOption("2");
   await page.getByLabel("To version", { exact: true }).selectOption("1");
-  expect(changed(await diffOf(page, 2, 1))).toEqual(['removed: "max_tokens": 300,', 'removed: "temperature": 0.7', 'added: "temperature": 0.2']);
+  await settlesTo(async () => changed(await diffOf(page, 2, 1)), ['removed: "max_tokens": 300,', 'removed: "temperature": 0.7', 'added: "temperature": 0.2']);
   await page.getByLabel("To version", { exact: true }).selectOption("2");
   await page.getByRole("status").filter({ hasText: "Version 2 and version 2 are the same." }).waitFor();
 
@@ -85,7 +85,7 @@ test("list, diff two versions, a new version from JSON, export and import, at 12
   await page.getByRole("button", { name: "Create version" }).click();
   await page.getByRole("status").filter({ hasText: "Version 3 created." }).waitFor();
   await page.getByRole("rowheader", { name: "Version 3 designated" }).waitFor();
-  expect(changed(await diffOf(page, 2, 3))).toEqual([
+  await settlesTo(async () => changed(await diffOf(page, 2, 3)), [
     'removed: "temperature": 0.7',
     'added: "temperature": 0.9',
     `removed: "system_prompt": "${SYSTEM}"`,

@@ -3,6 +3,7 @@
  * loopback and records console errors, screenshots under the OS temp directory, and sign-in with a
  * management key through the real sign-in page.
  */
+import { expect } from "bun:test";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -64,4 +65,19 @@ export async function signInWithKey(page: Page, url: string, key: string): Promi
   await page.getByLabel("Management key").fill(key);
   await page.getByRole("button", { name: "Sign in with a management key" }).click();
   await page.waitForURL(`${url}/`);
+}
+
+/**
+ * Reads what the page shows until it equals `expected` (a list drawn after its data arrives may be
+ * empty or partial for a moment after its heading), then asserts it: a mismatch after `timeoutMs`
+ * fails with the last reading.
+ */
+export async function settlesTo<T>(read: () => Promise<T>, expected: T, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await read();
+  while (!Bun.deepEquals(last, expected) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    last = await read();
+  }
+  expect(last as unknown).toEqual(expected);
 }
