@@ -1,7 +1,7 @@
 /**
  * Two builds of the gateway side by side: another binary (an older commit's `npm run build`) and the
  * current dist/roundhouse, beside direct and the floor, measured in turns for 3 rounds (medians):
- * added p50 at 1 concurrent, CPU per request and req/s at 64, the 20 ms upstream at 64, 100 KB
+ * added p50 (and p99, p99.9) at 1 concurrent, CPU per request (and p99, p99.9) and req/s at 64, the 20 ms upstream at 64, 100 KB
  * bodies at 16, and streams (20 deltas and a usage chunk) at 16: CPU per stream and streams per second;
  * then the current build's ratios to the other's.
  * Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"]
@@ -101,7 +101,7 @@ try {
   const results = new Map(
     targets.map((target) => [
       target,
-      { p50: [] as number[], cpu: [] as number[], rps: [] as number[], slow: [] as number[], body: [] as number[], streamCpu: [] as number[], streams: [] as number[] },
+      { p50: [] as number[], p99one: [] as number[], p999one: [] as number[], p99many: [] as number[], p999many: [] as number[], cpu: [] as number[], rps: [] as number[], slow: [] as number[], body: [] as number[], streamCpu: [] as number[], streams: [] as number[] },
     ]),
   );
   for (let round = 1; round <= ROUNDS; round++) {
@@ -125,6 +125,10 @@ try {
         const streamCpu = (cpuMicros(target.pid) - streamCpuBefore) / Math.max(1, served);
         const figures = results.get(target)!;
         figures.p50.push(one.p50Us);
+        figures.p99one.push(one.p99Us);
+        figures.p999one.push(one.p999Us);
+        figures.p99many.push(many.p99Us);
+        figures.p999many.push(many.p999Us);
         figures.cpu.push(cpu);
         figures.rps.push(many.rps);
         figures.slow.push(slow.rps);
@@ -133,7 +137,7 @@ try {
         figures.streams.push(Math.round(served / streamed.seconds));
         const errors = one.errors + many.errors + slow.errors + large.errors + streamed.errors;
         console.log(
-          `round ${round} ${target.name}: p50 @1 ${one.p50Us} µs, CPU @64 ${cpu.toFixed(1)} µs, ${many.rps} req/s, ` +
+          `round ${round} ${target.name}: p50 @1 ${one.p50Us} µs, p99/p99.9 @1 ${one.p99Us}/${one.p999Us} µs, @64 ${many.p99Us}/${many.p999Us} µs, CPU @64 ${cpu.toFixed(1)} µs, ${many.rps} req/s, ` +
             `20 ms @64 ${slow.rps} req/s, 100 KB @16 ${large.rps} req/s, streams @16 ${streamCpu.toFixed(1)} µs CPU/stream ${figures.streams.at(-1)} streams/s, errors ${errors}`,
         );
       } finally {
@@ -150,7 +154,8 @@ try {
     const streamCpu = median(figures.streamCpu);
     const streams = median(figures.streams);
     console.log(
-      `${target.name}: added p50 @1 ${median(figures.p50) - median(direct.p50)} µs; CPU @64 ${cpu.toFixed(1)} µs (×${(cpu / median(onFloor.cpu)).toFixed(2)} the floor); ` +
+      `${target.name}: added p50 @1 ${median(figures.p50) - median(direct.p50)} µs; p99/p99.9 @1 ${median(figures.p99one)}/${median(figures.p999one)} µs ` +
+        `(p99 ×${(median(figures.p99one) / median(onFloor.p99one)).toFixed(2)} the floor's), @64 ${median(figures.p99many)}/${median(figures.p999many)} µs; CPU @64 ${cpu.toFixed(1)} µs (×${(cpu / median(onFloor.cpu)).toFixed(2)} the floor); ` +
         `${median(figures.rps)} req/s; 20 ms @64 ${((median(figures.slow) / median(direct.slow)) * 100).toFixed(1)}% of direct; 100 KB bodies ${median(figures.body)} req/s; ` +
         `streams @16 ${streamCpu.toFixed(1)} µs CPU/stream (×${(streamCpu / median(onFloor.streamCpu)).toFixed(2)} the floor), ${streams} streams/s (×${(streams / median(onFloor.streams)).toFixed(2)} the floor)`,
     );
@@ -159,7 +164,9 @@ try {
   const mine = results.get(targets[3]!)!;
   console.log(
     `\n${targets[3]!.name} over ${targets[2]!.name}: CPU per request ×${(median(mine.cpu) / median(before.cpu)).toFixed(2)}, ` +
-      `CPU per stream ×${(median(mine.streamCpu) / median(before.streamCpu)).toFixed(2)}, streams per second ×${(median(mine.streams) / median(before.streams)).toFixed(2)}`,
+      `CPU per stream ×${(median(mine.streamCpu) / median(before.streamCpu)).toFixed(2)}, streams per second ×${(median(mine.streams) / median(before.streams)).toFixed(2)}, ` +
+      `p99 @1 ×${(median(mine.p99one) / median(before.p99one)).toFixed(2)}, p99 @64 ×${(median(mine.p99many) / median(before.p99many)).toFixed(2)}, ` +
+      `p99.9 @1 ×${(median(mine.p999one) / median(before.p999one)).toFixed(2)}, p99.9 @64 ×${(median(mine.p999many) / median(before.p999many)).toFixed(2)}`,
   );
 } catch (error) {
   console.error(`compare: ${error instanceof Error ? error.message : String(error)}`);

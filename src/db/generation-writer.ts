@@ -10,7 +10,7 @@ import type { GenerationRow } from "./schema.ts";
  */
 export interface BatchWriter {
   write(batch: GenerationRow[]): Promise<void>;
-  close(): void;
+  close(): void | Promise<void>;
 }
 
 /** PostgreSQL's limit on the parameters of one statement. */
@@ -24,6 +24,87 @@ const MAX_PARAMETERS = 65_535;
  */
 export function batchWriter(backend: Backend): BatchWriter {
   return backend.sqlite ? sqliteWriter(backend) : multiRowWriter(backend);
+}
+
+/**
+ * The generation store's writer: for a SQLite file, a thread of its own with its own connection
+ * (threadWriter), so a batch's inserts, rollups, commit and the WAL checkpoints that follow commits
+ * never hold the event loop; else (PostgreSQL, whose driver does not block, or an in-memory database
+ * no second connection can open) batchWriter.
+ */
+export function storeWriter(backend: Backend): BatchWriter {
+  const file = backend.sqlite?.filename;
+  if (!backend.sqlite || !file || file === ":memory:") return batchWriter(backend);
+  const timeout = Object.values(backend.sqlite.query("PRAGMA busy_timeout").get() as Record<string, number>)[0] ?? 5000;
+  return threadWriter(file, timeout);
+}
+
+/** What the gateway's thread sends the writer's thread. */
+export type WriterMessage =
+  | { type: "open"; file: string; busyTimeoutMs: number }
+  | { type: "write"; id: number; rows: GenerationRow[] }
+  | { type: "close" };
+
+/** What the writer's thread answers: a batch written or refused (with the database's error), or closed. */
+export type WriterAnswer = { type: "written"; id: number } | { type: "failed"; id: number; name: string; message: string } | { type: "closed" };
+
+/**
+ * Writes batches on a thread of its own (generation-thread.ts), started at the first batch and again
+ * after a crash. A batch's promise settles when that thread committed it (or the database refused it,
+ * with the database's error). The thread does not keep the process alive: the store's close() waits for it.
+ */
+function threadWriter(file: string, busyTimeoutMs: number): BatchWriter {
+  let thread: Worker | undefined;
+  let next = 0;
+  const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
+  let onClosed: (() => void) | undefined;
+  const failAll = (reason: string) => {
+    for (const { reject } of waiting.values()) reject(new Error(reason));
+    waiting.clear();
+  };
+  const start = (): Worker => {
+    // A small heap: the thread holds one batch at a time, and SQLite does its work outside the heap.
+    const worker = new Worker(new URL("./generation-thread.ts", import.meta.url), { smol: true, name: "generation writer" });
+    worker.onmessage = ({ data }: MessageEvent<WriterAnswer>) => {
+      if (data.type === "closed") return onClosed?.();
+      const entry = waiting.get(data.id);
+      waiting.delete(data.id);
+      if (data.type === "written") entry?.resolve();
+      else entry?.reject(Object.assign(new Error(data.message), { name: data.name }));
+    };
+    worker.addEventListener("error", (event) => {
+      if (thread === worker) thread = undefined;
+      failAll(`the generation writer's thread failed: ${event.message}`);
+      worker.terminate();
+    });
+    worker.addEventListener("close", () => {
+      if (thread === worker) thread = undefined;
+      failAll("the generation writer's thread stopped");
+      onClosed?.();
+    });
+    worker.postMessage({ type: "open", file, busyTimeoutMs } satisfies WriterMessage);
+    return worker;
+  };
+  return {
+    write(rows) {
+      thread ??= start();
+      const id = next++;
+      return new Promise<void>((resolve, reject) => {
+        waiting.set(id, { resolve, reject });
+        thread!.postMessage({ type: "write", id, rows } satisfies WriterMessage);
+      });
+    },
+    async close() {
+      const worker = thread;
+      thread = undefined;
+      if (!worker) return;
+      await new Promise<void>((resolve) => {
+        onClosed = resolve;
+        worker.postMessage({ type: "close" } satisfies WriterMessage);
+      });
+      worker.terminate();
+    },
+  };
 }
 
 function multiRowWriter(backend: Backend): BatchWriter {
@@ -49,7 +130,7 @@ interface InsertColumn {
   encode: (value: unknown) => unknown;
 }
 
-function sqliteWriter(backend: Backend): BatchWriter {
+export function sqliteWriter(backend: Backend): BatchWriter {
   const client = backend.sqlite!;
   // The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and
   // defaults. A column whose mapping is drizzle's identity (plain text, integer, real) stores its value as is.

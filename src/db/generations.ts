@@ -6,7 +6,7 @@ import type { Logger } from "../core/log.ts";
 import { describeError } from "../core/log.ts";
 import type { Backend } from "./backend.ts";
 import { GenerationJournal, JOURNAL_FILE, readJournal, sealedFiles } from "./generation-journal.ts";
-import { type BatchWriter, batchWriter } from "./generation-writer.ts";
+import { type BatchWriter, storeWriter } from "./generation-writer.ts";
 import { addCommittedUsage, type KeyUsage, NO_USAGE } from "./key-usage.ts";
 import type { GenerationRow } from "./schema.ts";
 
@@ -82,7 +82,7 @@ export class GenerationStore {
     this.#delay = options.flushDelayMs ?? 50;
     this.#batchSize = options.batchSize ?? 256;
     this.#maxPending = options.maxPending ?? 50_000;
-    this.#writer = batchWriter(backend);
+    this.#writer = storeWriter(backend);
     const journalFile = options.journalFile === undefined ? journalBeside(backend) : options.journalFile;
     if (journalFile !== null) {
       this.#journal = new GenerationJournal(journalFile, logger);
@@ -210,7 +210,7 @@ export class GenerationStore {
     this.#immediate = undefined;
     if (this.pendingCount > 0) this.logger.warn("generation records not written at shutdown; the journal keeps them for the next start", { count: this.pendingCount });
     this.#journal?.close();
-    this.#writer.close();
+    await this.#writer.close();
   }
 
   /** Records dropped because too many were held while the database could not take them. */
