@@ -38,15 +38,58 @@ export async function openUntilOutput(
     read.push(next.value);
     if (next.value.type !== "start" && next.value.type !== "usage") break;
   }
-  return (async function* () {
-    try {
-      yield* read;
-      yield* parts;
-    } finally {
-      // A consumer that stops early (even within the replayed parts) releases the upstream.
-      await parts.return(undefined);
-    }
-  })();
+  return new Replayed(read, parts);
+}
+
+/**
+ * The parts read while waiting for the first output, then the rest of the stream. Not a generator of
+ * its own: past the replayed parts each `next` is the stream's, so a part costs no extra promise turns.
+ * A consumer that stops early (even within the replayed parts, or before it read any) releases the
+ * upstream.
+ */
+class Replayed implements AsyncGenerator<StreamPart, undefined> {
+  #read: StreamPart[];
+  #position = 0;
+  #stopped = false;
+
+  constructor(
+    read: StreamPart[],
+    private readonly parts: AsyncGenerator<StreamPart>,
+  ) {
+    this.#read = read;
+  }
+
+  next(): Promise<IteratorResult<StreamPart, undefined>> {
+    if (this.#stopped) return Promise.resolve({ done: true, value: undefined });
+    if (this.#position < this.#read.length) return Promise.resolve({ done: false, value: this.#read[this.#position++]! });
+    return this.parts.next() as Promise<IteratorResult<StreamPart, undefined>>;
+  }
+
+  async return(): Promise<IteratorResult<StreamPart, undefined>> {
+    this.#stop();
+    await this.parts.return(undefined);
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<StreamPart, undefined>> {
+    if (!this.#stopped && this.#position >= this.#read.length) return this.parts.throw(error) as Promise<IteratorResult<StreamPart, undefined>>;
+    this.#stop();
+    await this.parts.return(undefined);
+    throw error;
+  }
+
+  #stop(): void {
+    this.#stopped = true;
+    this.#read = [];
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
 }
 
 export interface StreamEnd {
@@ -64,7 +107,7 @@ export interface StreamEnd {
  * An error part (the upstream's error event after output began) is redacted before anything sees it.
  */
 export async function* recordedStream(
-  parts: AsyncGenerator<StreamPart>,
+  parts: AsyncIterable<StreamPart>,
   options: {
     request: CanonicalRequest;
     signal: AbortSignal;

@@ -4,7 +4,7 @@ import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "./request.ts";
-import { readSse } from "./sse.ts";
+import { readSseBatches } from "./sse.ts";
 import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -359,18 +359,20 @@ export async function openStream(
     const parser = chat.createStreamParser(endpoint);
     let ended = false;
     try {
-      for await (const event of readSse(body, {
+      for await (const events of readSseBatches(body, {
         idleMs: timeouts.idleMs,
         firstEventMs: timeouts.firstByteMs,
         signal: options.signal,
         maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
         source: endpoint.provider.name,
       })) {
-        for (const part of parser.parse(event)) {
-          yield part;
-          if (part.type === "finish" || part.type === "error") ended = true;
+        for (const event of events) {
+          for (const part of parser.parse(event)) {
+            yield part;
+            if (part.type === "finish" || part.type === "error") ended = true;
+          }
+          if (ended) return;
         }
-        if (ended) return;
       }
       for (const part of parser.end()) {
         yield part;
@@ -382,7 +384,14 @@ export async function openStream(
       // The connection was up and answering: a transport failure now is a cut stream, not an unreachable upstream.
       yield { type: "error", error: error instanceof GatewayError ? error : streamCut(endpoint, error) };
     } finally {
-      controller.abort();
+      // Releases the upstream however the stream ended (a consumer that stopped early included).
+      controller.abort(STREAM_DONE);
     }
   })();
 }
+
+/**
+ * The reason a stream's upstream request is aborted once the stream is done with it: one shared value,
+ * as `abort()` without one would make a new DOMException (and capture a stack) for every stream.
+ */
+const STREAM_DONE = new DOMException("The operation was aborted.", "AbortError");

@@ -116,10 +116,23 @@ export class SseDecoder {
  * `maxEventBytes` (counted in characters) ends the stream with a 502 GatewayError. `source` names the
  * sender in the errors' messages.
  */
-export async function* readSse(
-  body: ReadableStream<Uint8Array>,
-  options: { idleMs: number; firstEventMs?: number; signal?: AbortSignal; maxEventBytes?: number; source?: string },
-): AsyncGenerator<SseEvent> {
+export async function* readSse(body: ReadableStream<Uint8Array>, options: ReadSseOptions): AsyncGenerator<SseEvent> {
+  for await (const events of readSseBatches(body, options)) yield* events;
+}
+
+export interface ReadSseOptions {
+  idleMs: number;
+  firstEventMs?: number;
+  signal?: AbortSignal;
+  maxEventBytes?: number;
+  source?: string;
+}
+
+/**
+ * readSse's events as they arrive, the events of one read together: a consumer that handles them in a
+ * loop of its own pays the generator's promise turns once per read, not once per event.
+ */
+export async function* readSseBatches(body: ReadableStream<Uint8Array>, options: ReadSseOptions): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   const source = options.source ?? "Upstream";
@@ -141,11 +154,14 @@ export async function* readSse(
       }
       if (done) break;
       const events = sse.push(decoder.decode(value, { stream: true }));
-      if (events.length > 0) first = false;
-      yield* events;
+      if (events.length > 0) {
+        first = false;
+        yield events;
+      }
     }
-    yield* sse.push(decoder.decode());
-    yield* sse.finish();
+    const rest = sse.push(decoder.decode());
+    rest.push(...sse.finish());
+    if (rest.length > 0) yield rest;
   } finally {
     watch.stop();
     reader.cancel().catch(() => {});
