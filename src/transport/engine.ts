@@ -98,15 +98,16 @@ async function readBounded(response: UpstreamResponse, endpoint: Endpoint, max: 
     response.body?.cancel().catch(() => {});
     throw tooLarge(endpoint, max);
   }
-  if (!response.body) return "";
   // A declared length within the limit of a body sent as is: the client reads exactly that many
-  // bytes, in one go. (A compressed body is decoded by fetch and may grow: it is read bounded.)
+  // bytes, in one go (no body is no bytes). A compressed body is decoded by fetch and may grow: it is
+  // read bounded. The body stream is not asked for first: the gateway's client makes it on demand.
   const coding = response.headers.get("content-encoding");
   if (Number.isSafeInteger(declared) && declared >= 0 && (coding === null || coding.trim().toLowerCase() === "identity")) {
     const bytes = await response.bytes();
     if (bytes.byteLength > max) throw tooLarge(endpoint, max);
     return UTF8.decode(bytes);
   }
+  if (!response.body) return "";
   return UTF8.decode(await readAtMost(response.body, max, () => tooLarge(endpoint, max)));
 }
 
