@@ -4,7 +4,7 @@ import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "./request.ts";
-import { readSseBatches } from "./sse.ts";
+import { UpstreamParts } from "./upstream-parts.ts";
 import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -355,40 +355,15 @@ export async function openStream(
     throw invalidUpstreamResponse(endpoint, `content type ${type.split(";")[0]!.trim()}`);
   }
   if (!response.body) throw invalidUpstreamResponse(endpoint, "the stream has no body");
-  const body = response.body;
-  return (async function* () {
-    const parser = chat.createStreamParser(endpoint);
-    let ended = false;
-    try {
-      for await (const events of readSseBatches(body, {
-        idleMs: timeouts.idleMs,
-        firstEventMs: timeouts.firstByteMs,
-        signal: options.signal,
-        maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-        source: endpoint.provider.name,
-      })) {
-        for (const event of events) {
-          for (const part of parser.parse(event)) {
-            yield part;
-            if (part.type === "finish" || part.type === "error") ended = true;
-          }
-          if (ended) return;
-        }
-      }
-      for (const part of parser.end()) {
-        yield part;
-        if (part.type === "finish" || part.type === "error") ended = true;
-      }
-      if (!ended) yield { type: "error", error: streamCut(endpoint) };
-    } catch (error) {
-      if (options.signal.aborted) return;
-      // The connection was up and answering: a transport failure now is a cut stream, not an unreachable upstream.
-      yield { type: "error", error: error instanceof GatewayError ? error : streamCut(endpoint, error) };
-    } finally {
-      // Releases the upstream however the stream ended (a consumer that stopped early included).
-      controller.abort(STREAM_DONE);
-    }
-  })();
+  return new UpstreamParts(response.body, chat.createStreamParser(endpoint), {
+    idleMs: timeouts.idleMs,
+    firstEventMs: timeouts.firstByteMs,
+    maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    source: endpoint.provider.name,
+    signal: options.signal,
+    cut: (cause) => streamCut(endpoint, cause),
+    release: () => controller.abort(STREAM_DONE),
+  });
 }
 
 /**
