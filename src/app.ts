@@ -89,8 +89,16 @@ function renderError(path: string, error: GatewayError): Record<string, unknown>
  * such a request is refused with 400, and rendering that answer must not fail on its URL.
  */
 function pathOf(request: Request): string {
-  return URL.parse(request.url, "http://localhost")?.pathname ?? "/";
+  let path = paths.get(request);
+  if (path === undefined) {
+    path = URL.parse(request.url, "http://localhost")?.pathname ?? "/";
+    paths.set(request, path);
+  }
+  return path;
 }
+
+/** Each request's path, parsed once (the hooks ask for it several times). */
+const paths = new WeakMap<Request, string>();
 
 
 /** Elysia turns a path parameter with a broken percent-encoding into null, which handlers do not expect. */
