@@ -23,6 +23,8 @@ const HEADERS: Record<string, string> = {
   connection: "keep-alive",
   "x-accel-buffering": "no",
 };
+/** The same, built once: a Response copies headers it is given (cheaper from Headers than from an object). */
+const SHARED_HEADERS = new Headers(HEADERS);
 
 /**
  * An SSE response. Writes a keep-alive comment whenever the upstream has been silent for `keepaliveMs`
@@ -101,5 +103,5 @@ export function sseResponse(source: SseSource, headers?: Record<string, string>)
       source.abort();
     },
   });
-  return new Response(body, { status: 200, headers: headers ? { ...HEADERS, ...headers } : HEADERS });
+  return new Response(body, { status: 200, headers: headers ? { ...HEADERS, ...headers } : SHARED_HEADERS });
 }
