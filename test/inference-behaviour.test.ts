@@ -200,6 +200,23 @@ describe("streams that end early", () => {
     expect(events.map((event) => event.event)).not.toContain("message_stop");
   });
 
+  test("chat: a stream the upstream closes cleanly before it finished ends with a stream_cut error chunk, and is recorded as an error", async () => {
+    setup.openai.behave({ text: "one two three", endAfter: 2, chunkDelayMs: 15 });
+    const response = await setup.post("/chat/completions", { model: "test/gpt", stream: true, messages: [user("hi")] });
+    expect(response.status).toBe(200);
+    const events = sseEvents(await response.text());
+    expect(events.filter((event) => event.data.choices?.[0]?.delta?.content).map((event) => event.data.choices[0].delta.content)).toEqual(["one", " two"]);
+    const last = events.at(-1)!.data;
+    expect(last.choices[0].finish_reason).toBe("error");
+    expect(last.error).toMatchObject({
+      code: 502,
+      message: expect.stringContaining("closed the stream before it finished"),
+      metadata: { error_type: "provider_unavailable", provider_code: "stream_cut" },
+    });
+    const record = await setup.generation(last.id as string);
+    expect(record).toMatchObject({ status: 502, finish_reason: "error", streamed: true, cancelled: false, error_code: "provider_unavailable" });
+  });
+
   test("a cut stream is still recorded, as an error with the output so far", async () => {
     setup.openai.behave({ text: "one two three", cutAfter: 2, chunkDelayMs: 15 });
     const response = await setup.post("/chat/completions", { model: "test/gpt", stream: true, messages: [user("hi")] });

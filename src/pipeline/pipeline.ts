@@ -265,7 +265,7 @@ export class Pipeline {
             }, { output: response.output });
             return { generationId, created, model, endpoint, upstream: sent, routing, costOf: cost, kind: "json", response };
           }
-          const parts = recordedStream(toGenerator(result.parts), {
+          const parts = recordedStream(result.parts, {
             request,
             signal,
             started,
@@ -383,13 +383,4 @@ export class Pipeline {
       this.deps.health.recordTruncation(endpoint.key);
     }
   }
-}
-
-/** The parts as an async generator: already one when no plugin transformed the stream. */
-function toGenerator(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
-  return Object.prototype.toString.call(parts) === "[object AsyncGenerator]" ? (parts as AsyncGenerator<StreamPart>) : wrap(parts);
-}
-
-async function* wrap(parts: AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
-  yield* parts;
 }

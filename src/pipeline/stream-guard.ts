@@ -38,15 +38,58 @@ export async function openUntilOutput(
     read.push(next.value);
     if (next.value.type !== "start" && next.value.type !== "usage") break;
   }
-  return (async function* () {
-    try {
-      yield* read;
-      yield* parts;
-    } finally {
-      // A consumer that stops early (even within the replayed parts) releases the upstream.
-      await parts.return(undefined);
-    }
-  })();
+  return new Replayed(read, parts);
+}
+
+/**
+ * The parts read while waiting for the first output, then the rest of the stream. Not a generator of
+ * its own: past the replayed parts each `next` is the stream's, so a part costs no extra promise turns.
+ * A consumer that stops early (even within the replayed parts, or before it read any) releases the
+ * upstream.
+ */
+class Replayed implements AsyncGenerator<StreamPart, undefined> {
+  #read: StreamPart[];
+  #position = 0;
+  #stopped = false;
+
+  constructor(
+    read: StreamPart[],
+    private readonly parts: AsyncGenerator<StreamPart>,
+  ) {
+    this.#read = read;
+  }
+
+  next(): Promise<IteratorResult<StreamPart, undefined>> {
+    if (this.#stopped) return Promise.resolve({ done: true, value: undefined });
+    if (this.#position < this.#read.length) return Promise.resolve({ done: false, value: this.#read[this.#position++]! });
+    return this.parts.next() as Promise<IteratorResult<StreamPart, undefined>>;
+  }
+
+  async return(): Promise<IteratorResult<StreamPart, undefined>> {
+    this.#stop();
+    await this.parts.return(undefined);
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<StreamPart, undefined>> {
+    if (!this.#stopped && this.#position >= this.#read.length) return this.parts.throw(error) as Promise<IteratorResult<StreamPart, undefined>>;
+    this.#stop();
+    await this.parts.return(undefined);
+    throw error;
+  }
+
+  #stop(): void {
+    this.#stopped = true;
+    this.#read = [];
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
 }
 
 export interface StreamEnd {
@@ -59,43 +102,135 @@ export interface StreamEnd {
   durationMs: number;
 }
 
+/** What recordedStream needs to record a stream and report its end. */
+export interface RecordOptions {
+  request: CanonicalRequest;
+  signal: AbortSignal;
+  started: number;
+  attemptStart: number;
+  cost: Charge;
+  /** Records the generation, with the answer streamed so far (its content, when the workspace logs it). */
+  record: (fields: Partial<GenerationRow>, answer: RecordedAnswer) => void;
+  redact: (error: GatewayError) => GatewayError;
+  onEnd: (end: StreamEnd) => void;
+}
+
 /**
  * Passes parts through, records the generation once the stream ends in any way, and reports the end.
  * An error part (the upstream's error event after output began) is redacted before anything sees it.
  */
-export async function* recordedStream(
-  parts: AsyncGenerator<StreamPart>,
-  options: {
-    request: CanonicalRequest;
-    signal: AbortSignal;
-    started: number;
-    attemptStart: number;
-    cost: Charge;
-    /** Records the generation, with the answer streamed so far (its content, when the workspace logs it). */
-    record: (fields: Partial<GenerationRow>, answer: RecordedAnswer) => void;
-    redact: (error: GatewayError) => GatewayError;
-    onEnd: (end: StreamEnd) => void;
-  },
-): AsyncGenerator<StreamPart> {
-  const accumulator = new ResponseAccumulator();
-  let firstTokenAt: number | undefined;
+export function recordedStream(parts: AsyncIterable<StreamPart>, options: RecordOptions): AsyncGenerator<StreamPart, undefined> {
+  return new Recorded(parts, options);
+}
+
+/**
+ * recordedStream's parts. Not a generator of its own: each part is handled as the stream's `next`
+ * settles, which costs one promise turn rather than a generator layer's. It ends as an async generator
+ * looping over the parts would: recorded when the parts end or fail, or when the consumer stops after
+ * its first `next` (the parts are closed first); a consumer that stops before reading records nothing.
+ */
+class Recorded implements AsyncGenerator<StreamPart, undefined> {
+  readonly #accumulator = new ResponseAccumulator();
+  #iterator: AsyncIterator<StreamPart> | undefined;
+  #firstTokenAt: number | undefined;
   // Set before the part is handed on: a consumer that stops at the last part (an error) must not
   // make an upstream failure look like a client that left.
-  let ended = false;
-  try {
-    for await (const upstreamPart of parts) {
-      const part: StreamPart = upstreamPart.type === "error" ? { type: "error", error: options.redact(upstreamPart.error) } : upstreamPart;
-      if (firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start" || part.type === "image")) {
-        firstTokenAt = performance.now();
-      }
-      accumulator.add(part);
-      if (part.type === "finish" || part.type === "error") ended = true;
-      yield part;
+  #ended = false;
+  #closed = false;
+
+  constructor(
+    private readonly parts: AsyncIterable<StreamPart>,
+    private readonly options: RecordOptions,
+  ) {}
+
+  next(): Promise<IteratorResult<StreamPart, undefined>> {
+    if (this.#closed) return Promise.resolve({ done: true, value: undefined });
+    let next: Promise<IteratorResult<StreamPart>>;
+    try {
+      this.#iterator ??= this.parts[Symbol.asyncIterator]();
+      next = Promise.resolve(this.#iterator.next());
+    } catch (error) {
+      next = Promise.reject(error);
     }
-  } finally {
+    return next.then(this.#step, this.#failed);
+  }
+
+  #step = (result: IteratorResult<StreamPart>): IteratorResult<StreamPart, undefined> | Promise<never> => {
+    if (result.done) {
+      this.#finish();
+      return { done: true, value: undefined };
+    }
+    let part: StreamPart;
+    try {
+      part = this.#take(result.value);
+    } catch (error) {
+      return this.#abandon(error);
+    }
+    return { done: false, value: part };
+  };
+
+  /** As a loop's body failing: the parts are closed (whatever that says), then the stream is recorded. */
+  async #abandon(error: unknown): Promise<never> {
+    try {
+      await this.#iterator!.return?.();
+    } catch {}
+    this.#finish();
+    throw error;
+  }
+
+  #failed = (error: unknown): never => {
+    this.#finish();
+    throw error;
+  };
+
+  #take(upstreamPart: StreamPart): StreamPart {
+    const part: StreamPart = upstreamPart.type === "error" ? { type: "error", error: this.options.redact(upstreamPart.error) } : upstreamPart;
+    if (this.#firstTokenAt === undefined && (part.type === "text-delta" || part.type === "reasoning-delta" || part.type === "tool-call-start" || part.type === "image")) {
+      this.#firstTokenAt = performance.now();
+    }
+    this.#accumulator.add(part);
+    if (part.type === "finish" || part.type === "error") this.#ended = true;
+    return part;
+  }
+
+  async return(): Promise<IteratorResult<StreamPart, undefined>> {
+    if (this.#closed) return { done: true, value: undefined };
+    if (this.#iterator === undefined) {
+      this.#closed = true;
+      return { done: true, value: undefined };
+    }
+    try {
+      await this.#iterator.return?.();
+    } finally {
+      this.#finish();
+    }
+    return { done: true, value: undefined };
+  }
+
+  async throw(error: unknown): Promise<IteratorResult<StreamPart, undefined>> {
+    if (!this.#closed && this.#iterator !== undefined) return this.#abandon(error);
+    this.#closed = true;
+    throw error;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.return();
+  }
+
+  /** Records the generation and reports the end, once. */
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    const { options } = this;
+    const accumulator = this.#accumulator;
+    const firstTokenAt = this.#firstTokenAt;
     const error = accumulator.error;
-    const finished = ended && error === undefined;
-    const cancelled = !ended || (options.signal.aborted && !finished);
+    const finished = this.#ended && error === undefined;
+    const cancelled = !this.#ended || (options.signal.aborted && !finished);
     const usage = finished && accumulator.usage ? accumulator.usage : usageSoFar(accumulator, options.request);
     options.record({
       status: error ? error.status : cancelled ? 499 : 200,

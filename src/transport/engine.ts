@@ -4,7 +4,7 @@ import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { ChatReader, ErrorReader, HeaderReader, UpstreamAnswer, UpstreamRequest } from "./request.ts";
-import { readSse } from "./sse.ts";
+import { UpstreamParts } from "./upstream-parts.ts";
 import { invalidUpstreamResponse, upstreamError } from "./upstream-errors.ts";
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
@@ -98,15 +98,16 @@ async function readBounded(response: UpstreamResponse, endpoint: Endpoint, max: 
     response.body?.cancel().catch(() => {});
     throw tooLarge(endpoint, max);
   }
-  if (!response.body) return "";
   // A declared length within the limit of a body sent as is: the client reads exactly that many
-  // bytes, in one go. (A compressed body is decoded by fetch and may grow: it is read bounded.)
+  // bytes, in one go (no body is no bytes). A compressed body is decoded by fetch and may grow: it is
+  // read bounded. The body stream is not asked for first: the gateway's client makes it on demand.
   const coding = response.headers.get("content-encoding");
   if (Number.isSafeInteger(declared) && declared >= 0 && (coding === null || coding.trim().toLowerCase() === "identity")) {
     const bytes = await response.bytes();
     if (bytes.byteLength > max) throw tooLarge(endpoint, max);
     return UTF8.decode(bytes);
   }
+  if (!response.body) return "";
   return UTF8.decode(await readAtMost(response.body, max, () => tooLarge(endpoint, max)));
 }
 
@@ -354,35 +355,19 @@ export async function openStream(
     throw invalidUpstreamResponse(endpoint, `content type ${type.split(";")[0]!.trim()}`);
   }
   if (!response.body) throw invalidUpstreamResponse(endpoint, "the stream has no body");
-  const body = response.body;
-  return (async function* () {
-    const parser = chat.createStreamParser(endpoint);
-    let ended = false;
-    try {
-      for await (const event of readSse(body, {
-        idleMs: timeouts.idleMs,
-        firstEventMs: timeouts.firstByteMs,
-        signal: options.signal,
-        maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-        source: endpoint.provider.name,
-      })) {
-        for (const part of parser.parse(event)) {
-          yield part;
-          if (part.type === "finish" || part.type === "error") ended = true;
-        }
-        if (ended) return;
-      }
-      for (const part of parser.end()) {
-        yield part;
-        if (part.type === "finish" || part.type === "error") ended = true;
-      }
-      if (!ended) yield { type: "error", error: streamCut(endpoint) };
-    } catch (error) {
-      if (options.signal.aborted) return;
-      // The connection was up and answering: a transport failure now is a cut stream, not an unreachable upstream.
-      yield { type: "error", error: error instanceof GatewayError ? error : streamCut(endpoint, error) };
-    } finally {
-      controller.abort();
-    }
-  })();
+  return new UpstreamParts(response.body, chat.createStreamParser(endpoint), {
+    idleMs: timeouts.idleMs,
+    firstEventMs: timeouts.firstByteMs,
+    maxEventBytes: endpoint.provider.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    source: endpoint.provider.name,
+    signal: options.signal,
+    cut: (cause) => streamCut(endpoint, cause),
+    release: () => controller.abort(STREAM_DONE),
+  });
 }
+
+/**
+ * The reason a stream's upstream request is aborted once the stream is done with it: one shared value,
+ * as `abort()` without one would make a new DOMException (and capture a stack) for every stream.
+ */
+const STREAM_DONE = new DOMException("The operation was aborted.", "AbortError");

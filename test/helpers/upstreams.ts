@@ -21,6 +21,8 @@ export interface UpstreamBehaviour {
   chunkDelayMs?: number;
   /** End the stream abruptly after this many content chunks. */
   cutAfter?: number;
+  /** End the stream cleanly (the body closed, no finish and no `[DONE]`) after this many content chunks. */
+  endAfter?: number;
   /** Stop sending (but keep the connection) after this many content chunks. */
   stallAfter?: number;
   /** A JSON answer without a finish reason (`finish_reason` / `stop_reason` null): an answer that did not finish. */
@@ -158,6 +160,10 @@ function streamFrames(
             // Let what was sent reach the wire, then reset the connection.
             await sleep(30);
             controller.error(new Error("cut"));
+            return;
+          }
+          if (behaviour.endAfter !== undefined && content >= behaviour.endAfter) {
+            controller.close();
             return;
           }
           if (behaviour.errorAfter !== undefined && errorFrame !== undefined && content >= behaviour.errorAfter) {

@@ -58,6 +58,26 @@ function message(entry: Message): Json {
   }
 }
 
+/** Parameters sent as they are (when the endpoint takes them), in this order: the body's name and the request's field. */
+const PLAIN: ReadonlyArray<readonly [string, keyof CanonicalRequest]> = [
+  ["temperature", "temperature"],
+  ["top_p", "topP"],
+  ["frequency_penalty", "frequencyPenalty"],
+  ["presence_penalty", "presencePenalty"],
+  ["seed", "seed"],
+  ["stop", "stop"],
+  ["logit_bias", "logitBias"],
+  ["logprobs", "logprobs"],
+  ["top_logprobs", "topLogprobs"],
+  ["user", "user"],
+  ["top_k", "topK"],
+  ["min_p", "minP"],
+  ["top_a", "topA"],
+  ["repetition_penalty", "repetitionPenalty"],
+  ["verbosity", "verbosity"],
+  ["service_tier", "serviceTier"],
+];
+
 /** Chat Completions body for any OpenAI-compatible server; differences between servers are `quirks`. */
 export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, options: BuildOptions): JsonUpstreamRequest {
   const provider = endpoint.provider;
@@ -79,25 +99,10 @@ export function buildChatRequest(request: CanonicalRequest, endpoint: Endpoint, 
     if (request.parallelToolCalls !== undefined) body.parallel_tool_calls = request.parallelToolCalls;
   }
   if (request.maxTokens !== undefined) body[provider.quirks.maxTokensField] = request.maxTokens;
-  const plain: Array<[string, unknown]> = [
-    ["temperature", request.temperature],
-    ["top_p", request.topP],
-    ["frequency_penalty", request.frequencyPenalty],
-    ["presence_penalty", request.presencePenalty],
-    ["seed", request.seed],
-    ["stop", request.stop],
-    ["logit_bias", request.logitBias],
-    ["logprobs", request.logprobs],
-    ["top_logprobs", request.topLogprobs],
-    ["user", request.user],
-    ["top_k", request.topK],
-    ["min_p", request.minP],
-    ["top_a", request.topA],
-    ["repetition_penalty", request.repetitionPenalty],
-    ["verbosity", request.verbosity],
-    ["service_tier", request.serviceTier],
-  ];
-  for (const [name, value] of plain) if (value !== undefined && supports(endpoint, name)) body[name] = value;
+  for (const [name, field] of PLAIN) {
+    const value = request[field];
+    if (value !== undefined && supports(endpoint, name)) body[name] = value;
+  }
   // Image output (OpenRouter's wire): asked for with `modalities`, shaped by the provider's own `image_config`.
   if (request.modalities !== undefined) body.modalities = request.modalities;
   if (request.imageConfig !== undefined) body.image_config = request.imageConfig;

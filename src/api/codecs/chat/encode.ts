@@ -107,8 +107,17 @@ export function encodeChatResponse(response: CanonicalResponse, context: EncodeC
  */
 export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
   const base = () => ({ id: context.id, object: "chat.completion.chunk", created: context.created, model: context.model, provider: context.provider });
+  // Every chunk of the stream starts with the same fields: serialised once, each chunk adds its delta
+  // (the same bytes as serialising the whole chunk).
+  const head = JSON.stringify(base());
+  const choicePrefix = `data: ${head === "{}" ? "{" : `${head.slice(0, -1)},`}"choices":[{"index":0,"delta":`;
+  const openSuffix = `,"finish_reason":null,"native_finish_reason":null}]}\n\n`;
   const chunk = (delta: Json, finish: string | null = null, nativeFinish: string | null = null) =>
-    sseFrame({ ...base(), choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: nativeFinish }] });
+    finish === null && nativeFinish === null
+      ? `${choicePrefix}${JSON.stringify(delta)}${openSuffix}`
+      : `${choicePrefix}${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finish)},"native_finish_reason":${JSON.stringify(nativeFinish)}}]}\n\n`;
+  /** A text delta's chunk: the commonest frame, its delta written out directly. */
+  const textChunk = (text: string) => `${choicePrefix}{"content":${JSON.stringify(text)}}${openSuffix}`;
   const showReasoning = !context.request.reasoning?.exclude;
   const spans = new CitationSpans();
   let usage: Usage | undefined;
@@ -126,7 +135,7 @@ export function createChatStreamEncoder(context: EncodeContext): StreamEncoder {
       switch (part.type) {
         case "text-delta":
           spans.text(part.text);
-          return part.text.length > 0 ? [chunk({ content: part.text })] : [];
+          return part.text.length > 0 ? [textChunk(part.text)] : [];
         case "reasoning-delta":
           return showReasoning && part.text.length > 0
             ? [
