@@ -36,11 +36,14 @@ export class GenerationJournal {
     this.#appended = statSync(this.path).size;
   }
 
-  /** A failed append (a full disk) is logged once until one succeeds: the answer is not refused for it. */
-  append(row: GenerationRow): void {
+  /**
+   * Appends a record's line (its JSON). A failed append (a full disk) is logged once until one succeeds:
+   * the answer is not refused for it.
+   */
+  append(line: string): void {
     if (this.#fd === undefined) return;
     try {
-      this.#appended += writeSync(this.#fd, `${JSON.stringify(row)}\n`);
+      this.#appended += writeSync(this.#fd, `${line}\n`);
       this.#failing = false;
     } catch (error) {
       if (!this.#failing) this.logger.error("appending to the generation journal failed; records stay queued in memory only", { file: this.path, error: describeError(error) });

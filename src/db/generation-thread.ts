@@ -5,7 +5,8 @@
  */
 import { sqliteBackend } from "./backend.ts";
 import { connectDatabase } from "./client.ts";
-import { sqliteWriter, type WriterMessage, type WriterAnswer } from "./generation-writer.ts";
+import { sqliteWriter, type WriterAnswer, type WriterMessage } from "./generation-writer.ts";
+import type { GenerationRow } from "./schema.ts";
 
 declare const self: Worker;
 
@@ -27,7 +28,7 @@ self.onmessage = async (event: MessageEvent<WriterMessage>) => {
     return;
   }
   try {
-    await writer!.write(message.rows);
+    await writer!.write(message.lines.split("\n").map((line) => JSON.parse(line) as GenerationRow));
     self.postMessage({ type: "written", id: message.id } satisfies WriterAnswer);
   } catch (error) {
     const { name, message: text } = error instanceof Error ? error : { name: "Error", message: String(error) };

@@ -60,6 +60,8 @@ export class GenerationStore {
   readonly #queued = new Map<string, GenerationRow>();
   /** The batch in flight, or refused and waiting for its retry (journaled in `#sealed`). */
   readonly #batch = new Map<string, GenerationRow>();
+  /** The JSON line of each record queued or in flight, as the journal has it: what the writer's thread takes. */
+  readonly #lines = new Map<string, string>();
   #sealed: string[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #immediate: ReturnType<typeof setImmediate> | undefined;
@@ -114,7 +116,11 @@ export class GenerationStore {
       }
       return;
     }
-    this.#journal?.append(row);
+    if (this.#journal) {
+      const line = JSON.stringify(row);
+      this.#journal.append(line);
+      this.#lines.set(row.id, line);
+    }
     this.#queued.set(row.id, row);
     // While the database refuses batches, only the retry timer writes.
     if (this.#failing) return;
@@ -150,10 +156,11 @@ export class GenerationStore {
     if (this.#batch.size === 0) return;
     const batch = [...this.#batch.values()];
     try {
-      await this.#writer.write(batch);
+      await this.#writer.write(batch, this.#linesOf(batch));
     } catch (error) {
       if (!(await this.#writeEach(batch, error))) return this.#retryLater(batch.length, error);
     }
+    for (const row of batch) this.#lines.delete(row.id);
     this.#batch.clear();
     this.#journal?.discard(this.#sealed.splice(0));
     this.#failing = false;
@@ -171,13 +178,18 @@ export class GenerationStore {
     this.logger.warn("a batch of generation records was refused; writing them one by one", { count: batch.length, error: describeError(batchError) });
     for (const row of batch) {
       try {
-        await this.#writer.write([row]);
+        await this.#writer.write([row], this.#linesOf([row]));
       } catch (error) {
         if (!(await this.#reachable())) return false;
         this.logger.error("a generation record cannot be written; dropped", { id: row.id, error: describeError(error) });
       }
     }
     return true;
+  }
+
+  /** The rows' journal lines (a replayed record's made again), for a writer that takes them; none without a journal. */
+  #linesOf(rows: GenerationRow[]): string[] | undefined {
+    return this.#journal ? rows.map((row) => this.#lines.get(row.id) ?? JSON.stringify(row)) : undefined;
   }
 
   async #reachable(): Promise<boolean> {
