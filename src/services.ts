@@ -55,7 +55,6 @@ import { embeddedBuiltins, loadPlugins, pluginDirectories } from "./plugins/regi
 import { DestinationStore } from "./db/observability.ts";
 import { environmentDestination } from "./ops/broadcast/environment.ts";
 import { BroadcastExporter } from "./ops/broadcast/exporter.ts";
-import { GenAiMetrics } from "./ops/broadcast/metrics.ts";
 import type { OtelSettings } from "./ops/otel-env.ts";
 import { GenerationContentStore } from "./db/generation-content.ts";
 import { GenerationFeedbackStore } from "./db/generation-feedback.ts";
@@ -107,11 +106,14 @@ export async function createServices(input: {
     // The content is written behind the response: wait for what is in flight, then read it.
     content: async (workspaceId, generationId) => (await generationContent.flush(), generationContent.get(workspaceId, generationId)),
     logger: input.logger,
-    environment: environmentDestination(input.telemetry),
+    environment: await environmentDestination(input.telemetry),
     server: (row) => upstreamAddress(row.providerSlug ? catalog.providers.get(row.providerSlug)?.baseUrl : undefined),
   });
   broadcast.start();
-  const genAiMetrics = input.telemetry?.metrics ? new GenAiMetrics({ ...input.telemetry, metrics: input.telemetry.metrics }, input.logger) : undefined;
+  // The OpenTelemetry metrics SDK is loaded only when OTEL_EXPORTER_OTLP_* asks for metrics.
+  const genAiMetrics = input.telemetry?.metrics
+    ? new (await import("./ops/broadcast/metrics.ts")).GenAiMetrics({ ...input.telemetry, metrics: input.telemetry.metrics }, input.logger)
+    : undefined;
   genAiMetrics?.start();
   const metrics = new GatewayMetrics({
     broadcast: () => broadcast,

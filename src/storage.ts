@@ -2,7 +2,6 @@ import { join, resolve } from "node:path";
 import type { Config } from "./config/schema.ts";
 import { type Backend, openSqliteBackend } from "./db/backend.ts";
 import type { MigrationSource } from "./db/migrations.ts";
-import { openPostgresBackend } from "./db/postgres.ts";
 import { sealedSample } from "./db/sealed-sample.ts";
 import { existingMasterKey, loadMasterKey, type MasterKeyResult } from "./security/master-key.ts";
 
@@ -23,7 +22,8 @@ export async function openStorage(config: Config, options: OpenStorageOptions): 
   const keyOptions = { envValue: options.env.ROUNDHOUSE_MASTER_KEY, file: resolve(config.master_key_file ?? join(dataDir, "master.key")) };
   existingMasterKey(keyOptions);
   const backend = config.storage.url
-    ? await openPostgresBackend({ url: config.storage.url })
+    ? // The PostgreSQL driver and schema are loaded only in team mode.
+      await (await import("./db/postgres.ts")).openPostgresBackend({ url: config.storage.url })
     : openSqliteBackend({ dataDir, busyTimeoutMs: config.storage.busy_timeout_ms, migrations: options.migrations });
   try {
     const sample = await sealedSample(backend);

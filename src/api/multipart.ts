@@ -5,7 +5,7 @@
  * more is read. The spooled file's type is told from its first bytes; a file whose content is not
  * audio is refused whatever its name or declared type says.
  */
-import { Busboy, type BusboyFileStream, type BusboyInstance } from "@fastify/busboy";
+import type { BusboyFileStream, BusboyInstance } from "@fastify/busboy";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { mkdir, open, rm } from "node:fs/promises";
@@ -85,13 +85,20 @@ export async function readForm<F>(request: Request, options: FormOptions, sink: 
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   if (declared > options.maxBytes) throw tooLarge(options.maxBytes);
   if (request.body === null) throw badRequest("body: is empty; send the form as multipart/form-data");
-  const upload = new UploadReader(contentType, options, sink);
+  const upload = new UploadReader(await loadBusboy(), contentType, options, sink);
   try {
     const file = await upload.read(request.body);
     return { fields: upload.fields(), ...(file !== undefined ? { file } : {}) };
   } finally {
     await upload.settled();
   }
+}
+
+type BusboyFactory = typeof import("@fastify/busboy").Busboy;
+let busboy: Promise<BusboyFactory> | undefined;
+/** The multipart parser, loaded with the first upload: a gateway that takes none never loads it. */
+function loadBusboy(): Promise<BusboyFactory> {
+  return (busboy ??= import("@fastify/busboy").then((module) => module.Busboy));
 }
 
 /** One upload being read: the parser, the fields so far, the file being taken by the sink, the first failure. */
@@ -111,7 +118,7 @@ class UploadReader<F> {
     this.#reject = reject;
   });
 
-  constructor(contentType: string, options: FormOptions, sink: FileSink<F>) {
+  constructor(Busboy: BusboyFactory, contentType: string, options: FormOptions, sink: FileSink<F>) {
     this.#options = options;
     this.#sink = sink;
     this.#failed.catch(() => {});

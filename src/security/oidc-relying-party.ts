@@ -1,4 +1,11 @@
-import * as oidc from "openid-client";
+import type * as Oidc from "openid-client";
+
+/** openid-client (and jose under it), loaded at the first sign-in: a gateway without SSO never loads it. */
+let oidcModule: Promise<typeof Oidc> | undefined;
+let loaded: typeof Oidc | undefined;
+function loadOidc(): Promise<typeof Oidc> {
+  return (oidcModule ??= import("openid-client").then((module) => (loaded = module)));
+}
 
 /** What the relying party needs of the SSO configuration. */
 export interface RelyingPartySettings {
@@ -43,8 +50,8 @@ const DISCOVERY_TIMEOUT_SECONDS = 10;
 
 /** The message of an openid-client failure, without anything the provider echoed back. */
 function describeFailure(error: unknown): string {
-  if (error instanceof oidc.AuthorizationResponseError) return `the identity provider answered ${error.error}`;
-  if (error instanceof oidc.ResponseBodyError) return `the identity provider refused the code exchange (${error.error})`;
+  if (loaded && error instanceof loaded.AuthorizationResponseError) return `the identity provider answered ${error.error}`;
+  if (loaded && error instanceof loaded.ResponseBodyError) return `the identity provider refused the code exchange (${error.error})`;
   if (error instanceof Error) {
     // openid-client wraps oauth4webapi's failure, whose message names the failed check (never a value).
     const detail = error.cause instanceof Error ? `${error.message}: ${error.cause.message}` : error.message;
@@ -59,7 +66,7 @@ function describeFailure(error: unknown): string {
  * cached by openid-client, so ID tokens are verified offline until the provider rotates its keys.
  */
 export class OidcRelyingParty {
-  #configuration: Promise<oidc.Configuration> | undefined;
+  #configuration: Promise<Oidc.Configuration> | undefined;
 
   constructor(private readonly settings: RelyingPartySettings) {}
 
@@ -68,9 +75,10 @@ export class OidcRelyingParty {
     return this.settings.issuer;
   }
 
-  async #discover(): Promise<oidc.Configuration> {
+  async #discover(): Promise<Oidc.Configuration> {
     const { issuer, clientId, clientSecret, clockTolerance } = this.settings;
     const insecure = new URL(issuer).protocol === "http:";
+    const oidc = await loadOidc();
     const configuration = await oidc.discovery(
       new URL(issuer),
       clientId,
@@ -82,7 +90,7 @@ export class OidcRelyingParty {
   }
 
   /** The provider's configuration, discovered on first use; a failed discovery is tried again next time. */
-  async configuration(): Promise<oidc.Configuration> {
+  async configuration(): Promise<Oidc.Configuration> {
     this.#configuration ??= this.#discover().catch((error: unknown) => {
       this.#configuration = undefined;
       throw new SignInRefused(`The identity provider at the configured issuer could not be used: ${describeFailure(error)}`, 502);
@@ -93,6 +101,7 @@ export class OidcRelyingParty {
   /** Starts a sign-in: the provider's authorization URL and what the callback must check. */
   async begin(redirectUri: string): Promise<{ url: URL; pending: PendingSignIn }> {
     const configuration = await this.configuration();
+    const oidc = await loadOidc();
     const pending: PendingSignIn = { state: oidc.randomState(), nonce: oidc.randomNonce(), verifier: oidc.randomPKCECodeVerifier(), redirectUri };
     const url = oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: redirectUri,
@@ -111,10 +120,11 @@ export class OidcRelyingParty {
    */
   async finish(callbackUrl: URL, pending: PendingSignIn): Promise<SignedInIdentity> {
     const configuration = await this.configuration();
+    const oidc = await loadOidc();
     // The provider redirects to the registered URL; the check compares against the one the flow used.
     const current = new URL(pending.redirectUri);
     current.search = callbackUrl.search;
-    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+    let tokens: Awaited<ReturnType<typeof Oidc.authorizationCodeGrant>>;
     try {
       tokens = await oidc.authorizationCodeGrant(configuration, current, {
         pkceCodeVerifier: pending.verifier,

@@ -4,7 +4,16 @@ import type { GenerationRow } from "../../core/generation.ts";
 import type { GenerationContent } from "../../core/generation-content.ts";
 import type { Logger } from "../../core/log.ts";
 import type { Resource } from "@opentelemetry/resources";
-import { encodeSpans, generationSpans } from "./spans.ts";
+
+/**
+ * The span builders and OTLP encoders (the OpenTelemetry SDK, ~200 modules), loaded when a record first
+ * goes to a destination: a gateway that exports nothing never loads them.
+ */
+type Spans = typeof import("./spans.ts");
+let spansModule: Promise<Spans> | undefined;
+function loadSpans(): Promise<Spans> {
+  return (spansModule ??= import("./spans.ts"));
+}
 
 /** How the exporter queues, batches and retries. */
 export interface ExporterLimits {
@@ -183,6 +192,7 @@ export class BroadcastExporter {
       const content = needsContent ? await this.#content(row) : undefined;
       for (const destination of destinations) {
         if (!destinationTakes(destination, row, { keyName, content }) || random() >= destination.samplingRate) continue;
+        const { generationSpans } = await loadSpans();
         const box = this.#outbox(destination);
         const environment = this.#deps.environment;
         const resource = environment && destination.id === environment.destination.id ? environment.resource : undefined;
@@ -256,7 +266,7 @@ export class BroadcastExporter {
   }
 
   async #post(destination: ActiveDestination, spans: ReadableSpan[]): Promise<boolean> {
-    const { body, contentType } = encodeSpans(spans, destination.type === "webhook" ? "json" : destination.encoding);
+    const { body, contentType } = (await loadSpans()).encodeSpans(spans, destination.type === "webhook" ? "json" : destination.encoding);
     try {
       const response = await this.#fetch(destination.url, {
         method: destination.method,
