@@ -39,18 +39,6 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
   return db;
 }
 
-/**
- * A second connection to a database file another connection opened and migrated (the generation
- * writer's thread): the same pragmas, no migration.
- */
-export function connectDatabase(file: string, busyTimeoutMs: number): Db {
-  const client = new Database(file, { strict: true });
-  client.exec("PRAGMA synchronous = NORMAL");
-  client.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
-  client.exec("PRAGMA foreign_keys = ON");
-  return drizzle({ client, schema }) as Db;
-}
-
 export const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates a directory (and missing parents) readable by its owner only, whatever the umask. */

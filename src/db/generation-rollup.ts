@@ -53,8 +53,22 @@ function grouped(dialect: Dialect, where: SQL, hourly: boolean): SQL {
  */
 export async function addToRollups(db: Conn, tables: Tables, dialect: Dialect, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
+  await rollupUpsert(db, tables, dialect, JSON.stringify(ids));
+}
+
+/**
+ * The SQLite upsert of addToRollups as SQL text whose every parameter (one per SELECT of the union) is
+ * the ids as a JSON array, and how many there are (the generation writer's thread prepares it on its
+ * own connection).
+ */
+export function sqliteRollupSql(db: Conn, tables: Tables): { sql: string; parameters: number } {
+  const { sql: text, params } = rollupUpsert(db, tables, "sqlite", "[]").toSQL();
+  if (params.length === 0 || params.some((param) => param !== "[]")) throw new Error("every parameter of the rollup statement must be the ids");
+  return { sql: text, parameters: params.length };
+}
+
+function rollupUpsert(db: Conn, tables: Tables, dialect: Dialect, list: string) {
   const { generationRollups: r } = tables;
-  const list = JSON.stringify(ids);
   const picked = dialect === "sqlite" ? sql`id IN (SELECT value FROM json_each(${list}))` : sql`id IN (SELECT jsonb_array_elements_text(${list}::text::jsonb))`;
   const added = Object.fromEntries(
     Object.entries(getTableColumns(r))
@@ -63,5 +77,5 @@ export async function addToRollups(db: Conn, tables: Tables, dialect: Dialect, i
   );
   // `WHERE true`: SQLite would otherwise read the ON of ON CONFLICT as a join's.
   const rows = sql`SELECT * FROM (${grouped(dialect, picked, false)} UNION ALL ${grouped(dialect, picked, true)}) AS grouped WHERE true ORDER BY 1`;
-  await db.insert(r).select(rows).onConflictDoUpdate({ target: r.id, set: added });
+  return db.insert(r).select(rows).onConflictDoUpdate({ target: r.id, set: added });
 }

@@ -1,34 +1,61 @@
 /**
  * The generation writer's thread: its own connection to the database file, on which it writes the
- * batches the gateway's thread sends (sqliteWriter: one transaction per batch, rollups included).
- * Started by threadWriter (generation-writer.ts); one message in, one answer out per batch, in order.
+ * batches the gateway's thread sends, each in one transaction: the records (an id already stored is
+ * skipped), then the rollups of those inserted. Started by threadWriter (generation-writer.ts) with a
+ * plan of the statements (generation-plan.ts); it loads nothing but SQLite, so the thread stays small.
+ * One message in, one answer out per batch, in order.
  */
-import { sqliteBackend } from "./backend.ts";
-import { connectDatabase } from "./client.ts";
-import { sqliteWriter, type WriterAnswer, type WriterMessage } from "./generation-writer.ts";
-import type { GenerationRow } from "./schema.ts";
+import { Database, type Statement } from "bun:sqlite";
+import { storedValue, type WritePlan } from "./generation-plan.ts";
+import type { WriterAnswer, WriterMessage } from "./generation-writer.ts";
 
 declare const self: Worker;
 
-let writer: ReturnType<typeof sqliteWriter> | undefined;
-let close: (() => Promise<void>) | undefined;
+let database: Database | undefined;
+let plan: WritePlan | undefined;
+let insert: Statement | undefined;
+let rollup: Statement | undefined;
 
-self.onmessage = async (event: MessageEvent<WriterMessage>) => {
+function write(lines: string): void {
+  const { columns } = plan!;
+  const values = new Array<unknown>(columns.length);
+  const inserted: string[] = [];
+  database!.exec("BEGIN IMMEDIATE");
+  try {
+    for (const line of lines.split("\n")) {
+      const row = JSON.parse(line) as Record<string, unknown>;
+      for (let index = 0; index < columns.length; index++) values[index] = storedValue(columns[index]!, row[columns[index]!.field]);
+      if (insert!.run(values as never).changes > 0) inserted.push(row.id as string);
+    }
+    if (inserted.length > 0) rollup!.run(...new Array<string>(plan!.rollupParameters).fill(JSON.stringify(inserted)));
+    database!.exec("COMMIT");
+  } catch (error) {
+    if (database!.inTransaction) database!.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+self.onmessage = (event: MessageEvent<WriterMessage>) => {
   const message = event.data;
   if (message.type === "open") {
-    const backend = sqliteBackend(connectDatabase(message.file, message.busyTimeoutMs));
-    writer = sqliteWriter(backend);
-    close = () => backend.close();
+    database = new Database(message.file, { strict: true });
+    database.exec("PRAGMA synchronous = NORMAL");
+    database.exec(`PRAGMA busy_timeout = ${message.busyTimeoutMs}`);
+    database.exec("PRAGMA foreign_keys = ON");
+    plan = message.plan;
+    insert = database.prepare(plan.insertSql);
+    rollup = database.prepare(plan.rollupSql);
     return;
   }
   if (message.type === "close") {
-    writer?.close();
-    await close?.();
+    insert?.finalize();
+    rollup?.finalize();
+    database?.close();
     self.postMessage({ type: "closed" } satisfies WriterAnswer);
     return;
   }
   try {
-    await writer!.write(message.lines.split("\n").map((line) => JSON.parse(line) as GenerationRow));
+    write(message.lines);
     self.postMessage({ type: "written", id: message.id } satisfies WriterAnswer);
   } catch (error) {
     const { name, message: text } = error instanceof Error ? error : { name: "Error", message: String(error) };

@@ -1,7 +1,8 @@
 import type { Statement } from "bun:sqlite";
 import { Column, getTableColumns } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
-import { addToRollups } from "./generation-rollup.ts";
+import { type PlannedColumn, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
+import { addToRollups, sqliteRollupSql } from "./generation-rollup.ts";
 import type { GenerationRow } from "./schema.ts";
 
 /**
@@ -37,12 +38,41 @@ export function storeWriter(backend: Backend): BatchWriter {
   const file = backend.sqlite?.filename;
   if (!backend.sqlite || !file || file === ":memory:") return batchWriter(backend);
   const timeout = Object.values(backend.sqlite.query("PRAGMA busy_timeout").get() as Record<string, number>)[0] ?? 5000;
-  return threadWriter(file, timeout);
+  return threadWriter(file, timeout, writePlan(backend));
+}
+
+/** How each kind of column drizzle maps stores its values, as the thread does it without drizzle. */
+const STORED_AS: Record<string, StoredAs> = { SQLiteText: "plain", SQLiteInteger: "plain", SQLiteReal: "plain", SQLiteBoolean: "boolean", SQLiteTextJson: "json" };
+
+/**
+ * The statements and column mappings the thread writes with, from the schema: the same INSERT as
+ * sqliteWriter's and addToRollups' upsert. A column of a kind the thread does not know, or whose
+ * mapping is not the one it assumes, fails here, at start, rather than storing a value differently.
+ */
+function writePlan(backend: Backend): WritePlan {
+  const entries = Object.entries(getTableColumns(backend.tables.generations)) as Array<[keyof GenerationRow, Column]>;
+  const columns = entries.map(([field, column]): PlannedColumn => {
+    const storedAs = STORED_AS[column.columnType];
+    const planned = { field, storedAs: storedAs ?? "plain", fallback: column.default === undefined ? null : column.mapToDriverValue(column.default) };
+    const samples: unknown[] = storedAs === "boolean" ? [true, false] : storedAs === "json" ? [{ a: [1, "é"] }, []] : ["x", 3, 0.5];
+    if (!storedAs || samples.some((sample) => storedValue(planned, sample) !== column.mapToDriverValue(sample))) {
+      throw new Error(`the generation writer's thread cannot store column ${column.name} (${column.columnType})`);
+    }
+    return planned;
+  });
+  const names = entries.map(([, column]) => `"${column.name}"`).join(", ");
+  const rollup = sqliteRollupSql(backend.db, backend.tables);
+  return {
+    insertSql: `INSERT INTO generations (${names}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`,
+    rollupSql: rollup.sql,
+    rollupParameters: rollup.parameters,
+    columns,
+  };
 }
 
 /** What the gateway's thread sends the writer's thread. */
 export type WriterMessage =
-  | { type: "open"; file: string; busyTimeoutMs: number }
+  | { type: "open"; file: string; busyTimeoutMs: number; plan: WritePlan }
   /** The batch as JSON lines joined by line feeds (JSON never holds a raw one). */
   | { type: "write"; id: number; lines: string }
   | { type: "close" };
@@ -55,7 +85,7 @@ export type WriterAnswer = { type: "written"; id: number } | { type: "failed"; i
  * after a crash. A batch's promise settles when that thread committed it (or the database refused it,
  * with the database's error). The thread does not keep the process alive: the store's close() waits for it.
  */
-function threadWriter(file: string, busyTimeoutMs: number): BatchWriter {
+function threadWriter(file: string, busyTimeoutMs: number, plan: WritePlan): BatchWriter {
   let thread: Worker | undefined;
   let next = 0;
   const waiting = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -65,7 +95,7 @@ function threadWriter(file: string, busyTimeoutMs: number): BatchWriter {
     waiting.clear();
   };
   const start = (): Worker => {
-    // A small heap: the thread holds one batch at a time, and SQLite does its work outside the heap.
+    // A small heap: the thread loads only SQLite, holds one batch at a time, and SQLite works outside the heap.
     const worker = new Worker(new URL("./generation-thread.ts", import.meta.url), { smol: true, name: "generation writer" });
     worker.onmessage = ({ data }: MessageEvent<WriterAnswer>) => {
       if (data.type === "closed") return onClosed?.();
@@ -84,7 +114,7 @@ function threadWriter(file: string, busyTimeoutMs: number): BatchWriter {
       failAll("the generation writer's thread stopped");
       onClosed?.();
     });
-    worker.postMessage({ type: "open", file, busyTimeoutMs } satisfies WriterMessage);
+    worker.postMessage({ type: "open", file, busyTimeoutMs, plan } satisfies WriterMessage);
     return worker;
   };
   return {

@@ -1,0 +1,31 @@
+/**
+ * How the generation writer's thread stores a record without an ORM: the INSERT and the rollup upsert as
+ * SQL text, and per column the field it reads and how its value is stored. Made by the gateway's thread
+ * from the schema (generation-writer.ts); this module imports nothing, so the thread loads nothing else.
+ */
+
+/** How a column's value is stored: as it is, a boolean as 1 or 0, or a JSON value as its text. */
+export type StoredAs = "plain" | "boolean" | "json";
+
+export interface PlannedColumn {
+  field: string;
+  storedAs: StoredAs;
+  /** What an absent (undefined) value stores: the column's default as stored, or null. */
+  fallback: unknown;
+}
+
+export interface WritePlan {
+  /** `INSERT … VALUES (?, …) ON CONFLICT DO NOTHING`, one parameter per column in `columns` order. */
+  insertSql: string;
+  /** The rollup upsert of the records just inserted; each of its `rollupParameters` parameters is their ids as a JSON array. */
+  rollupSql: string;
+  rollupParameters: number;
+  columns: PlannedColumn[];
+}
+
+/** A record's field as its column stores it. */
+export function storedValue(column: PlannedColumn, value: unknown): unknown {
+  if (value === undefined) return column.fallback;
+  if (value === null || column.storedAs === "plain") return value;
+  return column.storedAs === "boolean" ? (value ? 1 : 0) : JSON.stringify(value);
+}
