@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { type InferenceSetup, sseEvents, startInference } from "./helpers/inference-setup.ts";
 
+/** The last chunk of a chat stream the upstream cut: finish_reason error, carrying the stream_cut error. */
+function expectStreamCutChunk(last: any): void {
+  expect(last.choices[0].finish_reason).toBe("error");
+  expect(last.error).toMatchObject({
+    code: 502,
+    message: expect.stringContaining("closed the stream before it finished"),
+    metadata: { error_type: "provider_unavailable", provider_code: "stream_cut" },
+  });
+}
+
 /** Gateway behaviours over a real socket with plain fetch: presets, streams that end badly, accounting. */
 let setup: InferenceSetup;
 
@@ -169,13 +179,7 @@ describe("streams that end early", () => {
     expect(response.status).toBe(200);
     const events = sseEvents(await response.text());
     expect(events.some((event) => event.data.choices?.[0]?.delta?.content === "one")).toBe(true);
-    const last = events.at(-1)!.data;
-    expect(last.choices[0].finish_reason).toBe("error");
-    expect(last.error).toMatchObject({
-      code: 502,
-      message: expect.stringContaining("closed the stream before it finished"),
-      metadata: { error_type: "provider_unavailable", provider_code: "stream_cut" },
-    });
+    expectStreamCutChunk(events.at(-1)!.data);
     expect(events.filter((event) => event.data.choices?.[0]?.finish_reason === "stop")).toHaveLength(0);
   });
 
@@ -207,12 +211,7 @@ describe("streams that end early", () => {
     const events = sseEvents(await response.text());
     expect(events.filter((event) => event.data.choices?.[0]?.delta?.content).map((event) => event.data.choices[0].delta.content)).toEqual(["one", " two"]);
     const last = events.at(-1)!.data;
-    expect(last.choices[0].finish_reason).toBe("error");
-    expect(last.error).toMatchObject({
-      code: 502,
-      message: expect.stringContaining("closed the stream before it finished"),
-      metadata: { error_type: "provider_unavailable", provider_code: "stream_cut" },
-    });
+    expectStreamCutChunk(last);
     const record = await setup.generation(last.id as string);
     expect(record).toMatchObject({ status: 502, finish_reason: "error", streamed: true, cancelled: false, error_code: "provider_unavailable" });
   });

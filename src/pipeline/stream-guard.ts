@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.ts";
 import { usageFields, usageSoFar } from "./generation-record.ts";
 import type { Charge } from "../core/cost.ts";
 import type { RecordedAnswer } from "../core/generation-content.ts";
+import { PartIterator } from "../core/part-iterator.ts";
 
 /**
  * Opens a stream and waits for its first output (a delta, or a finish), so that a failure before
@@ -47,7 +48,7 @@ export async function openUntilOutput(
  * A consumer that stops early (even within the replayed parts, or before it read any) releases the
  * upstream.
  */
-class Replayed implements AsyncGenerator<StreamPart, undefined> {
+class Replayed extends PartIterator {
   #read: StreamPart[];
   #position = 0;
   #stopped = false;
@@ -56,6 +57,7 @@ class Replayed implements AsyncGenerator<StreamPart, undefined> {
     read: StreamPart[],
     private readonly parts: AsyncGenerator<StreamPart>,
   ) {
+    super();
     this.#read = read;
   }
 
@@ -81,14 +83,6 @@ class Replayed implements AsyncGenerator<StreamPart, undefined> {
   #stop(): void {
     this.#stopped = true;
     this.#read = [];
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.return();
   }
 }
 
@@ -129,7 +123,7 @@ export function recordedStream(parts: AsyncIterable<StreamPart>, options: Record
  * looping over the parts would: recorded when the parts end or fail, or when the consumer stops after
  * its first `next` (the parts are closed first); a consumer that stops before reading records nothing.
  */
-class Recorded implements AsyncGenerator<StreamPart, undefined> {
+class Recorded extends PartIterator {
   readonly #accumulator = new ResponseAccumulator();
   #iterator: AsyncIterator<StreamPart> | undefined;
   #firstTokenAt: number | undefined;
@@ -141,7 +135,9 @@ class Recorded implements AsyncGenerator<StreamPart, undefined> {
   constructor(
     private readonly parts: AsyncIterable<StreamPart>,
     private readonly options: RecordOptions,
-  ) {}
+  ) {
+    super();
+  }
 
   next(): Promise<IteratorResult<StreamPart, undefined>> {
     if (this.#closed) return Promise.resolve({ done: true, value: undefined });
@@ -211,14 +207,6 @@ class Recorded implements AsyncGenerator<StreamPart, undefined> {
     if (!this.#closed && this.#iterator !== undefined) return this.#abandon(error);
     this.#closed = true;
     throw error;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.return();
   }
 
   /** Records the generation and reports the end, once. */

@@ -2,6 +2,7 @@ import type { StreamPart } from "../core/canonical.ts";
 import { GatewayError } from "../core/errors.ts";
 import type { SseEvent, StreamParser } from "./request.ts";
 import { SseDecoder } from "./sse.ts";
+import { PartIterator } from "../core/part-iterator.ts";
 
 export interface UpstreamPartsOptions {
   /** The longest silence between reads, and before the first event. */
@@ -32,7 +33,7 @@ const DONE: IteratorResult<StreamPart, undefined> = Object.freeze({ done: true, 
  * Not a generator: the parts of one read are parsed together and handed on one `next` at a time (a
  * part already parsed costs one resolved promise), and each read is one async call.
  */
-export class UpstreamParts implements AsyncGenerator<StreamPart, undefined> {
+export class UpstreamParts extends PartIterator {
   readonly #reader: { read(): Promise<{ done: boolean; value?: Uint8Array }>; cancel(): Promise<void> };
   readonly #decoder = new TextDecoder();
   readonly #sse: SseDecoder;
@@ -51,6 +52,7 @@ export class UpstreamParts implements AsyncGenerator<StreamPart, undefined> {
     private readonly parser: StreamParser,
     private readonly options: UpstreamPartsOptions,
   ) {
+    super();
     this.#reader = body.getReader();
     this.#sse = new SseDecoder(options.maxEventBytes, options.source);
     this.#watch = new ReadWatch(this.#reader);
@@ -74,14 +76,6 @@ export class UpstreamParts implements AsyncGenerator<StreamPart, undefined> {
   async throw(error: unknown): Promise<IteratorResult<StreamPart, undefined>> {
     await this.return();
     throw error;
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.return();
   }
 
   #take(): StreamPart {
