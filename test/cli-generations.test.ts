@@ -171,3 +171,19 @@ test("usage sums requests, tokens and spend in total and per model, key, provide
     expect(result.stderr).toContain(message);
   }
 }, 120_000);
+
+test("a command started while another connection holds the database locked for a moment waits for it instead of failing", async () => {
+  // What a gateway that just stopped does: the last connection to close checkpoints the WAL under an
+  // exclusive lock. Here another process holds one until the command has started, then lets go.
+  const file = join(dataDir, "roundhouse.db");
+  const holder = Bun.spawn(
+    [process.execPath, "-e", `const { Database } = require("bun:sqlite"); const db = new Database(${JSON.stringify(file)}); db.exec("PRAGMA locking_mode = EXCLUSIVE"); db.exec("BEGIN EXCLUSIVE"); console.log("locked"); setTimeout(() => { db.exec("COMMIT"); db.close(); }, 800);`],
+    { stdout: "pipe", stderr: "inherit" },
+  );
+  const reader = holder.stdout.getReader();
+  expect(new TextDecoder().decode((await reader.read()).value)).toContain("locked");
+  const listed = await run(["generations", "list", "--limit", "1", "--json"]);
+  expect({ code: listed.code, stderr: listed.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(JSON.parse(listed.stdout)).toHaveLength(1);
+  expect(await holder.exited).toBe(0);
+});

@@ -29,6 +29,10 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
     createPrivateFile(file);
     for (const suffix of ["-wal", "-shm"]) if (existsSync(file + suffix)) chmodSync(file + suffix, PRIVATE_FILE_MODE);
     client = new Database(file, { create: true, strict: true });
+    // The busy timeout first: setting the journal mode needs a lock another connection may hold for a
+    // moment (the last one to close checkpoints the WAL under an exclusive lock, e.g. a gateway just
+    // stopped); without a busy timeout that is an immediate "database is locked".
+    client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     client.exec("PRAGMA journal_mode = WAL");
     client.exec("PRAGMA synchronous = NORMAL");
   }

@@ -39,8 +39,8 @@ self.onmessage = (event: MessageEvent<WriterMessage>) => {
   const message = event.data;
   if (message.type === "open") {
     database = new Database(message.file, { strict: true });
-    database.exec("PRAGMA synchronous = NORMAL");
     database.exec(`PRAGMA busy_timeout = ${message.busyTimeoutMs}`);
+    database.exec("PRAGMA synchronous = NORMAL");
     database.exec("PRAGMA foreign_keys = ON");
     plan = message.plan;
     insert = database.prepare(plan.insertSql);
