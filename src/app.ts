@@ -38,7 +38,7 @@ import { generationContentApi } from "./api/generation-content.ts";
 import { oauthConsentApi } from "./api/oauth-consent.ts";
 import { oauthKeysApi } from "./api/oauth-keys.ts";
 import { failureLogError, requestObserver, responseStatus } from "./api/access-log.ts";
-import { auditRecorder, mayBeAudited, UNAUDITED_ROUTES } from "./api/audit-hook.ts";
+import { auditRecorder, mayBeAudited } from "./api/audit-hook.ts";
 import { auditLogApi } from "./api/audit-log.ts";
 import { existingState, requestState } from "./api/request-state.ts";
 import { buildOpenApi } from "./api/openapi.ts";
@@ -184,9 +184,7 @@ export function createApp(services: Services) {
       const state = requestState(request);
       state.requestId = id;
       // The peer is known only while the request is served; an audited request needs it afterwards.
-      // (Inference, a POST to a route of its own, never is: no peer looked up for it.)
-      const path = pathOf(request);
-      if (mayBeAudited(request.method, path) && !(request.method === "POST" && UNAUDITED_ROUTES.has(path))) state.peer = server?.requestIP(request)?.address;
+      if (mayBeAudited(request.method, pathOf(request))) state.peer = server?.requestIP(request)?.address;
       set.headers["x-request-id"] = id;
       // Shutting down, the listener stays open until the requests in flight end (server.ts) so that
       // readiness probes get their 503; new work is turned away, with the connection closed.

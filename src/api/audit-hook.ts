@@ -39,9 +39,12 @@ const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** A route parameter's value is kept to this many characters (the ids acted on are shorter). */
 const MAX_TARGET = 256;
 
-/** Whether a request with this method to this path may be a management action (its route is matched later). */
+/**
+ * Whether a request with this method to this path may be a management action (its route is matched
+ * later). The unaudited routes have no parameters, so their paths are their routes: inference is never one.
+ */
 export function mayBeAudited(method: string, path: string): boolean {
-  return !READS.has(method) || (method === "GET" && AUDITED_READS.has(path));
+  return READS.has(method) ? method === "GET" && AUDITED_READS.has(path) : !UNAUDITED_ROUTES.has(path);
 }
 
 /** Whether a request to `route` (a matched route template) with `method` is recorded. */

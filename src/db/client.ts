@@ -36,7 +36,6 @@ export function openDatabase(options: OpenDatabaseOptions): Db {
     client.exec("PRAGMA journal_mode = WAL");
     client.exec("PRAGMA synchronous = NORMAL");
   }
-  client.exec(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
   client.exec("PRAGMA foreign_keys = ON");
   const db = drizzle({ client, schema }) as Db;
   migrate(db, options.migrations ?? migrationSources());

@@ -159,28 +159,10 @@ function multiRowWriter(backend: Backend): BatchWriter {
   };
 }
 
-/** One column of the INSERT: the row's field and the value as the driver stores it. */
-interface InsertColumn {
-  field: keyof GenerationRow;
-  encode: (value: unknown) => unknown;
-}
-
 export function sqliteWriter(backend: Backend): BatchWriter {
   const client = backend.sqlite!;
-  // The INSERT's columns, in schema order, with drizzle's own value mapping (booleans, JSON) and
-  // defaults. A column whose mapping is drizzle's identity (plain text, integer, real) stores its value as is.
-  const entries = Object.entries(getTableColumns(backend.tables.generations)) as Array<[keyof GenerationRow, Column]>;
-  const columns: InsertColumn[] = entries.map(([field, column]) => {
-    const fallback = column.default === undefined ? null : column.mapToDriverValue(column.default);
-    const identity = column.mapToDriverValue === Column.prototype.mapToDriverValue;
-    return {
-      field,
-      encode: identity
-        ? (value) => (value === undefined ? fallback : value)
-        : (value) => (value === undefined ? fallback : value === null ? null : column.mapToDriverValue(value)),
-    };
-  });
-  const names = entries.map(([, column]) => `"${column.name}"`).join(", ");
+  // The same INSERT and column mapping the writer's thread uses (checked against drizzle's own mapping).
+  const { insertSql, columns } = writePlan(backend);
   let insert: Statement | undefined;
   const values = new Array<unknown>(columns.length);
   return {
@@ -189,12 +171,9 @@ export function sqliteWriter(backend: Backend): BatchWriter {
     write: (batch) =>
       backend.transaction(async (tx) => {
         const inserted: string[] = [];
-        insert ??= client.prepare(`INSERT INTO generations (${names}) VALUES (${columns.map(() => "?").join(", ")}) ON CONFLICT DO NOTHING`);
+        insert ??= client.prepare(insertSql);
         for (const row of batch) {
-          for (let index = 0; index < columns.length; index++) {
-            const column = columns[index]!;
-            values[index] = column.encode(row[column.field]);
-          }
+          for (let index = 0; index < columns.length; index++) values[index] = storedValue(columns[index]!, row[columns[index]!.field as keyof GenerationRow]);
           if (insert.run(values as never).changes > 0) inserted.push(row.id);
         }
         await addToRollups(tx, backend.tables, backend.dialect, inserted);

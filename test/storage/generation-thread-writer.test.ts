@@ -1,16 +1,18 @@
 /**
- * The generation writer's thread stores records without the ORM (plain SQLite with a plan made from the
- * schema): every column, the defaults of absent fields and the rollups must come out exactly as the
- * ORM-backed writer stores them. The same batches go through both, into two database files, and the
- * tables are compared row by row; then a batch with an id already stored is skipped by both alike.
+ * The SQLite generation writers (the thread's, and the in-process one a database in memory uses) store
+ * records without the ORM's insert: a prepared statement with a plan made from the schema. Every column,
+ * the defaults of absent fields and the rollups must come out exactly as the ORM's own insert stores
+ * them. The same batches go through all three, into three database files, and the tables are compared
+ * row by row; a batch with an id already stored is skipped by all alike.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openSqliteBackend } from "../../src/db/backend.ts";
+import { type Backend, openSqliteBackend } from "../../src/db/backend.ts";
 import { DATABASE_FILE } from "../../src/db/client.ts";
+import { addToRollups } from "../../src/db/generation-rollup.ts";
 import { batchWriter, storeWriter } from "../../src/db/generation-writer.ts";
 import type { GenerationRow } from "../../src/db/schema.ts";
 import { generation } from "./rows.ts";
@@ -36,7 +38,17 @@ function dump(file: string, table: string): unknown[] {
   }
 }
 
-test("the thread stores every column, default and rollup exactly as the ORM-backed writer does", async () => {
+/** The oracle: the ORM's own insert (its value mapping and defaults), skipping stored ids, then the rollups. */
+function ormInsert(backend: Backend, batch: GenerationRow[]): Promise<void> {
+  return backend.transaction(async (tx) => {
+    const { generations } = backend.tables;
+    const inserted: string[] = [];
+    for (const row of batch) inserted.push(...(await tx.insert(generations).values(row).onConflictDoNothing().returning({ id: generations.id })).map((stored) => stored.id));
+    await addToRollups(tx, backend.tables, backend.dialect, inserted);
+  });
+}
+
+test("the thread and the in-process writer store every column, default and rollup exactly as the ORM's insert does", async () => {
   const day = "2026-11-27T10:15:00.000Z";
   const batches: GenerationRow[][] = [
     [
@@ -50,29 +62,31 @@ test("the thread stores every column, default and rollup exactly as the ORM-back
     [generation("g1", { createdAt: day, totalCost: 99 }), generation("g5", { createdAt: day, guardrailFlags: [{ guardrail: "g", kind: "pii" }] as never })],
   ];
   const viaOrm = fileBackend();
+  const viaProcess = fileBackend();
   const viaThread = fileBackend();
-  const orm = batchWriter(viaOrm);
+  const inProcess = batchWriter(viaProcess);
   const thread = storeWriter(viaThread);
   try {
     for (const batch of batches) {
-      await orm.write(batch);
+      await ormInsert(viaOrm, batch);
+      await inProcess.write(batch);
       await thread.write(batch);
     }
   } finally {
-    orm.close();
+    inProcess.close();
     await thread.close();
   }
-  const files = [viaOrm, viaThread].map((backend) => join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE));
+  const files = [viaOrm, viaProcess, viaThread].map((backend) => join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE));
   for (const table of ["generations", "generation_rollups"]) {
-    const [expected, actual] = files.map((file) => dump(file, table));
-    expect(actual).toEqual(expected);
-    expect((actual as unknown[]).length).toBeGreaterThan(0);
+    const [expected, ...actual] = files.map((file) => dump(file, table));
+    expect((expected as unknown[]).length).toBeGreaterThan(0);
+    for (const written of actual) expect(written).toEqual(expected!);
   }
-  const stored = dump(files[1]!, "generations") as Array<Record<string, unknown>>;
+  const stored = dump(files[2]!, "generations") as Array<Record<string, unknown>>;
   expect(stored.map((row) => row.id)).toEqual(["g1", "g2", "g3", "g4", "g5"]);
   expect(stored.find((row) => row.id === "g1")!.total_cost).toBe(0.25);
   expect(stored.find((row) => row.id === "g4")).toMatchObject({ cancelled: 0, is_byok: 0, total_cost: 0 });
-  await Promise.all([viaOrm.close(), viaThread.close()]);
+  await Promise.all([viaOrm.close(), viaProcess.close(), viaThread.close()]);
 });
 
 test("a batch the database refuses is rolled back whole and its error comes back to the caller", async () => {
