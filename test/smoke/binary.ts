@@ -270,6 +270,7 @@ try {
 // Team mode: two replicas of the binary on one PostgreSQL, started together on an empty database.
 let postgres: TestPostgres | undefined;
 const replicas: Array<ReturnType<typeof Bun.spawn>> = [];
+let failed = false;
 try {
   postgres = await TestPostgres.start();
   const databaseUrl = await postgres.createDatabase();
@@ -285,7 +286,8 @@ try {
     return readUntil(replica.stdout as ReadableStream<Uint8Array>, "listening on", 20_000);
   });
   const outputs = await Promise.all(started);
-  check("two replicas start together on an empty PostgreSQL", outputs.every((text) => text.includes("listening on")), outputs.map((text) => text.trim().split("\n").at(-1)).join(" | "));
+  failed = !outputs.every((text) => text.includes("listening on"));
+  check("two replicas start together on an empty PostgreSQL", !failed, outputs.map((text) => text.trim().split("\n").at(-1)).join(" | "));
   const printed = outputs.map((text) => /inference key:\s+(\S+)/.exec(text)?.[1]).filter(Boolean);
   check("the bootstrap keys are created once", printed.length === 1, `${printed.length} replica(s) printed keys`);
   const answers = await Promise.all(
@@ -298,9 +300,17 @@ try {
   check("the key one replica created answers on both", answers.every((text) => text.includes("hello")), answers.join(" | "));
 } catch (error) {
   check("team mode smoke run", false, error instanceof Error ? error.message : String(error));
+  failed = true;
 } finally {
   for (const replica of replicas) replica.kill("SIGTERM");
   await Promise.all(replicas.map((replica) => replica.exited));
+  // A failed run says what each replica wrote on stderr, and how it ended, so a failure can be read.
+  if (failed) {
+    for (const [index, replica] of replicas.entries()) {
+      const stderr = (await new Response(replica.stderr as ReadableStream<Uint8Array>).text()).trim();
+      console.log(`replica ${index} exited ${replica.exitCode ?? replica.signalCode}; stderr: ${stderr.split("\n").slice(-15).join("\n  ") || "(empty)"}`);
+    }
+  }
   await postgres?.stop();
   upstream.stop(true);
   rmSync(work, { recursive: true, force: true });
