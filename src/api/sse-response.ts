@@ -1,6 +1,7 @@
 import type { StreamPart } from "../core/canonical.ts";
 import { GatewayError, toGatewayError } from "../core/errors.ts";
 import { SSE_KEEPALIVE, type StreamEncoder } from "./codecs/codec.ts";
+import { takeReady } from "../core/part-iterator.ts";
 
 export interface SseSource {
   /** Resolves with the encoder and the parts once an upstream answered; rejects if none did. */
@@ -46,10 +47,22 @@ export function sseResponse(source: SseSource, headers?: Record<string, string>)
         source.abort();
       });
       const shutdownError = () => new GatewayError("unavailable", "The gateway is shutting down; the stream was stopped before it finished");
+      // Frames are gathered while parts are at hand and written together before the stream waits.
+      let pending = "";
+      const add = (frames: string[]) => {
+        for (const frame of frames) pending += frame;
+      };
+      const flush = () => {
+        if (pending === "") return;
+        if (!closed) {
+          controller.enqueue(encoder.encode(pending));
+          lastWrite = Date.now();
+        }
+        pending = "";
+      };
       const write = (frames: string[]) => {
-        if (closed || frames.length === 0) return;
-        controller.enqueue(encoder.encode(frames.join("")));
-        lastWrite = Date.now();
+        add(frames);
+        flush();
       };
       // One timer per stream, not reset by writes: when it fires it writes a keep-alive if the stream
       // has been silent long enough, and is armed again for when the silence would be long enough
@@ -67,23 +80,51 @@ export function sseResponse(source: SseSource, headers?: Record<string, string>)
         styleEncoder = ready;
         // The spec: with `debug.echo_upstream_body` the first chunk is the debug chunk (one per attempt).
         for (const body of echo ?? []) write(styleEncoder.debug?.(body) ?? []);
-        write(styleEncoder.start());
+        add(styleEncoder.start());
         let finished = false;
         let failed = false;
-        for await (const part of parts) {
-          if (closed) break;
-          if (part.type === "error") {
-            write(styleEncoder.error(part.error));
-            failed = true;
-            break;
+        // As a for-await over the parts, which also takes the parts already at hand without waiting: a
+        // read that brought several parts is written in one go. Stopping early closes the parts.
+        let open = true;
+        try {
+          for (;;) {
+            let part = takeReady(parts);
+            if (part === undefined) {
+              // After the finish only the stream's end is left: `[DONE]` goes out with the last frames.
+              if (!finished) flush();
+              let next: IteratorResult<StreamPart>;
+              try {
+                next = await parts.next();
+              } catch (error) {
+                open = false;
+                throw error;
+              }
+              if (next.done) {
+                open = false;
+                break;
+              }
+              part = next.value;
+            }
+            if (closed) break;
+            if (part.type === "error") {
+              add(styleEncoder.error(part.error));
+              failed = true;
+              break;
+            }
+            add(styleEncoder.part(part));
+            if (part.type === "finish") finished = true;
           }
-          write(styleEncoder.part(part));
-          if (part.type === "finish") finished = true;
+        } catch (error) {
+          if (open) await parts.return(undefined).catch(() => {});
+          throw error;
         }
-        if (finished) write(styleEncoder.end());
-        else if (!failed) {
-          write(styleEncoder.error(shutdown ? shutdownError() : new GatewayError("bad_gateway", "The upstream stream ended before it finished")));
+        if (open) {
+          flush();
+          await parts.return(undefined);
         }
+        if (finished) add(styleEncoder.end());
+        else if (!failed) add(styleEncoder.error(shutdown ? shutdownError() : new GatewayError("bad_gateway", "The upstream stream ended before it finished")));
+        flush();
       } catch (error) {
         const failure = shutdown ? shutdownError() : toGatewayError(error);
         if (failure.status >= 500) source.onError(error);

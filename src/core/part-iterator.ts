@@ -10,6 +10,15 @@ export abstract class PartIterator implements AsyncGenerator<StreamPart, undefin
   abstract return(): Promise<IteratorResult<StreamPart, undefined>>;
   abstract throw(error: unknown): Promise<IteratorResult<StreamPart, undefined>>;
 
+  /**
+   * The next part when it is already at hand (parsed from a read that brought several), taken without
+   * waiting: a consumer drains a read's parts in one go and writes them together. `undefined` when the
+   * next part needs a `next` (none at hand, or the stream is over).
+   */
+  takeReady(): StreamPart | undefined {
+    return undefined;
+  }
+
   [Symbol.asyncIterator](): this {
     return this;
   }
@@ -17,4 +26,9 @@ export abstract class PartIterator implements AsyncGenerator<StreamPart, undefin
   async [Symbol.asyncDispose](): Promise<void> {
     await this.return();
   }
+}
+
+/** The part at hand from `parts` when it can say (see PartIterator.takeReady); otherwise `undefined`. */
+export function takeReady(parts: AsyncIterator<StreamPart>): StreamPart | undefined {
+  return parts instanceof PartIterator ? parts.takeReady() : undefined;
 }

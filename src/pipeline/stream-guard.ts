@@ -8,7 +8,7 @@ import { GatewayError } from "../core/errors.ts";
 import { usageFields, usageSoFar } from "./generation-record.ts";
 import type { Charge } from "../core/cost.ts";
 import type { RecordedAnswer } from "../core/generation-content.ts";
-import { PartIterator } from "../core/part-iterator.ts";
+import { PartIterator, takeReady } from "../core/part-iterator.ts";
 
 /**
  * Opens a stream and waits for its first output (a delta, or a finish), so that a failure before
@@ -65,6 +65,12 @@ class Replayed extends PartIterator {
     if (this.#stopped) return Promise.resolve({ done: true, value: undefined });
     if (this.#position < this.#read.length) return Promise.resolve({ done: false, value: this.#read[this.#position++]! });
     return this.parts.next() as Promise<IteratorResult<StreamPart, undefined>>;
+  }
+
+  override takeReady(): StreamPart | undefined {
+    if (this.#stopped) return undefined;
+    if (this.#position < this.#read.length) return this.#read[this.#position++]!;
+    return takeReady(this.parts);
   }
 
   async return(): Promise<IteratorResult<StreamPart, undefined>> {
@@ -131,6 +137,8 @@ class Recorded extends PartIterator {
   // make an upstream failure look like a client that left.
   #ended = false;
   #closed = false;
+  /** A part takeReady took from the stream and could not handle: `next` handles (and fails on) it. */
+  #untaken: StreamPart | undefined;
 
   constructor(
     private readonly parts: AsyncIterable<StreamPart>,
@@ -142,13 +150,33 @@ class Recorded extends PartIterator {
   next(): Promise<IteratorResult<StreamPart, undefined>> {
     if (this.#closed) return Promise.resolve({ done: true, value: undefined });
     let next: Promise<IteratorResult<StreamPart>>;
-    try {
-      this.#iterator ??= this.parts[Symbol.asyncIterator]();
-      next = Promise.resolve(this.#iterator.next());
-    } catch (error) {
-      next = Promise.reject(error);
+    const untaken = this.#untaken;
+    if (untaken !== undefined) {
+      this.#untaken = undefined;
+      next = Promise.resolve({ done: false, value: untaken });
+    } else {
+      try {
+        this.#iterator ??= this.parts[Symbol.asyncIterator]();
+        next = Promise.resolve(this.#iterator.next());
+      } catch (error) {
+        next = Promise.reject(error);
+      }
     }
     return next.then(this.#step, this.#failed);
+  }
+
+  /** A part at hand in the stream, handled as `next` would; a part that fails to be taken is left for `next`. */
+  override takeReady(): StreamPart | undefined {
+    if (this.#closed || this.#untaken !== undefined) return undefined;
+    this.#iterator ??= this.parts[Symbol.asyncIterator]();
+    const part = takeReady(this.#iterator);
+    if (part === undefined) return undefined;
+    try {
+      return this.#take(part);
+    } catch {
+      this.#untaken = part;
+      return undefined;
+    }
   }
 
   #step = (result: IteratorResult<StreamPart>): IteratorResult<StreamPart, undefined> | Promise<never> => {

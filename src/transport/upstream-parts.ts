@@ -64,6 +64,10 @@ export class UpstreamParts extends PartIterator {
     return this.#fill();
   }
 
+  override takeReady(): StreamPart | undefined {
+    return this.#taken < this.#queue.length ? this.#take() : undefined;
+  }
+
   async return(): Promise<IteratorResult<StreamPart, undefined>> {
     this.#queue = [];
     this.#taken = 0;
