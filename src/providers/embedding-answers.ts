@@ -5,6 +5,7 @@
  */
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { EmbeddingInput, EmbeddingsRequest } from "../core/operations.ts";
+import { allFinite, float32FromBytes } from "../core/float32.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
 import { invalidUpstreamResponse } from "../transport/upstream-errors.ts";
 
@@ -18,10 +19,7 @@ export function readVector(value: unknown): Float32Array | undefined {
   if (typeof value !== "string" || !BASE64.test(value)) return undefined;
   const bytes = Buffer.from(value, "base64");
   if (bytes.byteLength % 4 !== 0) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const vector = new Float32Array(bytes.byteLength / 4);
-  for (let index = 0; index < vector.length; index++) vector[index] = view.getFloat32(index * 4, true);
-  return vector;
+  return float32FromBytes(bytes);
 }
 
 /**
@@ -38,7 +36,7 @@ export function checkVectors(vectors: Float32Array[], request: EmbeddingsRequest
   if (request.dimensions !== undefined && length !== request.dimensions) {
     throw invalidUpstreamResponse(endpoint, `embeddings of ${length} dimensions where ${request.dimensions} were asked`);
   }
-  if (vectors.some((vector) => !vector.every(Number.isFinite))) throw invalidUpstreamResponse(endpoint, "an embedding value that is not a finite number");
+  if (!vectors.every(allFinite)) throw invalidUpstreamResponse(endpoint, "an embedding value that is not a finite number");
   return vectors;
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Simulation } from "../../core/catalog-types.ts";
 import { SIMULATED_ROUTES } from "./operations.ts";
+import { float32Bytes } from "../../core/float32.ts";
 
 type Json = Record<string, any>;
 
@@ -37,9 +38,7 @@ function unitVector(seed: number, dimensions: number): Float32Array {
 }
 
 function base64(vector: Float32Array): string {
-  const bytes = new DataView(new ArrayBuffer(vector.length * 4));
-  vector.forEach((value, index) => bytes.setFloat32(index * 4, value, true));
-  return Buffer.from(bytes.buffer).toString("base64");
+  return float32Bytes(vector).toString("base64");
 }
 
 /** OpenAI's input forms as a list of inputs: a string or flat token id array is one. */

@@ -1,5 +1,6 @@
 import type { EmbeddingsRequest, EmbeddingsResult } from "../../../core/operations.ts";
 import type { EncodedAnswer, OperationEncodeContext } from "../operation-codec.ts";
+import { float32Bytes } from "../../../core/float32.ts";
 
 /**
  * The shortest decimal that reads back as the same float32 (what OpenAI sends), instead of the 17 digits
@@ -11,13 +12,6 @@ function shortestFloat32(value: number): number {
     if (Math.fround(candidate) === value) return candidate;
   }
   return Number(value.toPrecision(9));
-}
-
-/** Base64 of the vector as little-endian float32, whatever the host's byte order. */
-function float32Base64(vector: Float32Array): string {
-  const bytes = new DataView(new ArrayBuffer(vector.length * 4));
-  vector.forEach((value, index) => bytes.setFloat32(index * 4, value, true));
-  return Buffer.from(bytes.buffer).toString("base64");
 }
 
 /**
@@ -32,7 +26,7 @@ export function encodeEmbeddings(result: EmbeddingsResult, request: EmbeddingsRe
       object: "list",
       data: result.vectors.map((vector, index) => ({
         object: "embedding",
-        embedding: base64 ? float32Base64(vector) : Array.from(vector, shortestFloat32),
+        embedding: base64 ? float32Bytes(vector).toString("base64") : Array.from(vector, shortestFloat32),
         index,
       })),
       model: context.model,
