@@ -139,10 +139,12 @@ models:
   check("config schema prints the JSON Schema", parsed.$schema === "http://json-schema.org/draft-07/schema#" && parsed.title === "Roundhouse configuration");
 }
 
-const port = 20000 + Math.floor(Math.random() * 20000);
+// Port 0: the kernel picks a free port and the start-up line names it (a port picked at random here
+// may be in use, and a gateway that cannot listen exits after printing its first keys).
+const LISTENING = /listening on (http:\/\/\S+)/;
 const strace = Bun.which("strace");
 const traceFile = join(work, "trace.txt");
-const command = [join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", String(port)];
+const command = [join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", "0"];
 const child = Bun.spawn(strace ? [strace, "-f", "-qq", "-e", "trace=connect", "-o", traceFile, ...command] : command, {
   cwd: work,
   env: { PATH: emptyPath, HOME: work },
@@ -166,12 +168,19 @@ async function readUntil(stream: ReadableStream<Uint8Array>, marker: string, ms:
 
 try {
   const output = await readUntil(child.stdout, "API: ", 15_000);
-  check("starts from an empty directory with no bun or node on PATH", output.includes("listening on"), output.trim().split("\n").at(-1));
-  check("the start-up lines name the dashboard at /", output.includes(`dashboard:  http://127.0.0.1:${port}/\n`));
+  const listening = LISTENING.exec(output)?.[1];
+  check("starts from an empty directory with no bun or node on PATH", listening !== undefined, output.trim().split("\n").at(-1));
+  if (listening === undefined) {
+    // Why it did not start: what it wrote on stderr, once it has ended.
+    const ended = await Promise.race([child.exited.then(() => true), Bun.sleep(2000).then(() => false)]);
+    const stderr = ended ? (await new Response(child.stderr).text()).trim() : "(still running)";
+    console.log(`the gateway ${ended ? `exited ${child.exitCode ?? child.signalCode}` : "did not exit"}; stderr: ${stderr.split("\n").slice(-15).join("\n  ") || "(empty)"}`);
+  }
+  const base = listening ?? "http://127.0.0.1:0";
+  check("the start-up lines name the dashboard at /", output.includes(`dashboard:  ${base}/\n`));
   check("creates its data directory", existsSync(join(work, "data", "roundhouse.db")) && existsSync(join(work, "data", "master.key")));
   const inferenceKey = /inference key:\s+(\S+)/.exec(output)?.[1] ?? "";
   check("prints the first keys once", inferenceKey.startsWith("sk-rh-v1-"));
-  const base = `http://127.0.0.1:${port}`;
   check("/healthz answers", (await fetch(`${base}/healthz`)).status === 200);
   const ready = await fetch(`${base}/readyz`);
   check("/readyz answers", ready.status === 200 || ready.status === 404, String(ready.status));
@@ -274,9 +283,8 @@ let failed = false;
 try {
   postgres = await TestPostgres.start();
   const databaseUrl = await postgres.createDatabase();
-  const ports = [port + 1, port + 2];
-  const started = ports.map((replicaPort, index) => {
-    const replica = Bun.spawn([join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", String(replicaPort), "--data-dir", join(work, `replica-${index}`)], {
+  const started = [0, 1].map((index) => {
+    const replica = Bun.spawn([join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", "0", "--data-dir", join(work, `replica-${index}`)], {
       cwd: work,
       env: { PATH: emptyPath, HOME: work, ROUNDHOUSE_DATABASE_URL: databaseUrl, ROUNDHOUSE_MASTER_KEY: "b".repeat(64) },
       stdout: "pipe",
@@ -291,8 +299,8 @@ try {
   const printed = outputs.map((text) => /inference key:\s+(\S+)/.exec(text)?.[1]).filter(Boolean);
   check("the bootstrap keys are created once", printed.length === 1, `${printed.length} replica(s) printed keys`);
   const answers = await Promise.all(
-    ports.map(async (replicaPort) => {
-      const client = new OpenAI({ baseURL: `http://127.0.0.1:${replicaPort}/api/v1`, apiKey: printed[0] ?? "missing" });
+    outputs.map(async (text) => {
+      const client = new OpenAI({ baseURL: `${LISTENING.exec(text)?.[1] ?? "http://127.0.0.1:0"}/api/v1`, apiKey: printed[0] ?? "missing" });
       const answer = await client.chat.completions.create({ model: "roundhouse/simulated", messages: [{ role: "user", content: "say hello" }] });
       return answer.choices[0]?.message.content ?? "";
     }),
