@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { openSqliteBackend } from "../src/db/backend.ts";
 import { AnalyticsStore, type AnalyticsQuery } from "../src/db/analytics.ts";
 import { DIMENSIONS, METRICS } from "../src/db/analytics-catalog.ts";
+import { GenerationStore } from "../src/db/generations.ts";
+import { createLogger } from "../src/core/log.ts";
 import { DAY_MS as DAY, seedGenerations } from "./lib/generation-seed.ts";
 
 const RECORDS = Number(process.argv[2] ?? 1_000_000);
@@ -69,6 +71,14 @@ try {
     store.query(BUSY, query({ start: new Date(now - DAY).toISOString(), granularity: "minute", orderBy: { field: "time_bucket", direction: "asc" }, limit: 10_000 })),
   );
   await time("GET /credits (workspace spend)", () => store.workspaceSpend(BUSY));
+  // What keys spent: `GET /key`, the keys list, and the first read of a spend limit or a workspace budget.
+  const generations = new GenerationStore(backend, createLogger("error"), { journalFile: null });
+  await time("GET /key (one key's usage: total, day, week, month)", () => generations.usageByKey(["key-7"], new Date(now)));
+  await time("GET /keys (the usage of the busy workspace's 50 keys)", () => generations.usageByKey(Array.from({ length: 50 }, (_, index) => `key-${index}`), new Date(now)));
+  const month = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1));
+  await time("spend limit, first read (one key since the month's start)", () => generations.spentSince({ keyHash: "key-7", includeByok: true }, month));
+  await time("workspace budget, first read (busy workspace, month)", () => generations.spentSince({ workspaceId: BUSY, includeByok: false }, month));
+  await generations.close();
   console.log(`(${activity.length} activity rows)`);
 } finally {
   await backend.close();

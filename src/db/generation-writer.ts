@@ -162,25 +162,31 @@ function multiRowWriter(backend: Backend): BatchWriter {
 export function sqliteWriter(backend: Backend): BatchWriter {
   const client = backend.sqlite!;
   // The same INSERT and column mapping the writer's thread uses (checked against drizzle's own mapping).
-  const { insertSql, columns } = writePlan(backend);
+  const { insertSql, columns, rollupSql, rollupParameters } = writePlan(backend);
   let insert: Statement | undefined;
+  let rollup: Statement | undefined;
   const values = new Array<unknown>(columns.length);
   return {
     // In the backend's transaction (BEGIN IMMEDIATE, serialized with this process's other transactions),
-    // each row through the one prepared statement, synchronously; then the rollups of those inserted.
+    // each row through the one prepared statement, then the rollups of those inserted, all synchronously:
+    // a read on this connection meanwhile (an in-memory database has no other) sees a record together
+    // with its rollups or neither, as one on another connection sees them once committed (key-usage.ts).
     write: (batch) =>
-      backend.transaction(async (tx) => {
+      backend.transaction(async () => {
         const inserted: string[] = [];
         insert ??= client.prepare(insertSql);
         for (const row of batch) {
           for (let index = 0; index < columns.length; index++) values[index] = storedValue(columns[index]!, row[columns[index]!.field as keyof GenerationRow]);
           if (insert.run(values as never).changes > 0) inserted.push(row.id);
         }
-        await addToRollups(tx, backend.tables, backend.dialect, inserted);
+        if (inserted.length === 0) return;
+        rollup ??= client.prepare(rollupSql);
+        rollup.run(...new Array<string>(rollupParameters).fill(JSON.stringify(inserted)));
       }),
     close() {
       insert?.finalize();
-      insert = undefined;
+      rollup?.finalize();
+      insert = rollup = undefined;
     },
   };
 }

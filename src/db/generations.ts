@@ -7,7 +7,7 @@ import { describeError } from "../core/log.ts";
 import type { Backend } from "./backend.ts";
 import { GenerationJournal, JOURNAL_FILE, readJournal, sealedFiles } from "./generation-journal.ts";
 import { type BatchWriter, storeWriter } from "./generation-writer.ts";
-import { addCommittedUsage, type KeyUsage, NO_USAGE } from "./key-usage.ts";
+import { addCommittedUsage, committedSpendSince, type KeyUsage, NO_USAGE } from "./key-usage.ts";
 import type { GenerationRow } from "./schema.ts";
 
 export { type KeyUsage, NO_USAGE } from "./key-usage.ts";
@@ -259,9 +259,8 @@ export class GenerationStore {
 
   /**
    * What keys spent (USD): in total, today, this week (from Monday) and this month, UTC, queued records
-   * included, for any number of keys: past days from the daily rollups, the rest from the records (see
-   * key-usage.ts). Records still in memory are counted from memory and left out of the queries, so one
-   * committed while they run is counted once.
+   * included, for any number of keys: the committed records from the daily rollups, the others from
+   * memory; a record that commits while the query runs is counted once (see key-usage.ts).
    */
   async usageByKey(keyHashes: string[], now = new Date()): Promise<Map<string, KeyUsage>> {
     const result = new Map<string, KeyUsage>(keyHashes.map((hash) => [hash, { ...NO_USAGE }]));
@@ -270,8 +269,9 @@ export class GenerationStore {
     const week = periodStart("weekly", now).toISOString();
     const month = periodStart("monthly", now).toISOString();
     const pending = this.#pending().filter((row) => result.has(row.keyHash));
-    await addCommittedUsage(this.backend, result, { day, week, month }, pending);
+    const committed = await addCommittedUsage(this.backend, result, { day, week, month }, pending);
     for (const row of pending) {
+      if (committed.has(row.id)) continue;
       const usage = result.get(row.keyHash)!;
       const byok = row.isByok ? row.totalCost : 0;
       usage.total += row.totalCost;
@@ -335,10 +335,16 @@ export class GenerationStore {
    * the cost of generations served with a BYOK credential only when the ledger counts it.
    */
   async spentSince(owner: LedgerOwner, since: Date): Promise<number> {
-    const { generations } = this.backend.tables;
     const iso = since.toISOString();
     const byKey = "keyHash" in owner;
     const pending = this.#pending().filter((row) => (byKey ? row.keyHash === owner.keyHash : row.workspaceId === owner.workspaceId) && row.createdAt >= iso);
+    const fromMemory = (rows: GenerationRow[]) => rows.reduce((total, row) => total + (owner.includeByok || !row.isByok ? row.totalCost : 0), 0);
+    // A period starts at a UTC midnight: the daily rollups hold it whole, whatever the traffic (key-usage.ts).
+    if (iso.endsWith("T00:00:00.000Z")) {
+      const { spent, committed } = await committedSpendSince(this.backend, owner, iso.slice(0, 10), pending);
+      return spent + fromMemory(pending.filter((row) => !committed.has(row.id)));
+    }
+    const { generations } = this.backend.tables;
     const [stored] = await this.backend.db
       .select({ total: sum(generations.totalCost) })
       .from(generations)
@@ -348,7 +354,7 @@ export class GenerationStore {
         gte(generations.createdAt, iso),
         notPending(generations.id, pending),
       ));
-    return Number(stored?.total ?? 0) + pending.reduce((total, row) => total + (owner.includeByok || !row.isByok ? row.totalCost : 0), 0);
+    return Number(stored?.total ?? 0) + fromMemory(pending);
   }
 }
 

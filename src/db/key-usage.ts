@@ -1,4 +1,5 @@
-import { and, gte, inArray, lt, notInArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { LedgerOwner } from "../core/ledgers.ts";
 import type { Backend } from "./backend.ts";
 import type { GenerationRow } from "./schema.ts";
 
@@ -23,27 +24,66 @@ export interface UsagePeriods {
   month: string;
 }
 
-function add(into: KeyUsage, sums: Record<string, unknown>): void {
-  for (const name of Object.keys(NO_USAGE) as Array<keyof KeyUsage>) into[name] += Number(sums[name] ?? 0);
+/**
+ * Spend is read from the daily rollups, not the records: a few rows per day and model, however many
+ * requests a day brings. A record and its rollups are committed in
+ * one transaction (generation-writer.ts), so a record is in the sums exactly when it is committed. The
+ * records the store still holds in memory (`pending`) may commit at any moment, so the same statement
+ * (one snapshot of the database) also tells which of them are committed: the caller counts the others
+ * from memory, and every record is counted once whatever commits while the statement runs.
+ */
+interface Committed<Row> {
+  rows: Row[];
+  /** The ids of the pending records the sums already hold. */
+  committed: Set<string>;
+}
+
+type Sums = Record<string, SQL<number>>;
+
+/** The sums of the rollup rows `where` picks (grouped by `group`), and which of `pending` are committed, in one statement. */
+async function fromRollups(backend: Backend, where: SQL | undefined, group: SQL<string | null> | undefined, sums: Sums, pending: GenerationRow[]): Promise<Committed<Record<string, unknown>>> {
+  const { generations: g, generationRollups: r } = backend.tables;
+  const selection: Record<string, SQL<unknown>> = { probe: sql<number>`0`, name: group ?? sql<string | null>`null`, ...sums };
+  const selected = backend.db.select(selection).from(r).where(where);
+  // Without a group, one row of sums (zeros when no row matches).
+  const rollups = group ? selected.groupBy(group) : selected;
+  let rows: Array<Record<string, unknown>>;
+  if (pending.length === 0) {
+    rows = await rollups;
+  } else {
+    const probe: Record<string, SQL<unknown>> = { probe: sql<number>`1`, name: sql<string | null>`${g.id}` };
+    for (const name of Object.keys(sums)) probe[name] = sql<number>`0`;
+    // The ids travel as one JSON parameter, however many records are held (up to the store's maximum).
+    const ids = JSON.stringify(pending.map((row) => row.id));
+    const listed = backend.dialect === "sqlite" ? sql`${g.id} IN (SELECT value FROM json_each(${ids}))` : sql`${g.id} IN (SELECT jsonb_array_elements_text(${ids}::text::jsonb))`;
+    rows = await rollups.unionAll(backend.db.select(probe).from(g).where(listed));
+  }
+  const committed = new Set<string>();
+  const sumRows: Array<Record<string, unknown>> = [];
+  for (const row of rows) {
+    if (Number(row.probe) === 1) committed.add(String(row.name));
+    else sumRows.push(row);
+  }
+  return { rows: sumRows, committed };
 }
 
 /**
- * Adds what the keys' committed records cost to `result`, leaving out those `pending` (counted by the
- * caller from memory). The whole days before the first day a pending record or today falls on come from
- * the daily rollups (kept in the transaction that commits the records, so they never hold a pending
- * one); the records from that day on are read from the log itself, by key and time (an index range).
- * The log's size no longer matters: a key's year of traffic is a few hundred rollup rows per model.
+ * Adds what the keys' committed records cost to `result` (one entry per key hash), for each period
+ * and in total; returns the ids of the `pending` records already counted (see fromRollups).
  */
-export async function addCommittedUsage(backend: Backend, result: Map<string, KeyUsage>, periods: UsagePeriods, pending: GenerationRow[]): Promise<void> {
-  const keyHashes = [...result.keys()];
-  const { generations: g, generationRollups: r } = backend.tables;
-  // A rollup's `day` is its records' `created_at` cut after the date: `day < D` holds exactly when
-  // `created_at < D`, and a period's start (a midnight) compares the same way cut to its date.
-  let split = periods.day.slice(0, 10);
-  for (const row of pending) if (row.createdAt < split) split = row.createdAt.slice(0, 10);
-  const sums = (at: SQL, cost: SQL, byok: SQL, cut: (start: string) => string) => {
-    const since = (start: string, value: SQL) => sql<number>`coalesce(sum(case when ${at} >= ${cut(start)} then ${value} end), 0)`;
-    return {
+export async function addCommittedUsage(backend: Backend, result: Map<string, KeyUsage>, periods: UsagePeriods, pending: GenerationRow[]): Promise<Set<string>> {
+  const r = backend.tables.generationRollups;
+  // A rollup's `day` is its records' `created_at` cut after the date, and a period starts at a midnight:
+  // `day >= D` holds exactly for the records on or after D.
+  const since = (start: string, value: SQL) => sql<number>`coalesce(sum(case when ${r.day} >= ${start.slice(0, 10)} then ${value} end), 0)`;
+  const cost = sql`${r.totalCost}`;
+  const byok = sql`${r.byokCost}`;
+  const { rows, committed } = await fromRollups(
+    backend,
+    // Only daily rows name a key (an hourly one sums every key).
+    inArray(r.keyHash, [...result.keys()]),
+    sql<string | null>`${r.keyHash}`,
+    {
       total: sql<number>`coalesce(sum(${cost}), 0)`,
       daily: since(periods.day, cost),
       weekly: since(periods.week, cost),
@@ -52,23 +92,30 @@ export async function addCommittedUsage(backend: Backend, result: Map<string, Ke
       byokDaily: since(periods.day, byok),
       byokWeekly: since(periods.week, byok),
       byokMonthly: since(periods.month, byok),
-    };
-  };
-  const date = (start: string) => start.slice(0, 10);
-  const instant = (start: string) => start;
-  const byokOfRecord = sql`case when ${g.isByok} then ${g.totalCost} end`;
-  const [days, recent] = await Promise.all([
-    backend.db
-      .select({ keyHash: r.keyHash, ...sums(sql`${r.day}`, sql`${r.totalCost}`, sql`${r.byokCost}`, date) })
-      .from(r)
-      // Only daily rows name a key (an hourly one sums every key).
-      .where(and(inArray(r.keyHash, keyHashes), lt(r.day, split)))
-      .groupBy(r.keyHash),
-    backend.db
-      .select({ keyHash: g.keyHash, ...sums(sql`${g.createdAt}`, sql`${g.totalCost}`, byokOfRecord, instant) })
-      .from(g)
-      .where(and(inArray(g.keyHash, keyHashes), gte(g.createdAt, split), pending.length === 0 ? undefined : notInArray(g.id, pending.map((row) => row.id))))
-      .groupBy(g.keyHash),
-  ]);
-  for (const { keyHash, ...row } of [...days, ...recent]) if (keyHash !== null) add(result.get(keyHash)!, row);
+    },
+    pending,
+  );
+  for (const row of rows) {
+    const usage = typeof row.name === "string" ? result.get(row.name) : undefined;
+    if (usage) for (const field of Object.keys(NO_USAGE) as Array<keyof KeyUsage>) usage[field] += Number(row[field] ?? 0);
+  }
+  return committed;
+}
+
+/**
+ * What an owner's committed records cost on or after `day` (YYYY-MM-DD, a UTC midnight), and which of
+ * `pending` are already counted (see fromRollups).
+ */
+export async function committedSpendSince(backend: Backend, owner: LedgerOwner, day: string, pending: GenerationRow[]): Promise<{ spent: number; committed: Set<string> }> {
+  const r = backend.tables.generationRollups;
+  const cost = owner.includeByok ? sql`${r.totalCost}` : sql`${r.totalCost} - ${r.byokCost}`;
+  const { rows, committed } = await fromRollups(
+    backend,
+    // A workspace's daily rows only: its hourly rows sum the same records again.
+    and("keyHash" in owner ? eq(r.keyHash, owner.keyHash) : and(eq(r.workspaceId, owner.workspaceId), isNull(r.hour)), gte(r.day, day)),
+    undefined,
+    { spent: sql<number>`coalesce(sum(${cost}), 0)` },
+    pending,
+  );
+  return { spent: rows.reduce((total, row) => total + Number(row.spent), 0), committed };
 }

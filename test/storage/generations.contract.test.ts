@@ -1,5 +1,8 @@
 /** GenerationStore and VideoJobStore on both backends: records written behind, usage sums, video jobs. */
 import { describe, expect, test } from "bun:test";
+import { copyFileSync, mkdtempSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { sampleVideoJob } from "../../src/core/test-support.ts";
 import { GenerationStore } from "../../src/db/generations.ts";
 import { VideoJobStore } from "../../src/db/video-jobs.ts";
@@ -94,6 +97,34 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
       total: 7.75, daily: 0.25, weekly: 0.25, monthly: 5.75, byokTotal: 1, byokDaily: 0, byokWeekly: 0, byokMonthly: 1,
     });
     await writer.close();
+  });
+
+  test("usage and spend count once a record the store still holds though the database has it (a replayed journal of records already written)", async () => {
+    const { backend } = await open();
+    const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
+    try {
+      const journalFile = join(dir, "generations.journal");
+      const writer = new GenerationStore(backend, quiet, { ...options, journalFile });
+      await writer.record(generation("gen-today", { createdAt: "2025-03-19T01:00:00.000Z", totalCost: 0.25 }));
+      await writer.record(generation("gen-month", { createdAt: "2025-03-03T10:00:00.000Z", totalCost: 1, isByok: true }));
+      // The journal as a process killed after the commit but before it deleted the sealed file leaves it.
+      copyFileSync(journalFile, join(dir, "kept"));
+      await writer.flush();
+      await writer.close();
+      renameSync(join(dir, "kept"), join(dir, "generations.journal.1"));
+      const replaying = new GenerationStore(backend, quiet, { ...options, journalFile });
+      expect(replaying.pendingCount).toBe(2);
+      const expected = { total: 1.25, daily: 0.25, weekly: 0.25, monthly: 1.25, byokTotal: 1, byokDaily: 0, byokWeekly: 0, byokMonthly: 1 };
+      expect((await replaying.usageByKey(["key-1"], NOW)).get("key-1")).toEqual(expected);
+      expect(await replaying.spentSince({ keyHash: "key-1", includeByok: true }, new Date("2025-03-01T00:00:00.000Z"))).toBe(1.25);
+      expect(await replaying.spentSince({ workspaceId: "ws-1", includeByok: false }, new Date("2025-03-01T00:00:00.000Z"))).toBe(0.25);
+      await replaying.flush();
+      expect(replaying.pendingCount).toBe(0);
+      expect((await replaying.usageByKey(["key-1"], NOW)).get("key-1")).toEqual(expected);
+      await replaying.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("popularity counts a workspace's successful requests per model since a moment, queued ones included", async () => {
