@@ -480,7 +480,7 @@ describe("upstream.http_client", () => {
 });
 
 describe("ClientResponse", () => {
-  const { ClientResponse } = require("../src/transport/upstream-client.ts") as typeof import("../src/transport/upstream-client.ts");
+  const { ClientResponse } = require("../src/transport/client-response.ts") as typeof import("../src/transport/client-response.ts");
   const bytes = () => new TextEncoder().encode("hello");
 
   test("bytes() after only looking at body takes the bytes; after reading the stream it is refused", async () => {
