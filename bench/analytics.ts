@@ -78,6 +78,7 @@ try {
   const month = new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth(), 1));
   await time("spend limit, first read (one key since the month's start)", () => generations.spentSince({ keyHash: "key-7", includeByok: true }, month));
   await time("workspace budget, first read (busy workspace, month)", () => generations.spentSince({ workspaceId: BUSY, includeByok: false }, month));
+  await time("GET /models?order=most-popular (30 days, busy workspace)", () => generations.popularity(BUSY, new Date(now - 30 * DAY)));
   await generations.close();
   console.log(`(${activity.length} activity rows)`);
 } finally {

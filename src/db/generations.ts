@@ -7,7 +7,7 @@ import { describeError } from "../core/log.ts";
 import type { Backend } from "./backend.ts";
 import { GenerationJournal, JOURNAL_FILE, readJournal, sealedFiles } from "./generation-journal.ts";
 import { type BatchWriter, storeWriter } from "./generation-writer.ts";
-import { addCommittedUsage, committedSpendSince, type KeyUsage, NO_USAGE } from "./key-usage.ts";
+import { addCommittedUsage, committedRequestsByModel, committedSpendSince, type KeyUsage, NO_USAGE } from "./key-usage.ts";
 import type { GenerationRow } from "./schema.ts";
 
 export { type KeyUsage, NO_USAGE } from "./key-usage.ts";
@@ -283,18 +283,15 @@ export class GenerationStore {
     return result;
   }
 
-  /** Successful requests per model in a workspace since `since` (the records still queued included). */
+  /**
+   * Successful requests per model in a workspace since `since`, the records still queued included: the
+   * committed ones from the hourly rollups but for the first hour's rest (see key-usage.ts).
+   */
   async popularity(workspaceId: string, since: Date): Promise<Map<string, number>> {
-    const { generations } = this.backend.tables;
     const iso = since.toISOString();
     const pending = this.#pending().filter((row) => row.workspaceId === workspaceId && row.createdAt >= iso && row.status < 400);
-    const rows = await this.backend.db
-      .select({ model: generations.model, count: sql<number>`count(*)` })
-      .from(generations)
-      .where(and(eq(generations.workspaceId, workspaceId), gte(generations.createdAt, iso), lt(generations.status, 400), notPending(generations.id, pending)))
-      .groupBy(generations.model);
-    const counts = new Map(rows.map((row) => [row.model, Number(row.count)]));
-    for (const row of pending) counts.set(row.model, (counts.get(row.model) ?? 0) + 1);
+    const { counts, committed } = await committedRequestsByModel(this.backend, workspaceId, iso, pending);
+    for (const row of pending) if (!committed.has(row.id)) counts.set(row.model, (counts.get(row.model) ?? 0) + 1);
     return counts;
   }
 

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, eq, gt, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { LedgerOwner } from "../core/ledgers.ts";
 import type { Backend } from "./backend.ts";
 import type { GenerationRow } from "./schema.ts";
@@ -40,36 +40,51 @@ interface Committed<Row> {
 
 type Sums = Record<string, SQL<number>>;
 
-/** The sums of the rollup rows `where` picks (grouped by `group`), and which of `pending` are committed, in one statement. */
-async function fromRollups(backend: Backend, where: SQL | undefined, group: SQL<string | null> | undefined, sums: Sums, pending: GenerationRow[]): Promise<Committed<Record<string, unknown>>> {
+/** One SELECT of the statement: the rows of a table `where` picks, summed per `group` (without one, a single row). */
+interface Part {
+  from: "rollups" | "records";
+  where: SQL | undefined;
+  group?: SQL<string | null>;
+  sums: Sums;
+}
+
+/** A statement's rows as drizzle gives them, and a UNION ALL of more SELECTs of the same columns. */
+interface Unionable extends PromiseLike<Array<Record<string, unknown>>> {
+  unionAll(other: unknown): Unionable;
+}
+
+/**
+ * The sums of each part (their rows in one list, each named by its group) and which of `pending` are
+ * committed, in one statement: one snapshot of the database.
+ */
+async function committedSums(backend: Backend, parts: Part[], pending: GenerationRow[]): Promise<Committed<Record<string, unknown>>> {
   const { generations: g, generationRollups: r } = backend.tables;
-  const selection: Record<string, SQL<unknown>> = { probe: sql<number>`0`, name: group ?? sql<string | null>`null`, ...sums };
-  const selected = backend.db.select(selection).from(r).where(where);
-  // Without a group, one row of sums (zeros when no row matches).
-  const rollups = group ? selected.groupBy(group) : selected;
-  let rows: Array<Record<string, unknown>>;
-  if (pending.length === 0) {
-    rows = await rollups;
-  } else {
+  const selects = parts.map((part): Unionable => {
+    const selection: Record<string, SQL<unknown>> = { probe: sql<number>`0`, name: part.group ?? sql<string | null>`null`, ...part.sums };
+    const selected = backend.db.select(selection).from(part.from === "rollups" ? r : g).where(part.where);
+    return (part.group ? selected.groupBy(part.group) : selected) as unknown as Unionable;
+  });
+  if (pending.length > 0) {
     const probe: Record<string, SQL<unknown>> = { probe: sql<number>`1`, name: sql<string | null>`${g.id}` };
-    for (const name of Object.keys(sums)) probe[name] = sql<number>`0`;
+    for (const name of Object.keys(parts[0]!.sums)) probe[name] = sql<number>`0`;
     // The ids travel as one JSON parameter, however many records are held (up to the store's maximum).
     const ids = JSON.stringify(pending.map((row) => row.id));
     const listed = backend.dialect === "sqlite" ? sql`${g.id} IN (SELECT value FROM json_each(${ids}))` : sql`${g.id} IN (SELECT jsonb_array_elements_text(${ids}::text::jsonb))`;
-    rows = await rollups.unionAll(backend.db.select(probe).from(g).where(listed));
+    selects.push(backend.db.select(probe).from(g).where(listed) as unknown as Unionable);
   }
+  const statement = selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0]!);
   const committed = new Set<string>();
-  const sumRows: Array<Record<string, unknown>> = [];
-  for (const row of rows) {
+  const rows: Array<Record<string, unknown>> = [];
+  for (const row of await statement) {
     if (Number(row.probe) === 1) committed.add(String(row.name));
-    else sumRows.push(row);
+    else rows.push(row);
   }
-  return { rows: sumRows, committed };
+  return { rows, committed };
 }
 
 /**
  * Adds what the keys' committed records cost to `result` (one entry per key hash), for each period
- * and in total; returns the ids of the `pending` records already counted (see fromRollups).
+ * and in total; returns the ids of the `pending` records already counted (see committedSums).
  */
 export async function addCommittedUsage(backend: Backend, result: Map<string, KeyUsage>, periods: UsagePeriods, pending: GenerationRow[]): Promise<Set<string>> {
   const r = backend.tables.generationRollups;
@@ -78,21 +93,26 @@ export async function addCommittedUsage(backend: Backend, result: Map<string, Ke
   const since = (start: string, value: SQL) => sql<number>`coalesce(sum(case when ${r.day} >= ${start.slice(0, 10)} then ${value} end), 0)`;
   const cost = sql`${r.totalCost}`;
   const byok = sql`${r.byokCost}`;
-  const { rows, committed } = await fromRollups(
+  const { rows, committed } = await committedSums(
     backend,
-    // Only daily rows name a key (an hourly one sums every key).
-    inArray(r.keyHash, [...result.keys()]),
-    sql<string | null>`${r.keyHash}`,
-    {
-      total: sql<number>`coalesce(sum(${cost}), 0)`,
-      daily: since(periods.day, cost),
-      weekly: since(periods.week, cost),
-      monthly: since(periods.month, cost),
-      byokTotal: sql<number>`coalesce(sum(${byok}), 0)`,
-      byokDaily: since(periods.day, byok),
-      byokWeekly: since(periods.week, byok),
-      byokMonthly: since(periods.month, byok),
-    },
+    [
+      {
+        from: "rollups",
+        // Only daily rows name a key (an hourly one sums every key).
+        where: inArray(r.keyHash, [...result.keys()]),
+        group: sql<string | null>`${r.keyHash}`,
+        sums: {
+          total: sql<number>`coalesce(sum(${cost}), 0)`,
+          daily: since(periods.day, cost),
+          weekly: since(periods.week, cost),
+          monthly: since(periods.month, cost),
+          byokTotal: sql<number>`coalesce(sum(${byok}), 0)`,
+          byokDaily: since(periods.day, byok),
+          byokWeekly: since(periods.week, byok),
+          byokMonthly: since(periods.month, byok),
+        },
+      },
+    ],
     pending,
   );
   for (const row of rows) {
@@ -104,18 +124,55 @@ export async function addCommittedUsage(backend: Backend, result: Map<string, Ke
 
 /**
  * What an owner's committed records cost on or after `day` (YYYY-MM-DD, a UTC midnight), and which of
- * `pending` are already counted (see fromRollups).
+ * `pending` are already counted (see committedSums).
  */
 export async function committedSpendSince(backend: Backend, owner: LedgerOwner, day: string, pending: GenerationRow[]): Promise<{ spent: number; committed: Set<string> }> {
   const r = backend.tables.generationRollups;
   const cost = owner.includeByok ? sql`${r.totalCost}` : sql`${r.totalCost} - ${r.byokCost}`;
-  const { rows, committed } = await fromRollups(
+  const { rows, committed } = await committedSums(
     backend,
-    // A workspace's daily rows only: its hourly rows sum the same records again.
-    and("keyHash" in owner ? eq(r.keyHash, owner.keyHash) : and(eq(r.workspaceId, owner.workspaceId), isNull(r.hour)), gte(r.day, day)),
-    undefined,
-    { spent: sql<number>`coalesce(sum(${cost}), 0)` },
+    [
+      {
+        from: "rollups",
+        // A workspace's daily rows only: its hourly rows sum the same records again.
+        where: and("keyHash" in owner ? eq(r.keyHash, owner.keyHash) : and(eq(r.workspaceId, owner.workspaceId), isNull(r.hour)), gte(r.day, day)),
+        sums: { spent: sql<number>`coalesce(sum(${cost}), 0)` },
+      },
+    ],
     pending,
   );
   return { spent: rows.reduce((total, row) => total + Number(row.spent), 0), committed };
+}
+
+/**
+ * A workspace's committed successful requests per model since a moment, and which of `pending` are
+ * already counted: the hours after the moment's hour from the hourly rollups, the rest of its hour
+ * from the records (an index range of at most an hour).
+ */
+export async function committedRequestsByModel(backend: Backend, workspaceId: string, since: string, pending: GenerationRow[]): Promise<{ counts: Map<string, number>; committed: Set<string> }> {
+  const { generations: g, generationRollups: r } = backend.tables;
+  // A rollup's `hour` is its records' `created_at` cut after the hour (YYYY-MM-DDTHH).
+  const hour = since.slice(0, 13);
+  const nextHour = new Date(Date.parse(`${hour}:00:00.000Z`) + 3_600_000).toISOString();
+  const { rows, committed } = await committedSums(
+    backend,
+    [
+      {
+        from: "rollups",
+        where: and(eq(r.workspaceId, workspaceId), gt(r.hour, hour), lt(r.status, 400)),
+        group: sql<string | null>`${r.model}`,
+        sums: { requests: sql<number>`coalesce(sum(${r.requests}), 0)` },
+      },
+      {
+        from: "records",
+        where: and(eq(g.workspaceId, workspaceId), gte(g.createdAt, since), lt(g.createdAt, nextHour), lt(g.status, 400)),
+        group: sql<string | null>`${g.model}`,
+        sums: { requests: sql<number>`count(*)` },
+      },
+    ],
+    pending,
+  );
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(String(row.name), (counts.get(String(row.name)) ?? 0) + Number(row.requests));
+  return { counts, committed };
 }

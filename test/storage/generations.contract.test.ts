@@ -118,6 +118,7 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
       expect((await replaying.usageByKey(["key-1"], NOW)).get("key-1")).toEqual(expected);
       expect(await replaying.spentSince({ keyHash: "key-1", includeByok: true }, new Date("2025-03-01T00:00:00.000Z"))).toBe(1.25);
       expect(await replaying.spentSince({ workspaceId: "ws-1", includeByok: false }, new Date("2025-03-01T00:00:00.000Z"))).toBe(0.25);
+      expect(Object.fromEntries(await replaying.popularity("ws-1", new Date("2025-03-03T09:30:00.000Z")))).toEqual({ "acme/writer": 2 });
       await replaying.flush();
       expect(replaying.pendingCount).toBe(0);
       expect((await replaying.usageByKey(["key-1"], NOW)).get("key-1")).toEqual(expected);
@@ -138,6 +139,30 @@ describe.each(DIALECTS)("GenerationStore on %s", (dialect) => {
     await store.record(generation("gen-6", { model: "acme/coder", workspaceId: "ws-2" }));
     const counts = await store.popularity("ws-1", new Date("2025-03-18T00:00:00.000Z"));
     expect(Object.fromEntries(counts)).toEqual({ "acme/writer": 2, "acme/coder": 1 });
+    await store.close();
+  });
+
+  test("popularity from a moment inside an hour: that hour's records from the moment on, the later hours whole, queued ones included, each once", async () => {
+    const { backend } = await open();
+    const store = new GenerationStore(backend, quiet, options);
+    const since = new Date("2025-03-12T10:30:00.000Z");
+    for (const row of [
+      generation("gen-before", { model: "acme/a", createdAt: "2025-03-12T10:29:59.999Z" }),
+      generation("gen-day-before", { model: "acme/a", createdAt: "2025-03-11T23:00:00.000Z" }),
+      generation("gen-at", { model: "acme/a", createdAt: "2025-03-12T10:30:00.000Z" }),
+      generation("gen-hour-end", { model: "acme/a", createdAt: "2025-03-12T10:59:59.999Z" }),
+      generation("gen-next-hour", { model: "acme/b", createdAt: "2025-03-12T11:00:00.000Z" }),
+      generation("gen-days-later", { model: "acme/b", createdAt: "2025-03-15T08:00:00.000Z" }),
+      generation("gen-failed", { model: "acme/b", createdAt: "2025-03-12T11:00:00.000Z", status: 500 }),
+      generation("gen-other-workspace", { model: "acme/b", createdAt: "2025-03-12T11:00:00.000Z", workspaceId: "ws-2" }),
+    ]) await store.record(row);
+    await store.flush();
+    await store.record(generation("gen-queued", { model: "acme/a", createdAt: "2025-03-19T11:00:00.000Z" }));
+    await store.record(generation("gen-queued-early", { model: "acme/a", createdAt: "2025-03-12T10:00:00.000Z" }));
+    expect(Object.fromEntries(await store.popularity("ws-1", since))).toEqual({ "acme/a": 3, "acme/b": 2 });
+    await store.flush();
+    expect(Object.fromEntries(await store.popularity("ws-1", since))).toEqual({ "acme/a": 3, "acme/b": 2 });
+    expect(Object.fromEntries(await store.popularity("ws-1", new Date("2025-03-12T11:00:00.000Z")))).toEqual({ "acme/a": 1, "acme/b": 2 });
     await store.close();
   });
 
