@@ -29,3 +29,8 @@ export function storedValue(column: PlannedColumn, value: unknown): unknown {
   if (value === null || column.storedAs === "plain") return value;
   return column.storedAs === "boolean" ? (value ? 1 : 0) : JSON.stringify(value);
 }
+
+/** The rollup upsert's arguments for the records just inserted: their ids as a JSON array, for each of its parameters. */
+export function rollupArguments(plan: Pick<WritePlan, "rollupParameters">, ids: string[]): string[] {
+  return new Array<string>(plan.rollupParameters).fill(JSON.stringify(ids));
+}

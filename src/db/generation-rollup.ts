@@ -1,4 +1,4 @@
-import { getTableColumns, type SQL, sql } from "drizzle-orm";
+import { getTableColumns, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import type { Conn, Dialect, Tables } from "./backend.ts";
 
 /**
@@ -67,9 +67,17 @@ export function sqliteRollupSql(db: Conn, tables: Tables): { sql: string; parame
   return { sql: text, parameters: params.length };
 }
 
+/**
+ * `column IN (the ids of a JSON array)`: the ids travel as one parameter, however many there are (no
+ * limit on parameters per statement applies).
+ */
+export function idsIn(dialect: Dialect, column: SQL | SQLWrapper, list: string): SQL {
+  return dialect === "sqlite" ? sql`${column} IN (SELECT value FROM json_each(${list}))` : sql`${column} IN (SELECT jsonb_array_elements_text(${list}::text::jsonb))`;
+}
+
 function rollupUpsert(db: Conn, tables: Tables, dialect: Dialect, list: string) {
   const { generationRollups: r } = tables;
-  const picked = dialect === "sqlite" ? sql`id IN (SELECT value FROM json_each(${list}))` : sql`id IN (SELECT jsonb_array_elements_text(${list}::text::jsonb))`;
+  const picked = idsIn(dialect, sql.raw("id"), list);
   const added = Object.fromEntries(
     Object.entries(getTableColumns(r))
       .filter(([, column]) => column.name in SUMS)

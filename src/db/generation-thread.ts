@@ -6,7 +6,7 @@
  * One message in, one answer out per batch, in order.
  */
 import { Database, type Statement } from "bun:sqlite";
-import { storedValue, type WritePlan } from "./generation-plan.ts";
+import { rollupArguments, storedValue, type WritePlan } from "./generation-plan.ts";
 import type { WriterAnswer, WriterMessage } from "./generation-writer.ts";
 
 declare const self: Worker;
@@ -27,7 +27,7 @@ function write(lines: string): void {
       for (let index = 0; index < columns.length; index++) values[index] = storedValue(columns[index]!, row[columns[index]!.field]);
       if (insert!.run(values as never).changes > 0) inserted.push(row.id as string);
     }
-    if (inserted.length > 0) rollup!.run(...new Array<string>(plan!.rollupParameters).fill(JSON.stringify(inserted)));
+    if (inserted.length > 0) rollup!.run(...rollupArguments(plan!, inserted));
     database!.exec("COMMIT");
   } catch (error) {
     if (database!.inTransaction) database!.exec("ROLLBACK");

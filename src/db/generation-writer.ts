@@ -1,7 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { Column, getTableColumns } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
-import { type PlannedColumn, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
+import { type PlannedColumn, rollupArguments, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
 import { addToRollups, sqliteRollupSql } from "./generation-rollup.ts";
 import type { GenerationRow } from "./schema.ts";
 
@@ -162,7 +162,8 @@ function multiRowWriter(backend: Backend): BatchWriter {
 export function sqliteWriter(backend: Backend): BatchWriter {
   const client = backend.sqlite!;
   // The same INSERT and column mapping the writer's thread uses (checked against drizzle's own mapping).
-  const { insertSql, columns, rollupSql, rollupParameters } = writePlan(backend);
+  const plan = writePlan(backend);
+  const { insertSql, columns } = plan;
   let insert: Statement | undefined;
   let rollup: Statement | undefined;
   const values = new Array<unknown>(columns.length);
@@ -180,8 +181,8 @@ export function sqliteWriter(backend: Backend): BatchWriter {
           if (insert.run(values as never).changes > 0) inserted.push(row.id);
         }
         if (inserted.length === 0) return;
-        rollup ??= client.prepare(rollupSql);
-        rollup.run(...new Array<string>(rollupParameters).fill(JSON.stringify(inserted)));
+        rollup ??= client.prepare(plan.rollupSql);
+        rollup.run(...rollupArguments(plan, inserted));
       }),
     close() {
       insert?.finalize();

@@ -1,6 +1,7 @@
 import { and, eq, gt, gte, inArray, isNull, lt, type SQL, sql } from "drizzle-orm";
 import type { LedgerOwner } from "../core/ledgers.ts";
 import type { Backend } from "./backend.ts";
+import { idsIn } from "./generation-rollup.ts";
 import type { GenerationRow } from "./schema.ts";
 
 /** What a key spent (USD): in total, today, this week and this month (UTC), and the BYOK part of each. */
@@ -24,17 +25,16 @@ export interface UsagePeriods {
   month: string;
 }
 
-/**
- * Spend is read from the daily rollups, not the records: a few rows per day and model, however many
- * requests a day brings. A record and its rollups are committed in
- * one transaction (generation-writer.ts), so a record is in the sums exactly when it is committed. The
- * records the store still holds in memory (`pending`) may commit at any moment, so the same statement
- * (one snapshot of the database) also tells which of them are committed: the caller counts the others
- * from memory, and every record is counted once whatever commits while the statement runs.
- */
-interface Committed<Row> {
-  rows: Row[];
-  /** The ids of the pending records the sums already hold. */
+// Spend and request counts are read from the rollups, not the records: a few rows per day and model,
+// however many requests a day brings. A record and its rollups are committed in one transaction
+// (generation-writer.ts), so a record is in the sums exactly when it is committed. The records the store
+// still holds in memory (`pending`) may commit at any moment, so the same statement (one snapshot of the
+// database) also tells which of them are committed: the caller counts the others from memory, and every
+// record is counted once whatever commits while the statement runs.
+
+/** The rows of sums, each named by its group, and the ids of the pending records they already hold. */
+interface Committed {
+  rows: Array<Record<string, unknown>>;
   committed: Set<string>;
 }
 
@@ -57,7 +57,7 @@ interface Unionable extends PromiseLike<Array<Record<string, unknown>>> {
  * The sums of each part (their rows in one list, each named by its group) and which of `pending` are
  * committed, in one statement: one snapshot of the database.
  */
-async function committedSums(backend: Backend, parts: Part[], pending: GenerationRow[]): Promise<Committed<Record<string, unknown>>> {
+async function committedSums(backend: Backend, parts: Part[], pending: GenerationRow[]): Promise<Committed> {
   const { generations: g, generationRollups: r } = backend.tables;
   const selects = parts.map((part): Unionable => {
     const selection: Record<string, SQL<unknown>> = { probe: sql<number>`0`, name: part.group ?? sql<string | null>`null`, ...part.sums };
@@ -67,9 +67,7 @@ async function committedSums(backend: Backend, parts: Part[], pending: Generatio
   if (pending.length > 0) {
     const probe: Record<string, SQL<unknown>> = { probe: sql<number>`1`, name: sql<string | null>`${g.id}` };
     for (const name of Object.keys(parts[0]!.sums)) probe[name] = sql<number>`0`;
-    // The ids travel as one JSON parameter, however many records are held (up to the store's maximum).
-    const ids = JSON.stringify(pending.map((row) => row.id));
-    const listed = backend.dialect === "sqlite" ? sql`${g.id} IN (SELECT value FROM json_each(${ids}))` : sql`${g.id} IN (SELECT jsonb_array_elements_text(${ids}::text::jsonb))`;
+    const listed = idsIn(backend.dialect, g.id, JSON.stringify(pending.map((row) => row.id)));
     selects.push(backend.db.select(probe).from(g).where(listed) as unknown as Unionable);
   }
   const statement = selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0]!);
