@@ -4,9 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createLogger } from "../core/log.ts";
 import { openSqliteBackend } from "./backend.ts";
+import { ChangeWatch } from "./change-watch.ts";
 import { JOURNAL_FILE } from "./generation-journal.ts";
 import { GenerationStore } from "./generations.ts";
+import { KeyStore } from "./keys.ts";
+import { PG_MIGRATIONS_DIR } from "./migrations.ts";
 import { type GenerationRow, generations } from "./schema.ts";
+import { WorkspaceStore } from "./workspaces.ts";
 
 const stored = async (backend: ReturnType<typeof openSqliteBackend>) => backend.db.select().from(generations);
 
@@ -215,5 +219,58 @@ describe("generation journal", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the change feed of a SQLite file", () => {
+  test("records the writer thread commits leave the caches alone; a key or workspace written by another process is noticed", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "roundhouse-changes-"));
+    try {
+      const db = openSqliteBackend({ dataDir: dir });
+      // Interval 0: every check reads, as the next check after a second would.
+      const watch = new ChangeWatch(db.sqlite!, 0);
+      let fired = 0;
+      watch.onChange(() => fired++);
+      const dataVersion = () => (db.sqlite!.query("PRAGMA data_version").get() as { data_version: number }).data_version;
+      const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+      const before = dataVersion();
+      store.record(row("gen-c1"));
+      await store.flush();
+      expect((await stored(db)).map((record) => record.id)).toEqual(["gen-c1"]);
+      // The record came on the thread's own connection: SQLite reports a commit from elsewhere.
+      expect(dataVersion()).not.toBe(before);
+      watch.check();
+      expect(fired).toBe(0);
+
+      // Another process (the CLI) creates a workspace and a key on its own connection.
+      const other = openSqliteBackend({ dataDir: dir });
+      const workspace = await new WorkspaceStore(other).create({ name: "elsewhere", slug: "elsewhere" }, null);
+      watch.check();
+      expect(fired).toBe(1);
+      await new KeyStore(other).create({ kind: "inference", name: "elsewhere", workspaceId: workspace.id });
+      watch.check();
+      expect(fired).toBe(2);
+      watch.check();
+      expect(fired).toBe(2);
+      await other.close();
+      await store.close();
+      await db.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("every table whose rows are kept in memory counts its inserts, updates and deletes, as PostgreSQL announces them", () => {
+    const db = openSqliteBackend({ dataDir: ":memory:" });
+    const triggers = db.sqlite!.query("SELECT name, tbl_name AS tableName, sql FROM sqlite_master WHERE type = 'trigger'").all() as Array<{ name: string; tableName: string; sql: string }>;
+    const counting = triggers.filter((trigger) => trigger.sql.includes("UPDATE `change_counter` SET `version` = `version` + 1"));
+    const pgSql = readdirSync(PG_MIGRATIONS_DIR).filter((name) => name.endsWith(".sql")).map((name) => readFileSync(join(PG_MIGRATIONS_DIR, name), "utf8")).join("\n");
+    const announced = [...pgSql.matchAll(/AFTER INSERT OR UPDATE OR DELETE ON (\w+) FOR EACH STATEMENT EXECUTE FUNCTION roundhouse_announce_change/g)].map((match) => match[1]!);
+    expect(announced.length).toBeGreaterThan(10);
+    for (const table of announced) {
+      const events = counting.filter((trigger) => trigger.tableName === table).map((trigger) => /AFTER (\w+) ON/.exec(trigger.sql)![1]).sort();
+      expect({ table, events }).toEqual({ table, events: ["DELETE", "INSERT", "UPDATE"] });
+    }
+    expect(new Set(counting.map((trigger) => trigger.tableName))).toEqual(new Set(announced));
   });
 });
