@@ -1,10 +1,15 @@
-import { and, asc, count, eq, like, ne } from "drizzle-orm";
+import { and, asc, count, eq, like, ne, sql } from "drizzle-orm";
 import { GatewayError } from "../core/errors.ts";
 import { nowIso } from "../core/ids.ts";
 import { generateApiKey, hashApiKey, type KeyKind, keyLabel } from "../core/api-key.ts";
 import type { Backend, Conn } from "./backend.ts";
 import { isUniqueViolation } from "./errors.ts";
 import type { ApiKeyRow } from "./schema.ts";
+
+/** A read of the key with a hash, prepared once. */
+interface ByHash {
+  execute(values: { hash: string }): Promise<ApiKeyRow[]>;
+}
 
 export interface NewKey {
   kind: KeyKind;
@@ -46,6 +51,7 @@ export interface KeyPatch {
  */
 export class KeyStore {
   readonly #cache = new Map<string, ApiKeyRow>();
+  #byHash: ByHash | undefined;
 
   constructor(private readonly backend: Backend) {
     backend.changes.onChange(() => this.#cache.clear());
@@ -89,10 +95,15 @@ export class KeyStore {
     this.backend.changes.check();
     const cached = this.#cache.get(hash);
     if (cached) return cached;
-    const { apiKeys } = this.backend.tables;
-    const row = (await this.backend.db.select().from(apiKeys).where(eq(apiKeys.hash, hash)).limit(1))[0];
+    const row = (await this.#lookup().execute({ hash }))[0];
     if (row) this.#cache.set(hash, row);
     return row;
+  }
+
+  /** The read by hash, prepared once: an unknown key is read on every request that sends it. */
+  #lookup(): ByHash {
+    const { apiKeys } = this.backend.tables;
+    return (this.#byHash ??= this.backend.prepare("api_key_by_hash", this.backend.db.select().from(apiKeys).where(eq(apiKeys.hash, sql.placeholder("hash"))).limit(1)));
   }
 
   /** Keys of any workspace whose hash starts with `prefix` (lowercase hex), at most `limit`. */

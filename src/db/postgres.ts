@@ -58,6 +58,7 @@ export async function openPostgresBackend(options: PostgresBackendOptions): Prom
     pg: client,
     transaction: (work) => db.transaction((tx) => work(tx as unknown as Conn) as never) as Promise<never>,
     write: (work) => work(db),
+    prepare: (name, query) => (query as unknown as { prepare(name: string): never }).prepare(name),
     async exclusive(name, work) {
       const connection = await client.reserve();
       try {
