@@ -14,6 +14,16 @@ import { WorkspaceStore } from "./workspaces.ts";
 
 const stored = async (backend: ReturnType<typeof openSqliteBackend>) => backend.db.select().from(generations);
 
+/** Runs `work` in a new directory under the OS temp directory, removed afterwards. */
+async function inTempDir(prefix: string, work: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    await work(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function row(id: string): GenerationRow {
   return {
     id,
@@ -144,120 +154,108 @@ describe("generation journal", () => {
   };
 
   test("a queued record is journaled at once; the flush empties the journal", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
-    try {
-      const db = openSqliteBackend({ dataDir: dir });
-      const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
-      const file = join(dir, JOURNAL_FILE);
-      store.record(row("gen-j1"));
-      store.record(row("gen-j2"));
-      expect(readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id)).toEqual(["gen-j1", "gen-j2"]);
-      await store.flush();
-      expect(readFileSync(file, "utf8")).toBe("");
-      expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
-      store.record(row("gen-j3"));
-      expect(readFileSync(file, "utf8").startsWith('{"id":"gen-j3"')).toBe(true);
-      await store.close();
-      await db.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await inTempDir("roundhouse-journal-", async (dir) => {
+    const db = openSqliteBackend({ dataDir: dir });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    const file = join(dir, JOURNAL_FILE);
+    store.record(row("gen-j1"));
+    store.record(row("gen-j2"));
+    expect(readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id)).toEqual(["gen-j1", "gen-j2"]);
+    await store.flush();
+    expect(readFileSync(file, "utf8")).toBe("");
+    expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
+    store.record(row("gen-j3"));
+    expect(readFileSync(file, "utf8").startsWith('{"id":"gen-j3"')).toBe(true);
+    await store.close();
+    await db.close();
+    });
   });
 
   test("a batch in flight keeps its journal file until it is committed; records queued meanwhile go to a new one", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
-    try {
-      const db = openSqliteBackend({ dataDir: dir });
-      const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
-      db.sqlite!.exec("ALTER TABLE generations RENAME TO generations_away");
-      Object.assign(db, { ping: async () => Promise.reject(new Error("unreachable")) });
-      store.record(row("gen-b1"));
-      await store.flush();
-      store.record(row("gen-b2"));
-      const lines = (name: string) => readFileSync(join(dir, name), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id);
-      expect(lines(`${JOURNAL_FILE}.1`)).toEqual(["gen-b1"]);
-      expect(lines(JOURNAL_FILE)).toEqual(["gen-b2"]);
-      // The kill: the next start takes both files' records.
-      db.sqlite!.exec("ALTER TABLE generations_away RENAME TO generations");
-      const second = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
-      await second.flush();
-      expect((await stored(db)).map((written) => written.id).sort()).toEqual(["gen-b1", "gen-b2"]);
-      expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
-      await second.close();
-      // The "killed" store's retry timer must not outlive the test.
-      await store.close();
-      await db.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await inTempDir("roundhouse-journal-", async (dir) => {
+    const db = openSqliteBackend({ dataDir: dir });
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    db.sqlite!.exec("ALTER TABLE generations RENAME TO generations_away");
+    Object.assign(db, { ping: async () => Promise.reject(new Error("unreachable")) });
+    store.record(row("gen-b1"));
+    await store.flush();
+    store.record(row("gen-b2"));
+    const lines = (name: string) => readFileSync(join(dir, name), "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line).id);
+    expect(lines(`${JOURNAL_FILE}.1`)).toEqual(["gen-b1"]);
+    expect(lines(JOURNAL_FILE)).toEqual(["gen-b2"]);
+    // The kill: the next start takes both files' records.
+    db.sqlite!.exec("ALTER TABLE generations_away RENAME TO generations");
+    const second = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    await second.flush();
+    expect((await stored(db)).map((written) => written.id).sort()).toEqual(["gen-b1", "gen-b2"]);
+    expect(readdirSync(dir).filter((name) => name.startsWith(JOURNAL_FILE))).toEqual([JOURNAL_FILE]);
+    await second.close();
+    // The "killed" store's retry timer must not outlive the test.
+    await store.close();
+    await db.close();
+    });
   });
 
   test("the next start replays what a killed process left: idempotently, skipping a torn last line", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "roundhouse-journal-"));
-    try {
-      const db = openSqliteBackend({ dataDir: dir });
-      const first = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
-      first.record(row("gen-written"));
-      await first.flush();
-      first.record({ ...row("gen-lost"), totalCost: 0.5 });
-      // A record already written is journaled again (as a retried batch would leave it).
-      first.record({ ...row("gen-written"), status: 500 });
-      // The kill: no flush, no close; and a line cut mid-write.
-      appendFileSync(join(dir, JOURNAL_FILE), JSON.stringify(row("gen-torn")).slice(0, 40));
-      const { logger, lines } = logged();
-      const second = new GenerationStore(db, logger, { flushDelayMs: 60_000 });
-      await second.flush();
-      const written = (await stored(db)).map((row) => `${row.id} ${row.status}`);
-      expect(written.sort()).toEqual(["gen-lost 200", "gen-written 200"]);
-      expect(await second.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(0.5);
-      expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe("");
-      expect(lines.some((line) => line.includes("incomplete last line of the generation journal"))).toBe(true);
-      await second.close();
-      // The "killed" store's timer must not outlive the test.
-      await first.close();
-      await db.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await inTempDir("roundhouse-journal-", async (dir) => {
+    const db = openSqliteBackend({ dataDir: dir });
+    const first = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    first.record(row("gen-written"));
+    await first.flush();
+    first.record({ ...row("gen-lost"), totalCost: 0.5 });
+    // A record already written is journaled again (as a retried batch would leave it).
+    first.record({ ...row("gen-written"), status: 500 });
+    // The kill: no flush, no close; and a line cut mid-write.
+    appendFileSync(join(dir, JOURNAL_FILE), JSON.stringify(row("gen-torn")).slice(0, 40));
+    const { logger, lines } = logged();
+    const second = new GenerationStore(db, logger, { flushDelayMs: 60_000 });
+    await second.flush();
+    const written = (await stored(db)).map((row) => `${row.id} ${row.status}`);
+    expect(written.sort()).toEqual(["gen-lost 200", "gen-written 200"]);
+    expect(await second.spentSince({ keyHash: "hash", includeByok: true }, new Date(0))).toBe(0.5);
+    expect(readFileSync(join(dir, JOURNAL_FILE), "utf8")).toBe("");
+    expect(lines.some((line) => line.includes("incomplete last line of the generation journal"))).toBe(true);
+    await second.close();
+    // The "killed" store's timer must not outlive the test.
+    await first.close();
+    await db.close();
+    });
   });
 });
 
 describe("the change feed of a SQLite file", () => {
   test("records the writer thread commits leave the caches alone; a key or workspace written by another process is noticed", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "roundhouse-changes-"));
-    try {
-      const db = openSqliteBackend({ dataDir: dir });
-      // Interval 0: every check reads, as the next check after a second would.
-      const watch = new ChangeWatch(db.sqlite!, 0);
-      let fired = 0;
-      watch.onChange(() => fired++);
-      const dataVersion = () => (db.sqlite!.query("PRAGMA data_version").get() as { data_version: number }).data_version;
-      const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
-      const before = dataVersion();
-      store.record(row("gen-c1"));
-      await store.flush();
-      expect((await stored(db)).map((record) => record.id)).toEqual(["gen-c1"]);
-      // The record came on the thread's own connection: SQLite reports a commit from elsewhere.
-      expect(dataVersion()).not.toBe(before);
-      watch.check();
-      expect(fired).toBe(0);
+    await inTempDir("roundhouse-changes-", async (dir) => {
+    const db = openSqliteBackend({ dataDir: dir });
+    // Interval 0: every check reads, as the next check after a second would.
+    const watch = new ChangeWatch(db.sqlite!, 0);
+    let fired = 0;
+    watch.onChange(() => fired++);
+    const dataVersion = () => (db.sqlite!.query("PRAGMA data_version").get() as { data_version: number }).data_version;
+    const store = new GenerationStore(db, createLogger("silent"), { flushDelayMs: 60_000 });
+    const before = dataVersion();
+    store.record(row("gen-c1"));
+    await store.flush();
+    expect((await stored(db)).map((record) => record.id)).toEqual(["gen-c1"]);
+    // The record came on the thread's own connection: SQLite reports a commit from elsewhere.
+    expect(dataVersion()).not.toBe(before);
+    watch.check();
+    expect(fired).toBe(0);
 
-      // Another process (the CLI) creates a workspace and a key on its own connection.
-      const other = openSqliteBackend({ dataDir: dir });
-      const workspace = await new WorkspaceStore(other).create({ name: "elsewhere", slug: "elsewhere" }, null);
-      watch.check();
-      expect(fired).toBe(1);
-      await new KeyStore(other).create({ kind: "inference", name: "elsewhere", workspaceId: workspace.id });
-      watch.check();
-      expect(fired).toBe(2);
-      watch.check();
-      expect(fired).toBe(2);
-      await other.close();
-      await store.close();
-      await db.close();
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // Another process (the CLI) creates a workspace and a key on its own connection.
+    const other = openSqliteBackend({ dataDir: dir });
+    const workspace = await new WorkspaceStore(other).create({ name: "elsewhere", slug: "elsewhere" }, null);
+    watch.check();
+    expect(fired).toBe(1);
+    await new KeyStore(other).create({ kind: "inference", name: "elsewhere", workspaceId: workspace.id });
+    watch.check();
+    expect(fired).toBe(2);
+    watch.check();
+    expect(fired).toBe(2);
+    await other.close();
+    await store.close();
+    await db.close();
+    });
   });
 
   test("every table whose rows are kept in memory counts its inserts, updates and deletes, as PostgreSQL announces them", () => {
