@@ -76,7 +76,7 @@ test("list, diff two versions, a new version from JSON, export and import, at 12
   expect(JSON.parse(await editor.inputValue())).toEqual({ config: { max_tokens: 300, model: "test/gpt", temperature: 0.7 }, system_prompt: SYSTEM });
   await editor.fill('{"config": {');
   await page.getByRole("button", { name: "Create version" }).click();
-  await expect(page.getByRole("alert").textContent()).resolves.toStartWith("JSON: ");
+  expect(await page.getByRole("alert").textContent()).toStartWith("JSON: ");
   await editor.fill(JSON.stringify({ config: { model: "test/gpt", temperature: 5 }, system_prompt: SYSTEM }));
   await page.getByRole("button", { name: "Create version" }).click();
   await page.getByRole("alert").filter({ hasText: "temperature" }).waitFor();

@@ -60,7 +60,7 @@ test("providers and models: both endpoints of a model with figures, the failed o
   const pair = table.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "test/pair" }) });
   // The table fills in after the page's first fetch: wait for both of the model's rows.
   await pair.nth(1).waitFor();
-  await expect(pair.count()).resolves.toBe(2);
+  expect(await pair.count()).toBe(2);
   const openai = pair.filter({ hasText: "local-openai" });
   const anthropic = pair.filter({ hasText: "local-anthropic" });
   const openaiHealth = openai.getByLabel("Health of test/pair on local-openai");
@@ -78,8 +78,8 @@ test("providers and models: both endpoints of a model with figures, the failed o
   expect(await idle.textContent()).toContain("no traffic yet");
   await page.getByRole("checkbox", { name: "Only avoided endpoints" }).check();
   await anthropic.waitFor({ state: "detached" });
-  await expect(openai.count()).resolves.toBe(1);
-  await expect(table.getByRole("row").filter({ hasText: "Healthy" }).count()).resolves.toBe(0);
+  expect(await openai.count()).toBe(1);
+  expect(await table.getByRole("row").filter({ hasText: "Healthy" }).count()).toBe(0);
   await page.getByRole("checkbox", { name: "Only avoided endpoints" }).uncheck();
   await page.getByRole("searchbox", { name: "Filter" }).fill("anthropic");
   await table.getByRole("rowheader", { name: "test/gpt" }).waitFor({ state: "detached" });
@@ -107,13 +107,13 @@ test("playground: a pasted key streams a reply as it arrives; a short-lived key 
   await signInWithKey(page, url, ADMIN_KEY);
   await openRoute(page, `#/playground`);
   await page.getByRole("heading", { name: "Playground" }).waitFor();
-  await expect(page.getByRole("button", { name: "Send" }).isDisabled()).resolves.toBe(true);
+  expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
   await shoot(page, "playground-empty-1280");
 
   // A pasted key: used from memory, never stored.
   await page.getByRole("textbox", { name: "Inference key" }).fill(setup.key);
   await page.getByRole("button", { name: "Use this key" }).click();
-  await expect(page.getByRole("status").filter({ hasText: "Using the inference key you pasted" }).count()).resolves.toBe(1);
+  expect(await page.getByRole("status").filter({ hasText: "Using the inference key you pasted" }).count()).toBe(1);
   await page.getByLabel("Model or preset").selectOption("test/gpt");
   await page.getByLabel("Message").fill("Say something");
   await page.getByRole("button", { name: "Send" }).click();
@@ -171,7 +171,7 @@ test("playground: a pasted key streams a reply as it arrives; a short-lived key 
   await page.keyboard.press("Tab");
   expect(await page.evaluate<string | undefined>("document.activeElement?.textContent")).toBe("Send");
   await page.keyboard.press("Enter");
-  await expect(conversation.getByText("By keyboard").count()).resolves.toBe(1);
+  expect(await conversation.getByText("By keyboard").count()).toBe(1);
 
   expect(errors).toEqual([]);
   expect(offMachine).toEqual([]);

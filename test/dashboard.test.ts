@@ -58,7 +58,7 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   await page.getByLabel("Management key").fill(setup.key);
   await page.getByRole("button", { name: "Sign in with a management key" }).click();
   await page.getByRole("alert").filter({ hasText: "Inference keys cannot" }).waitFor();
-  await expect(page.getByRole("alert").textContent()).resolves.toBe("Inference keys cannot sign in to the dashboard: use a management key");
+  expect(await page.getByRole("alert").textContent()).toBe("Inference keys cannot sign in to the dashboard: use a management key");
   await page.getByLabel("Management key").fill(ADMIN_KEY);
   await page.getByRole("button", { name: "Sign in with a management key" }).click();
   await page.waitForURL(`${url}/`);
@@ -94,7 +94,7 @@ test("sign in, every page, a key created and revoked, a generation's routing tra
   const attempts = trace.getByRole("row");
   // The trace fills in after the detail's fetch: wait for its header and both attempts.
   await attempts.nth(2).waitFor();
-  await expect(attempts.count()).resolves.toBe(3);
+  expect(await attempts.count()).toBe(3);
   expect(await attempts.nth(1).textContent()).toContain("local-openai");
   expect(await attempts.nth(1).textContent()).toContain("503");
   expect(await attempts.nth(1).textContent()).toContain("failed over to the next endpoint");
