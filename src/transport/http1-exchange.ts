@@ -1,9 +1,12 @@
 import { ClientResponse, DECODINGS, decoded } from "./client-response.ts";
+import { abortError, type Connection, type ExchangeEvents, StaleConnection, writeStreamed } from "./connection.ts";
+import { SizedBody } from "./sized-body.ts";
 
 /**
  * One HTTP/1.1 request and its answer on a connection of the gateway's client (upstream-client.ts):
- * the request written in one go, the answer's head parsed strictly, its body delivered by its framing
- * (Content-Length, chunked, or until close), decoded when it has a content coding.
+ * the request written in one go (a SizedBody chunk by chunk, connection.ts), the answer's head parsed
+ * strictly, its body delivered by its framing (Content-Length, chunked, or until close), decoded when it
+ * has a content coding.
  */
 
 const CRLF2 = Buffer.from("\r\n\r\n");
@@ -14,32 +17,8 @@ const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/;
 
 type BodyMode = "none" | "length" | "chunked" | "close";
 
-/** What the socket handlers need to reach the request the connection is serving. */
-export interface Connection {
-  socket: Bun.Socket<Connection> | undefined;
-  origin: string;
-  /** The exchange in progress, if any. */
-  exchange: Exchange | undefined;
-  /** Whether it answered before: a reused connection the server closed meanwhile may be retried once. */
-  reused: boolean;
-  closed: boolean;
-  /** Bytes waiting for `drain`. */
-  pending: Uint8Array | undefined;
-}
-
-export function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("The operation was aborted.", "AbortError");
-}
-
-/** A reused connection that closed before any byte of the answer: safe to send again once. */
-export class StaleConnection extends Error {
-  constructor(cause: unknown) {
-    super("stale keep-alive connection", { cause });
-  }
-}
-
 /** One request and its response on a connection. */
-export class Exchange {
+export class Exchange implements ExchangeEvents {
   #resolve!: (response: ClientResponse) => void;
   #reject!: (error: unknown) => void;
   #settled = false;
@@ -73,7 +52,7 @@ export class Exchange {
     private readonly finished: (connection: Connection, reusable: boolean) => void,
   ) {}
 
-  start(head: string, payload: Uint8Array | string | undefined): Promise<ClientResponse> {
+  start(head: string, payload: Uint8Array | string | SizedBody | undefined): Promise<ClientResponse> {
     const promise = new Promise<ClientResponse>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -82,6 +61,10 @@ export class Exchange {
     if (this.signal) {
       this.#onAbort = () => this.#fail(abortError(this.signal!));
       this.signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+    if (payload instanceof SizedBody) {
+      writeStreamed(this.connection, head, payload).catch((error: unknown) => this.#fail(error));
+      return promise;
     }
     const socket = this.connection.socket!;
     let data: string | Uint8Array;
@@ -348,7 +331,7 @@ export class Exchange {
       this.#paused = false;
       connection.socket?.resume();
     }
-    this.finished(connection, this.#keepAlive && !connection.pending);
+    this.finished(connection, this.#keepAlive && !connection.pending && !connection.sending);
   }
 
   /** The connection closed (or the server half-closed it). */

@@ -56,4 +56,43 @@ describe("a streamed multipart body", () => {
     expect((await bytesOf(second.body)).byteLength).toBe(second.length);
     expect((await bytesOf(first.body)).byteLength).toBe(first.length);
   });
+  test("the client's reading goes through one buffer for a file on disk, gives the stream's bytes, and fails when the file changes size", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "multipart-"));
+    try {
+      const path = join(directory, "clip.wav");
+      const content = new Uint8Array(1024 * 1024 + 5).map((_, index) => index % 251);
+      await Bun.write(path, content);
+      const form = new MultipartForm();
+      form.append("model", "whisper-1");
+      form.append("file", Bun.file(path, { type: "audio/wav" }), "clip.wav");
+      const { length, body } = form.encode();
+      const buffers = new Set<ArrayBufferLike>();
+      const copies: Uint8Array[] = [];
+      for await (const chunk of body.chunks()) {
+        if (chunk.byteLength > 1000) buffers.add(chunk.buffer);
+        copies.push(chunk.slice());
+      }
+      const joined = Buffer.concat(copies);
+      expect(joined.byteLength).toBe(length);
+      expect(buffers.size).toBe(1);
+      expect(joined.includes(Buffer.from(content))).toBe(true);
+      expect(joined).toEqual(Buffer.from(await bytesOf(body)));
+
+      const changing = new MultipartForm();
+      changing.append("file", Bun.file(path), "clip.wav");
+      const reading = changing.encode().body.chunks()[Symbol.asyncIterator]();
+      await reading.next();
+      await reading.next();
+      await Bun.write(path, content.subarray(0, 1000));
+      let failure: unknown;
+      try {
+        while (!(await reading.next()).done);
+      } catch (error) {
+        failure = error;
+      }
+      expect(String(failure)).toContain("changed size while it was sent");
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
 });

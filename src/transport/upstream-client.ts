@@ -1,6 +1,8 @@
 import type { FetchLike, HeaderReader, UpstreamResponse } from "./engine.ts";
 import type { ClientResponse } from "./client-response.ts";
-import { abortError, type Connection, Exchange, HEADER_NAME, StaleConnection } from "./http1-exchange.ts";
+import { abortError, type Connection, StaleConnection, wake } from "./connection.ts";
+import { Exchange, HEADER_NAME } from "./http1-exchange.ts";
+import { SizedBody } from "./sized-body.ts";
 
 /**
  * The gateway's HTTP/1.1 client for provider calls over plain `http:`: keep-alive connections pooled
@@ -17,10 +19,10 @@ import { abortError, type Connection, Exchange, HEADER_NAME, StaleConnection } f
  * pauses while the reader is behind).
  *
  * Everything it does not handle goes to `fallback` (Bun's fetch): `https:` (TLS, system CAs), a
- * configured HTTP proxy, and request bodies that are not a string or bytes.
+ * configured HTTP proxy, and request bodies that are not a string, bytes or a SizedBody (sized-body.ts).
  */
 export interface UpstreamClientOptions {
-  /** Used for what this client does not do itself (https, proxies, streamed request bodies). */
+  /** Used for what this client does not do itself (https, proxies, streamed bodies of unknown length). */
   fallback: FetchLike;
   /** Idle connections kept per origin; more are closed once their answer ends. Default 1024. */
   maxIdlePerOrigin?: number;
@@ -126,6 +128,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     if (!list) idle.set(connection.origin, (list = []));
     if (!reusable || closed || list.length >= maxIdle) {
       connection.closed = true;
+      wake(connection);
       if (reusable) socket.end();
       else socket.terminate();
       return;
@@ -164,6 +167,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       if (!pending) return;
       const written = socket.write(pending);
       connection.pending = written < pending.byteLength ? pending.subarray(Math.max(0, written)) : undefined;
+      if (!connection.pending) wake(connection);
     },
     end(socket) {
       // The server half-closed: a body read until close ends here; anything else was cut.
@@ -174,6 +178,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     close(socket, error) {
       const exchange = socket.data.exchange;
       forget(socket.data);
+      wake(socket.data);
       exchange?.closed(error);
     },
     error(socket, error) {
@@ -252,14 +257,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   async function send(url: string, init: RequestInit): Promise<ClientResponse | Response> {
     const target = closed ? null : targetOf(url);
     const body = init.body;
-    const bodyOk = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer;
+    const bodyOk = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer || body instanceof SizedBody;
     if (!target || !bodyOk) return fallback(url, init);
     const signal = init.signal ?? undefined;
     if (signal?.aborted) throw abortError(signal);
     const method = (init.method ?? "GET").toUpperCase();
-    let payload: Uint8Array | string | undefined;
+    let payload: Uint8Array | string | SizedBody | undefined;
     let length = -1;
-    if (typeof body === "string") {
+    if (body instanceof SizedBody) {
+      payload = body;
+      length = body.length;
+    } else if (typeof body === "string") {
       payload = body;
       length = Buffer.byteLength(body);
     } else if (body instanceof Uint8Array) {
