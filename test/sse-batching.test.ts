@@ -149,4 +149,29 @@ describe("SSE frames and upstream reads", () => {
     expect((await iterator.next()).done).toBe(true);
     expect(records).toHaveLength(1);
   });
+  test("a response dropped before its body was asked for (the client left during the warm-up): the upstream is aborted, released and the stream recorded once, as cancelled", async () => {
+    const upstream = upstreamBody();
+    const { parts, records, released } = recordedParts(upstream.stream);
+    upstream.send(delta("one"));
+    let aborted = 0;
+    const response = sseResponse({
+      ready: Promise.resolve({
+        encoder: chatCodec.createStreamEncoder({ id: "gen-2", model: "acme/model", created: 1_700_000_000, provider: "Acme", request: makeRequest({ stream: true }), body: {}, costOf: () => 0 }),
+        parts: parts as AsyncGenerator<StreamPart>,
+      }),
+      failEarly: () => [],
+      keepaliveMs: 60_000,
+      abort: () => aborted++,
+      onError: () => {},
+    });
+    // What the server does with the answer of a request whose client is gone: it cancels the body unread.
+    await response.body!.cancel();
+    const deadline = Date.now() + 2000;
+    while (records.length === 0 && Date.now() < deadline) await Bun.sleep(5);
+    expect(aborted).toBe(1);
+    expect(records).toHaveLength(1);
+    expect(records[0]!.fields).toMatchObject({ status: 499, cancelled: true });
+    expect(released.count).toBe(1);
+    expect(upstream.state.cancelled).toBe(true);
+  });
 });
