@@ -64,11 +64,16 @@ export async function writeStreamed(connection: Connection, head: string, body: 
   }
 }
 
-async function writeWhole(connection: Connection, bytes: Uint8Array): Promise<void> {
-  const socket = connection.socket;
-  if (!socket || connection.closed) return;
-  const written = socket.write(bytes);
-  if (written >= bytes.byteLength) return;
+/** Writes what the socket takes now; the rest waits in `pending` for `drain`. True when all of it was written. */
+export function writeNow(connection: Connection, data: string | Uint8Array): boolean {
+  const written = connection.socket!.write(data);
+  if (written >= (typeof data === "string" ? Buffer.byteLength(data) : data.byteLength)) return true;
+  const bytes = typeof data === "string" ? Buffer.from(data) : data;
   connection.pending = bytes.subarray(Math.max(0, written));
+  return false;
+}
+
+async function writeWhole(connection: Connection, bytes: Uint8Array): Promise<void> {
+  if (!connection.socket || connection.closed || writeNow(connection, bytes)) return;
   await new Promise<void>((resolve) => (connection.drained = resolve));
 }

@@ -1,5 +1,5 @@
 import { ClientResponse, DECODINGS, decoded } from "./client-response.ts";
-import { abortError, type Connection, type ExchangeEvents, StaleConnection, writeStreamed } from "./connection.ts";
+import { abortError, type Connection, type ExchangeEvents, StaleConnection, writeNow, writeStreamed } from "./connection.ts";
 import { SizedBody } from "./sized-body.ts";
 
 /**
@@ -66,16 +66,11 @@ export class Exchange implements ExchangeEvents {
       writeStreamed(this.connection, head, payload).catch((error: unknown) => this.#fail(error));
       return promise;
     }
-    const socket = this.connection.socket!;
     let data: string | Uint8Array;
     if (payload === undefined) data = head;
     else if (typeof payload === "string") data = head + payload;
     else data = Buffer.concat([Buffer.from(head, "latin1"), payload]);
-    const written = socket.write(data);
-    if (written < (typeof data === "string" ? Buffer.byteLength(data) : data.byteLength)) {
-      const bytes = typeof data === "string" ? Buffer.from(data) : data;
-      this.connection.pending = bytes.subarray(Math.max(0, written));
-    }
+    writeNow(this.connection, data);
     return promise;
   }
 
