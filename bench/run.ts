@@ -1,7 +1,8 @@
 /**
  * The benchmark harness (`npm run bench`; not part of `npm test`). Starts the bench upstream, measures
- * it directly, then the floor passthrough and the built gateway (dist/roundhouse, rebuilt when older
- * than src/) with wrk at 1, 16 and 64 connections, for chat and for embeddings; then a 100 MB
+ * it directly, then the floor passthrough, the built gateway (dist/roundhouse, rebuilt when older
+ * than src/) and Portkey's gateway on Bun with wrk at 1, 16 and 64 connections, for chat (the first
+ * three also for embeddings); then a 100 MB
  * transcription upload through the gateway and the floor with the gateway's RSS sampled; optionally
  * the scaling curves and a soak. Every process it starts is stopped at the end, on Ctrl-C, on an
  * error, or when the run outlives its bound.
@@ -33,6 +34,7 @@ import {
   startGateway,
   startUpstream,
 } from "./lib/targets.ts";
+import { ensurePortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from "./lib/portkey.ts";
 import { measureUpload, type UploadResult } from "./lib/upload.ts";
 import { ensureWrk } from "./lib/wrk.ts";
 import { publish, RESULTS_DIR, type Results } from "./report.ts";
@@ -49,6 +51,8 @@ const HELP = `Usage: npm run bench -- [options]
   --only-curves      the curves without the main comparison and the upload (the report then has no main table)
   --soak [S]         also a soak of S seconds (default 600, the length issue 20 asks for) sampling
                      the gateway's RSS every 5 s
+  --no-portkey       leave Portkey's gateway on Bun out of the main comparison (it is installed from
+                     the npm registry into bench/.cache/ the first time)
   --rebuild          run npm run build even when dist/roundhouse looks current
   -h, --help         this help`;
 
@@ -60,12 +64,14 @@ interface Options {
   main: boolean;
   soakSeconds: number | undefined;
   rebuild: boolean;
+  /** Whether Portkey's gateway on Bun is a target of the main comparison. */
+  portkey: boolean;
   /** Rounds of the main comparison (targets measured in turns); medians are reported. */
   rounds: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false, rounds: Number.NaN };
+  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false, portkey: true, rounds: Number.NaN };
   const numberAfter = (index: number, name: string): number => {
     const value = Number(argv[index + 1]);
     if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number of seconds`);
@@ -80,6 +86,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--curves") options.curves = true;
     else if (arg === "--only-curves") (options.curves = true), (options.main = false);
     else if (arg === "--rebuild") options.rebuild = true;
+    else if (arg === "--no-portkey") options.portkey = false;
     else if (arg === "--duration") options.seconds = numberAfter(index++, arg);
     else if (arg === "--warmup") options.warmupSeconds = numberAfter(index++, arg);
     else if (arg === "--rounds") options.rounds = Math.round(numberAfter(index++, arg));
@@ -106,8 +113,8 @@ function sizes(quick: boolean): CurveSizes {
       };
 }
 
-/** Targets of the main comparison: chat through direct, floor, gateway and gateway-anthropic; embeddings through direct, floor and gateway. */
-const MAIN_TARGETS = 7;
+/** Targets of the main comparison: chat through direct, floor, gateway, gateway-anthropic and Portkey; embeddings through direct, floor and gateway. */
+const MAIN_TARGETS = 8;
 /** Concurrent streams of the streaming rows (issue 20). */
 const STREAMING_CONNECTIONS = ISSUE20.streamConnections;
 
@@ -136,7 +143,7 @@ function git(args: string[]): string {
  * inputs, 256 dimensions as base64) through the same three processes. The floor and the gateway also
  * get the streaming row: streams of STREAM_DELTAS deltas and a usage chunk from the same upstream.
  */
-async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }, rounds: number): Promise<TargetResult[]> {
+async function mainComparison(settings: RunSettings, upstream: { url: string; pid: number }, rounds: number, portkeyEntry: string | undefined): Promise<TargetResult[]> {
   const chat = chatBody(MODELS.fast);
   const chatStream = chatBody(MODELS.fast, { stream: true });
   const embeddings = embeddingsBody(MODELS.embed);
@@ -151,6 +158,7 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
   });
   const floor = await startFloor(upstream.url);
   const gateway = await startGateway({ upstreamUrl: upstream.url });
+  const portkey = portkeyEntry ? await startPortkey(portkeyEntry) : undefined;
   try {
     const url = `${gateway.url}/api/v1/chat/completions`;
     const messages = `${gateway.url}/api/v1/messages`;
@@ -189,6 +197,19 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
         load: { url: messages, bodies: [messagesBody(MODELS.claude)], headers: ANTHROPIC_HEADERS },
         stream: { url: messages, body: messagesBody(MODELS.claude, { stream: true }), headers: ANTHROPIC_HEADERS, endMarker: "message_stop" },
       },
+      ...(portkey
+        ? [
+            {
+              name: "portkey",
+              label: `Portkey ${PORTKEY_VERSION} on Bun: chat → openai (custom host)`,
+              pid: portkey.pid,
+              load: { url: `${portkey.url}/v1/chat/completions`, bodies: [chat], headers: portkeyHeaders(`${upstream.url}/v1`) },
+              stream: { url: `${portkey.url}/v1/chat/completions`, body: chatStream, headers: portkeyHeaders(`${upstream.url}/v1`), endMarker: "[DONE]" },
+              delayed: { url: `${portkey.url}/v1/chat/completions`, bodies: [chat], headers: portkeyHeaders(`${upstream.url}${SLOW_PREFIX}/v1`) },
+              streaming: streaming(`${portkey.url}/v1/chat/completions`, portkeyHeaders(`${upstream.url}${STREAM_PREFIX}/v1`)),
+            },
+          ]
+        : []),
       {
         name: roleName("direct", "embeddings"),
         label: "embeddings: direct to the Bun upstream",
@@ -227,7 +248,7 @@ async function mainComparison(settings: RunSettings, upstream: { url: string; pi
     }
     return measured.map((results) => combineRounds(results));
   } finally {
-    await Promise.all([floor.stop(), gateway.stop()]);
+    await Promise.all([floor.stop(), gateway.stop(), portkey?.stop()]);
   }
 }
 
@@ -251,7 +272,11 @@ async function main(): Promise<void> {
   console.log(`bench: ${options.quick ? "quick" : "full"} mode, ${settings.seconds} s per run, pinning ${canPin ? "on" : "off"}`);
 
   const upstream = await startUpstream();
-  const targets = options.main ? await mainComparison(settings, upstream, options.rounds) : [];
+  const portkey = options.main && options.portkey ? await ensurePortkey() : undefined;
+  if (portkey && "unavailable" in portkey) console.log(`Portkey left out: ${portkey.unavailable}`);
+  const portkeyEntry = portkey && "entry" in portkey ? portkey.entry : undefined;
+  const targets = options.main ? await mainComparison(settings, upstream, options.rounds, portkeyEntry) : [];
+  const portkeyNote = !options.main ? undefined : !options.portkey ? "left out (--no-portkey)" : portkey && "unavailable" in portkey ? portkey.unavailable : undefined;
   const upload: UploadResult | undefined = options.main ? await measureUpload(upstream.url, options.rounds) : undefined;
   let curves: Curves | undefined;
   if (options.curves) {
@@ -284,7 +309,8 @@ async function main(): Promise<void> {
     targets,
     derived,
     checks: checks(targets, derived, curves, soakResult, upload),
-    floorChecks: floorChecks(targets, derived, curves, soakResult),
+    floorChecks: floorChecks(targets, derived, curves, soakResult, portkeyNote),
+    ...(portkeyNote ? { portkeyNote } : {}),
     ...(upload ? { upload } : {}),
     ...(curves ? { curves } : {}),
     ...(soakResult ? { soak: soakResult } : {}),

@@ -103,6 +103,22 @@ describe("issue 20 checks", () => {
     expect(checks["Requests per second, 64 concurrent"]!.value).toStartWith("not measured");
   });
 
+  test("requests per second at 64 concurrent: the gateway's at least 4× Portkey's on Bun, or why Portkey was not run", () => {
+    const RPS = "Requests per second, 64 concurrent";
+    const judge = (gatewayRps: number, portkeyRps: number, portkeyErrors = 0) => {
+      const targets = [target("floor", FLOOR), target("gateway", AT_BOUNDS), target("portkey", { ...FLOOR, errors: portkeyErrors })];
+      targets[1]!.points.at(-1)!.rps = gatewayRps;
+      targets[2]!.points.at(-1)!.rps = portkeyRps;
+      return Object.fromEntries(floorChecks(targets, derive(targets)).map((check) => [check.name, check]))[RPS]!;
+    };
+    expect(judge(10_000, 2500)).toMatchObject({ value: "10,000 vs 2,500 req/s (×4)", pass: true });
+    expect(judge(9990, 2500)).toMatchObject({ value: "9,990 vs 2,500 req/s (×4)", pass: false });
+    expect(judge(10_000, 2500, 4)).toMatchObject({ value: "10,000 vs 2,500 req/s (×4) (Portkey 4 errors: not compared)", pass: null });
+    const targets = [target("floor", FLOOR), target("gateway", AT_BOUNDS)];
+    const unavailable = floorChecks(targets, derive(targets), undefined, undefined, "npm could not install it").find((check) => check.name === RPS);
+    expect(unavailable).toMatchObject({ value: "not measured: Portkey on Bun not run, npm could not install it (gateway 64,000 req/s)", pass: null });
+  });
+
   test("streams of another shape than the issue's are not judged against its targets", () => {
     const targets = [target("floor", FLOOR), target("gateway", AT_BOUNDS)];
     targets[1]!.streaming!.deltas = 8;
