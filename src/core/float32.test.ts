@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { allFinite, float32Bytes, float32FromBytes } from "./float32.ts";
+import { allFinite, float32Bytes, float32FromBase64, float32FromBytes } from "./float32.ts";
 
 /** The bytes as the wire spells them, written value by value through a DataView: the oracle. */
 function wireBytes(values: number[]): Uint8Array {
@@ -30,6 +30,19 @@ describe("float32 vectors and their little-endian bytes", () => {
       // A vector of its own: changing the source does not change it.
       larger.fill(0);
       expect(vector[2]).toBe(1);
+    });
+
+    test(`${host} path: base64 → vector, exact, with or without padding; no base64 or a partial value is undefined`, () => {
+      const text = Buffer.from(wireBytes(VALUES)).toString("base64");
+      const vector = float32FromBase64(text, littleEndianHost)!;
+      expect(Array.from(vector)).toEqual(VALUES.map(Math.fround));
+      expect(Object.is(vector[1], -0)).toBe(true);
+      expect(vector.length).toBe(VALUES.length);
+      expect(Array.from(float32FromBase64(text.replace(/=+$/, ""), littleEndianHost)!)).toEqual(VALUES.map(Math.fround));
+      expect(float32FromBase64("AACAPw=", littleEndianHost)).toBeUndefined();
+      expect(float32FromBase64("AACA", littleEndianHost)).toBeUndefined();
+      expect(float32FromBase64("A", littleEndianHost)).toBeUndefined();
+      expect(Array.from(float32FromBase64("", littleEndianHost)!)).toEqual([]);
     });
 
     test(`${host} path: a vector that is a view into a larger buffer gives only its own bytes`, () => {

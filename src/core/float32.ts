@@ -19,6 +19,25 @@ export function float32FromBytes(bytes: Uint8Array, littleEndianHost = LITTLE_EN
   return vector;
 }
 
+/** `Uint8Array.fromBase64` (Bun has it; the TypeScript library in use does not declare it yet). */
+const fromBase64 = (Uint8Array as unknown as { fromBase64(text: string): Uint8Array<ArrayBuffer> }).fromBase64;
+
+/**
+ * The float32 values of base64 of little-endian bytes; undefined when the text is no base64 or not of a
+ * whole number of values. The bytes are decoded into a buffer of their own, which on a little-endian host
+ * becomes the vector as it is: no second copy.
+ */
+export function float32FromBase64(text: string, littleEndianHost = LITTLE_ENDIAN_HOST): Float32Array | undefined {
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = fromBase64(text);
+  } catch {
+    return undefined;
+  }
+  if (bytes.byteLength % 4 !== 0) return undefined;
+  return littleEndianHost && bytes.byteOffset === 0 ? new Float32Array(bytes.buffer, 0, bytes.byteLength / 4) : float32FromBytes(bytes, littleEndianHost);
+}
+
 /** The little-endian bytes of a vector (a view of it on a little-endian host). */
 export function float32Bytes(vector: Float32Array, littleEndianHost = LITTLE_ENDIAN_HOST): Buffer {
   if (littleEndianHost) return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);

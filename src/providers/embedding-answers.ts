@@ -5,7 +5,7 @@
  */
 import type { Endpoint } from "../core/catalog-types.ts";
 import type { EmbeddingInput, EmbeddingsRequest } from "../core/operations.ts";
-import { allFinite, float32FromBytes } from "../core/float32.ts";
+import { allFinite, float32FromBase64 } from "../core/float32.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
 import { invalidUpstreamResponse } from "../transport/upstream-errors.ts";
 
@@ -17,9 +17,7 @@ export function readVector(value: unknown): Float32Array | undefined {
     return value.every((number) => typeof number === "number") ? Float32Array.from(value as number[]) : undefined;
   }
   if (typeof value !== "string" || !BASE64.test(value)) return undefined;
-  const bytes = Buffer.from(value, "base64");
-  if (bytes.byteLength % 4 !== 0) return undefined;
-  return float32FromBytes(bytes);
+  return float32FromBase64(value);
 }
 
 /**
