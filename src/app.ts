@@ -206,6 +206,8 @@ export function createApp(services: Services) {
         throw new GatewayError("bad_request", "Path has an invalid percent-encoding");
       }
     })
+    // Typed as a Response, but on an error it is the error's body: handed back as it came (see below).
+    .mapResponse(({ responseValue, set }) => adoptSetHeaders(responseValue, set) as Response)
     .onError(({ code, error, request, set }) => {
       let failure: GatewayError;
       if (code === "VALIDATION") {
@@ -259,6 +261,30 @@ export function createApp(services: Services) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * A route that answers with a Response of its own (a stream, a file, an operation's answer) gets the
+ * headers the hooks set (the request id, routing's warnings) added to it in place, the Response's own
+ * winning; with none left to merge, Elysia hands the Response on as it is instead of building a second
+ * one around its body. A status or cookies to apply, a chunked Response (Elysia re-streams those) or
+ * headers that cannot change are left to Elysia. Returns the value it was given: Elysia's error handler
+ * answers with what a response-mapping hook returns, even nothing.
+ */
+function adoptSetHeaders<T>(value: T, set: { headers: Record<string, unknown>; status?: unknown; cookie?: unknown }): T {
+  if (!(value instanceof Response) || (set.status !== undefined && set.status !== 200) || set.cookie !== undefined) return value;
+  const headers = value.headers;
+  if (headers.has("transfer-encoding")) return value;
+  for (const key in set.headers) {
+    if (typeof set.headers[key] !== "string" || key === "set-cookie") return value;
+  }
+  try {
+    for (const key in set.headers) if (!headers.has(key)) headers.set(key, set.headers[key] as string);
+  } catch {
+    return value;
+  }
+  set.headers = {};
+  return value;
+}
 
 /** Elysia failed while building a validation error (its summary of the invalid value threw). */
 function elysiaValidationCrash(error: unknown): boolean {
