@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Curves, SoakResult } from "./lib/curves.ts";
-import { type Check, cpuPoint, type Derived, pointAt, roleName } from "./lib/derive.ts";
+import { type Check, cpuPoint, type Derived, derive, pointAt, roleName } from "./lib/derive.ts";
 import { floorChecks } from "./lib/floor-checks.ts";
 import type { TargetResult } from "./lib/measure.ts";
 import type { UploadResult } from "./lib/upload.ts";
@@ -243,19 +243,15 @@ function soakTable(soak: SoakResult): string[] {
   ];
 }
 
-/** The gateway over Portkey on Bun, from the same rounds: CPU per request and per stream, throughput. */
-function overPortkey(targets: TargetResult[]): string[] {
-  const gateway = targets.find((target) => target.name === "gateway");
-  const portkey = targets.find((target) => target.name === "portkey");
-  const g = gateway && cpuPoint(gateway);
-  const p = portkey && cpuPoint(portkey);
-  if (!gateway || !portkey || !g || !p) return [];
-  const ratio = (a: number, b: number) => (a / Math.max(0.001, b)).toFixed(2);
-  const streams =
-    gateway.streaming && portkey.streaming
-      ? `, CPU per stream ×${ratio(gateway.streaming.load.cpuUsPerRequest, portkey.streaming.load.cpuUsPerRequest)}, streams per second ×${ratio(gateway.streaming.load.rps, portkey.streaming.load.rps)}`
-      : "";
-  return [`Gateway over Portkey on Bun: CPU per request ×${ratio(g.cpuUsPerRequest, p.cpuUsPerRequest)}, max throughput ×${ratio(gateway.maxRps, portkey.maxRps)}${streams}.`, ""];
+/**
+ * The gateway over Portkey on Bun, from the same rounds: CPU per request and per stream, throughput
+ * (worked out from the figures for results from before the ratios were derived).
+ */
+function overPortkey(results: Results): string[] {
+  const over = results.derived.overPortkey ?? derive(results.targets).overPortkey;
+  if (!over) return [];
+  const streams = over.streams ? `, CPU per stream ×${over.streams.cpuPerStream}, streams per second ×${over.streams.streamsPerSecond}` : "";
+  return [`Gateway over Portkey on Bun: CPU per request ×${over.chat.cpuPerRequest}, max throughput ×${over.chat.throughput}${streams}.`, ""];
 }
 
 export function renderMarkdown(results: Results): string {
@@ -285,7 +281,7 @@ export function renderMarkdown(results: Results): string {
       "",
     );
   }
-  lines.push(...overPortkey(results.targets));
+  lines.push(...overPortkey(results));
   lines.push(...operationTables(results));
   lines.push(...streamingTable(results));
   lines.push("| target (issue 6) | goal | measured | |", "|---|---|---|---|");

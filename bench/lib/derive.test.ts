@@ -72,6 +72,14 @@ describe("derive: streaming", () => {
     expect(derive(withStreams).streamRatios).toEqual({ cpuPerStream: 5, streamsPerSecond: 0.21, addedFirstByteMs: 0.31 });
   });
 
+  test("the gateway over Portkey on Bun, by the same ratios as over the floor; none without Portkey", () => {
+    const [direct, floor, gateway] = targets;
+    const portkey = { ...floor!, name: "portkey", label: "portkey", streaming: streams(940, 1057, 27.5) };
+    const over = derive([direct!, floor!, { ...gateway!, streaming: streams(470, 2114, 0.62) }, portkey]).overPortkey;
+    expect(over).toEqual({ chat: { cpuPerRequest: 2, addedP50: 1.83, throughput: 0.4 }, streams: { cpuPerStream: 0.5, streamsPerSecond: 2, addedFirstByteMs: -26.88 } });
+    expect(derive(targets).overPortkey).toBeUndefined();
+  });
+
   test("no ratios when either side has no streaming row", () => {
     const [direct, floor, gateway] = targets;
     expect(derive([direct!, floor!, { ...gateway!, streaming: streams(470, 2114, 0.62) }]).streamRatios).toBeUndefined();

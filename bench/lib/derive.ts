@@ -37,6 +37,8 @@ export interface Derived {
   operationRatios?: Record<string, Ratios>;
   /** The streaming rows, gateway over floor; absent when either was not measured. */
   streamRatios?: StreamRatios;
+  /** The gateway over Portkey on Bun (chat, and its streams when both streamed); absent without Portkey. */
+  overPortkey?: { chat: Ratios; streams?: StreamRatios };
 }
 
 export interface Check {
@@ -96,6 +98,11 @@ export function derive(targets: TargetResult[]): Derived {
   const gateway = byName.get("gateway");
   if (floor && gateway) derived.ratios = ratiosOf(floor, gateway, derived.addedP50Us);
   if (floor?.streaming && gateway?.streaming) derived.streamRatios = streamRatiosOf(floor.streaming, gateway.streaming);
+  const portkey = byName.get("portkey");
+  if (portkey && gateway) {
+    derived.overPortkey = { chat: ratiosOf(portkey, gateway, derived.addedP50Us) };
+    if (portkey.streaming && gateway.streaming) derived.overPortkey.streams = streamRatiosOf(portkey.streaming, gateway.streaming);
+  }
   for (const operation of new Set(targets.flatMap((target) => (target.operation ? [target.operation] : [])))) {
     const operationFloor = byName.get(roleName("floor", operation));
     const operationGateway = byName.get(roleName("gateway", operation));

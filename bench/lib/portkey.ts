@@ -6,8 +6,8 @@
  * left out, and the check says why.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../test/helpers/free-port.ts";
 import { type Started, start } from "./proc.ts";
 import { ROOT } from "./targets.ts";
 
@@ -34,17 +34,6 @@ export async function ensurePortkey(): Promise<{ entry: string } | { unavailable
     return { unavailable: `npm could not install ${PORTKEY_PACKAGE}@${PORTKEY_VERSION} (exit ${code}${detail ? `: ${detail}` : ""})` };
   }
   return { entry: ENTRY };
-}
-
-async function freePort(): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 /** Starts Portkey's server on core 0 (where the floor and the gateway run), without its log page. */
