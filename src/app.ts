@@ -266,19 +266,21 @@ export type App = ReturnType<typeof createApp>;
  * A route that answers with a Response of its own (a stream, a file, an operation's answer) gets the
  * headers the hooks set (the request id, routing's warnings) added to it in place, the Response's own
  * winning; with none left to merge, Elysia hands the Response on as it is instead of building a second
- * one around its body. A status or cookies to apply, a chunked Response (Elysia re-streams those) or
- * headers that cannot change are left to Elysia. Returns the value it was given: Elysia's error handler
- * answers with what a response-mapping hook returns, even nothing.
+ * one around its body. A status or cookies to apply, a chunked Response (Elysia re-streams those), a
+ * header that is no plain string or headers that cannot change are left to Elysia's own merge, which
+ * gives the same answer for whatever was adopted already. Returns the value it was given: Elysia's
+ * error handler answers with what a response-mapping hook returns, even nothing.
  */
 function adoptSetHeaders<T>(value: T, set: { headers: Record<string, unknown>; status?: unknown; cookie?: unknown }): T {
   if (!(value instanceof Response) || (set.status !== undefined && set.status !== 200) || set.cookie !== undefined) return value;
   const headers = value.headers;
   if (headers.has("transfer-encoding")) return value;
-  for (const key in set.headers) {
-    if (typeof set.headers[key] !== "string" || key === "set-cookie") return value;
-  }
   try {
-    for (const key in set.headers) if (!headers.has(key)) headers.set(key, set.headers[key] as string);
+    for (const key in set.headers) {
+      const header = set.headers[key];
+      if (typeof header !== "string" || key === "set-cookie") return value;
+      if (!headers.has(key)) headers.set(key, header);
+    }
   } catch {
     return value;
   }
