@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
+import { mainFocused, openRoute, screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 import { startCollector } from "./helpers/otlp-collector.ts";
@@ -150,6 +150,9 @@ test("guardrails, workspace budgets, members and observability destinations, at 
 
   // Observability: an OTLP destination with a secret header, shown masked; re-saving it keeps the secret.
   await go(page, "Observability");
+  // A navigation lands keyboard users on the page once it has rendered (shell.tsx): only after that is
+  // the focus theirs to move, or it would be taken back from the button below.
+  await page.waitForFunction(mainFocused);
   // Keyboard: the button opens the form with Enter, and Tab moves into it.
   await page.getByRole("button", { name: "New destination" }).focus();
   await page.keyboard.press("Enter");

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
 import { SESSION_COOKIE } from "../src/api/session-cookie.ts";
 import { launchChromium } from "./helpers/chromium.ts";
-import { screenshotFolder, signInWithKey, watchedPage, openRoute } from "./helpers/dashboard.ts";
+import { mainFocused, openRoute, screenshotFolder, signInWithKey, watchedPage } from "./helpers/dashboard.ts";
 import { ADMIN_KEY } from "./helpers/gateway.ts";
 import { type InferenceSetup, startInference } from "./helpers/inference-setup.ts";
 import { signedInMember } from "./helpers/oauth.ts";
@@ -195,7 +195,7 @@ test("an administrator's every page fits 390 px, the navigation is reached with 
   await page.keyboard.press("Enter");
   await page.getByRole("heading", { name: "Observability", level: 1 }).waitFor();
   // After following a link, focus lands on the page itself.
-  await page.waitForFunction("document.activeElement?.id === 'main'");
+  await page.waitForFunction(mainFocused);
   await shoot(page, "observability-keyboard-390");
 
   expect(errors).toEqual([]);

@@ -81,3 +81,12 @@ export async function settlesTo<T>(read: () => Promise<T>, expected: T, timeoutM
   }
   expect(last as unknown).toEqual(expected);
 }
+
+/**
+ * For `page.waitForFunction`: the page's own element (`#main`) has the focus, as after a navigation.
+ * A function, not a string: the dashboard's CSP forbids eval, which a string predicate needs whenever it
+ * is not already true at the first check.
+ */
+export function mainFocused(): boolean {
+  return (globalThis as unknown as { document: { activeElement: { id?: string } | null } }).document.activeElement?.id === "main";
+}
