@@ -27,7 +27,7 @@ try {
   const gateway = await startGateway({ upstreamUrl: upstream.url, profileDir: dir });
   const load = values.embeddings
     ? { url: `${gateway.url}/api/v1/embeddings`, bodies: [embeddingsBody(MODELS.embed)], headers: GATEWAY_HEADERS }
-    : { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(MODELS.fast, { stream: values.stream, ...(values["body-bytes"] ? { contentBytes: Number(values["body-bytes"]) } : {}) })], headers: GATEWAY_HEADERS };
+    : { url: `${gateway.url}/api/v1/chat/completions`, bodies: [chatBody(values.stream ? MODELS.stream : MODELS.fast, { stream: values.stream, includeUsage: values.stream, ...(values["body-bytes"] ? { contentBytes: Number(values["body-bytes"]) } : {}) })], headers: GATEWAY_HEADERS };
   await runWrk(wrk, load, 16, 2, 1);
   const result = await runWrk(wrk, load, 64, seconds, 1);
   console.log(`profiled ${result.requests} requests (${result.rps} req/s, p50 ${result.p50Us} µs, ${result.errors} errors)`);
