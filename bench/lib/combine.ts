@@ -5,7 +5,7 @@
 import type { LoadPoint, TargetResult, Ttfb } from "./measure.ts";
 import { round } from "./proc.ts";
 
-function median(values: number[]): number {
+export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : round((sorted[middle - 1]! + sorted[middle]!) / 2, 1);

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { round } from "./proc.ts";
+import { updateReadmeBlock } from "./readme-block.ts";
 import { ROOT } from "./targets.ts";
 import { type KeyKind, type Load, SPREAD_KEYS, type Stack, type TableStats, type TeamSample } from "./team.ts";
 
@@ -219,18 +220,9 @@ export function teamMarkdown(results: TeamResults, loads: LoadShape[]): string {
   return lines.join("\n");
 }
 
-const START = "<!-- bench-team:start -->";
-const END = "<!-- bench-team:end -->";
-
 /** Rewrites the README's team-mode block; false when its markers are missing. */
 export function updateTeamReadme(block: string): boolean {
-  const file = join(ROOT, "README.md");
-  const text = readFileSync(file, "utf8");
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) return false;
-  writeFileSync(file, `${text.slice(0, start + START.length)}\n${block}${text.slice(end)}`);
-  return true;
+  return updateReadmeBlock("bench-team", block);
 }
 
 if (import.meta.main) {

@@ -1,0 +1,130 @@
+/**
+ * What bounds the CPU targets (`npm run bench:bound`; not part of `npm test`): the gateway's CPU per
+ * request and per stream against the floor and against the essential work of any translating,
+ * recording gateway (bench/essential.ts, at its three levels), all on core 0, measured in turns, round
+ * after round, under wrk: non-streaming chat at 64 connections, streams of 20 deltas and a usage chunk
+ * at 16. Prints the table; writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and
+ * (a run of at least 3 rounds of 5 s) README.md's block between the bench-bound markers.
+ *
+ * Usage: npm run bench:bound -- [--duration 8] [--warmup 8] [--rounds 3] [--rebuild]
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
+import { ISSUE20 } from "./lib/floor-checks.ts";
+import { canPin, cpuMicros, installGuards, pin, runMain, start } from "./lib/proc.ts";
+import { updateReadmeBlock } from "./lib/readme-block.ts";
+import { chatBody, ensureBinary, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
+import { ensureWrk, runWrk } from "./lib/wrk.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    duration: { type: "string", default: "8" },
+    warmup: { type: "string", default: "8" },
+    rounds: { type: "string", default: "3" },
+    rebuild: { type: "boolean", default: false },
+  },
+});
+const seconds = Number(values.duration);
+const warmupSeconds = Number(values.warmup);
+const rounds = Math.round(Number(values.rounds));
+for (const [name, value] of Object.entries({ duration: seconds, rounds })) {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} needs a positive number`);
+}
+if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0) throw new Error("--warmup needs a number of seconds");
+
+const RESULTS = join(ROOT, "bench", "results", "bound");
+const ROWS: Array<{ row: BoundRow; connections: number }> = [
+  { row: "json", connections: 64 },
+  { row: "stream", connections: ISSUE20.streamConnections },
+];
+
+interface Target {
+  name: BoundTarget;
+  pid: number;
+  /** The chat URL; the floor's carries the stream shape in its path, the others in their upstream. */
+  url: (stream: boolean) => string;
+  headers: Record<string, string>;
+  model: (stream: boolean) => string;
+}
+
+async function main(): Promise<void> {
+  installGuards((420 + ROWS.length * BOUND_TARGETS.length * (warmupSeconds + rounds * (seconds + 25))) * 1000);
+  // The harness (and wrk, the upstream) stay on core 1; what is measured runs on core 0.
+  pin(process.pid, 1);
+  const wrk = await ensureWrk();
+  await ensureBinary(values.rebuild);
+  const startedAt = new Date().toISOString();
+  const upstream = await startUpstream();
+  const floor = await startFloor(upstream.url);
+  const targets: Target[] = [{ name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" }];
+  for (const work of ["read", "translate", "record"] as const) {
+    const essential = await start(`essential-${work}`, [process.execPath, join(ROOT, "bench", "essential.ts"), "--upstream-base", `${upstream.url}${STREAM_PREFIX}/v1`, "--key", INFERENCE_KEY, "--work", work], {
+      core: 0,
+      // As the floor and the gateway do: Bun's cap of 256 upstream requests at once lifted.
+      env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336" },
+      ready: /essential listening on (\d+)/,
+    });
+    const base = `http://127.0.0.1:${essential.match[1]}`;
+    targets.push({ name: `essential-${work}`, pid: essential.pid, url: () => `${base}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream });
+  }
+  const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
+  targets.push({ name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) });
+  console.log(`bench:bound: ${targets.length} targets on core 0, pinning ${canPin ? "on" : "off"}, ${rounds} rounds of ${seconds} s`);
+
+  const summaries = [];
+  for (const { row, connections } of ROWS) {
+    const stream = row === "stream";
+    const loadOf = (target: Target) => ({
+      url: target.url(stream),
+      bodies: [chatBody(target.model(stream), { stream, includeUsage: stream })],
+      headers: target.headers,
+      ...(stream ? { endMarker: "[DONE]" } : {}),
+    });
+    for (const target of targets) if (warmupSeconds > 0) await runWrk(wrk, loadOf(target), connections, warmupSeconds, 1);
+    const samples = Object.fromEntries(BOUND_TARGETS.map((name) => [name, [] as BoundSample[]])) as Record<BoundTarget, BoundSample[]>;
+    for (let round = 1; round <= rounds; round++) {
+      for (const target of targets) {
+        const before = cpuMicros(target.pid);
+        const result = await runWrk(wrk, loadOf(target), connections, seconds, 1);
+        const answered = result.requests - result.non2xx - result.incomplete;
+        const sample = {
+          cpuUsPerRequest: Math.round((cpuMicros(target.pid) - before) / Math.max(1, answered)),
+          rps: result.rps,
+          errors: result.errors + result.non2xx + result.incomplete,
+        };
+        samples[target.name].push(sample);
+        console.log(`round ${round} ${row} ${target.name}: CPU ${sample.cpuUsPerRequest} µs/req, ${sample.rps} req/s${sample.errors ? `, ${sample.errors} errors` : ""}`);
+      }
+    }
+    summaries.push(summarizeBound(row, connections, samples));
+  }
+
+  const settings = { seconds, rounds, warmupSeconds };
+  const git = (args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
+  const results = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", pinned: canPin, loadAverage: loadavg().map((value) => Math.round(value * 100) / 100), bun: Bun.version },
+    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
+    settings,
+    summaries,
+  };
+  const block =
+    `Run ${startedAt} on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (dirty)" : ""}, ` +
+    `${results.machine.cpus} × ${results.machine.cpuModel}, pinned ${canPin ? "(measured targets on core 0; upstream, wrk and harness on core 1)" : "off"}, Bun ${Bun.version}.\n\n${boundMarkdown(summaries, settings)}\n`;
+  const markdown = `# What bounds the CPU targets\n\n${block}`;
+  mkdirSync(RESULTS, { recursive: true });
+  const file = join(RESULTS, `${startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
+  writeFileSync(join(RESULTS, "latest.md"), markdown);
+  // A shortened run is too noisy to stand in the README.
+  const readme = rounds >= 3 && seconds >= 5 && updateReadmeBlock("bench-bound", block);
+  if (rounds >= 3 && seconds >= 5 && !readme) console.warn("README.md has no <!-- bench-bound:start --> … <!-- bench-bound:end --> markers; not updated");
+  console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/bound/latest.md${readme ? " and README.md's block" : ""}`);
+}
+
+await runMain("bench:bound", main);
