@@ -1,9 +1,9 @@
 /**
- * What bounds the CPU targets (`npm run bench:bound`; not part of `npm test`): the gateway's CPU per
- * request and per stream against the floor and against the essential work of any translating,
- * recording gateway (bench/essential.ts, at its three levels), all on core 0, measured in turns, round
- * after round, under wrk: non-streaming chat at 64 connections, streams of 20 deltas and a usage chunk
- * at 16. Prints the table; writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and
+ * What bounds the targets the gateway misses (`npm run bench:bound`; not part of `npm test`): the
+ * gateway against the floor and against the essential work of any translating, recording gateway
+ * (bench/essential.ts, at its three levels), all on core 0, measured in turns, round after round, under
+ * wrk: CPU per non-streaming request and RSS at 64 connections, CPU per stream (20 deltas and a usage
+ * chunk) at 16, and the latency tail of non-streaming requests at 1 connection. Prints the table; writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and
  * (a run of at least 3 rounds of 5 s) README.md's block between the bench-bound markers.
  *
  * Usage: npm run bench:bound -- [--duration 8] [--warmup 8] [--rounds 3] [--rebuild]
@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
 import { ISSUE20 } from "./lib/floor-checks.ts";
-import { canPin, cpuMicros, installGuards, pin, runMain, start } from "./lib/proc.ts";
+import { canPin, cpuMicros, installGuards, pin, runMain, sampleRss, start } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { chatBody, ensureBinary, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
@@ -38,8 +38,9 @@ if (!Number.isFinite(warmupSeconds) || warmupSeconds < 0) throw new Error("--war
 
 const RESULTS = join(ROOT, "bench", "results", "bound");
 const ROWS: Array<{ row: BoundRow; connections: number }> = [
-  { row: "json", connections: 64 },
+  { row: "json", connections: ISSUE20.rssConnections },
   { row: "stream", connections: ISSUE20.streamConnections },
+  { row: "tail", connections: 1 },
 ];
 
 interface Target {
@@ -88,16 +89,25 @@ async function main(): Promise<void> {
     const samples = Object.fromEntries(BOUND_TARGETS.map((name) => [name, [] as BoundSample[]])) as Record<BoundTarget, BoundSample[]>;
     for (let round = 1; round <= rounds; round++) {
       for (const target of targets) {
+        const rss = sampleRss(target.pid);
         const before = cpuMicros(target.pid);
         const result = await runWrk(wrk, loadOf(target), connections, seconds, 1);
+        const cpu = cpuMicros(target.pid) - before;
         const answered = result.requests - result.non2xx - result.incomplete;
-        const sample = {
-          cpuUsPerRequest: Math.round((cpuMicros(target.pid) - before) / Math.max(1, answered)),
+        const sample: BoundSample = {
+          cpuUsPerRequest: Math.round(cpu / Math.max(1, answered)),
           rps: result.rps,
+          p50Us: result.p50Us,
+          p99Us: result.p99Us,
+          p999Us: result.p999Us,
+          rssMb: rss.stop(),
           errors: result.errors + result.non2xx + result.incomplete,
         };
         samples[target.name].push(sample);
-        console.log(`round ${round} ${row} ${target.name}: CPU ${sample.cpuUsPerRequest} µs/req, ${sample.rps} req/s${sample.errors ? `, ${sample.errors} errors` : ""}`);
+        console.log(
+          `round ${round} ${row} ${target.name}: CPU ${sample.cpuUsPerRequest} µs/req, ${sample.rps} req/s, p99 ${sample.p99Us} µs, RSS ${sample.rssMb} MB` +
+            `${sample.errors ? `, ${sample.errors} errors` : ""}`,
+        );
       }
     }
     summaries.push(summarizeBound(row, connections, samples));
@@ -116,7 +126,7 @@ async function main(): Promise<void> {
   const block =
     `Run ${startedAt} on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (dirty)" : ""}, ` +
     `${results.machine.cpus} × ${results.machine.cpuModel}, pinned ${canPin ? "(measured targets on core 0; upstream, wrk and harness on core 1)" : "off"}, Bun ${Bun.version}.\n\n${boundMarkdown(summaries, settings)}\n`;
-  const markdown = `# What bounds the CPU targets\n\n${block}`;
+  const markdown = `# What bounds the targets\n\n${block}`;
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, `${startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);

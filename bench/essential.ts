@@ -7,7 +7,8 @@
  *   translate  each answer or stream chunk parsed and encoded again with the gateway's id, model and
  *              provider (the usage read and encoded with its cost);
  *   record     (default) translate, plus one record per request: its JSON line appended to a journal
- *              with write(2), and the records inserted into SQLite (WAL) in one transaction every 50 ms.
+ *              with write(2), and sent every 50 ms to a thread that inserts them into SQLite (WAL) in one
+ *              transaction (essential-writer.ts).
  * No routing, no plugins, no limits, no metrics, no validation beyond what the parse needs: it is a
  * yardstick, not a gateway, and reads only the bench upstream's wire (`data: {…}\n\n` events).
  *
@@ -68,33 +69,43 @@ interface RecordRow {
   created_at: string;
 }
 
-const database = new Database(join(directory, "records.db"));
+// The table is made here; the records are inserted by a thread of their own (essential-writer.ts), in
+// batches every 50 ms, as a gateway keeps database work off the thread that serves requests.
+const databaseFile = join(directory, "records.db");
+const database = new Database(databaseFile);
 database.exec("PRAGMA journal_mode = WAL");
-database.exec("PRAGMA synchronous = NORMAL");
 database.exec(
   "CREATE TABLE IF NOT EXISTS generations (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, api_key_hash TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, " +
     "upstream_model TEXT NOT NULL, streamed INTEGER NOT NULL, status INTEGER NOT NULL, finish_reason TEXT, tokens_prompt INTEGER NOT NULL, " +
     "tokens_completion INTEGER NOT NULL, cost REAL NOT NULL, latency_ms INTEGER NOT NULL, created_at TEXT NOT NULL)",
 );
-const insert = database.prepare("INSERT INTO generations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-const insertAll = database.transaction((rows: RecordRow[]) => {
-  for (const row of rows) {
-    insert.run(row.id, row.workspace_id, row.api_key_hash, row.model, row.provider, row.upstream_model, row.streamed, row.status, row.finish_reason, row.tokens_prompt, row.tokens_completion, row.cost, row.latency_ms, row.created_at);
-  }
-});
+database.close();
+const writer = new Worker(new URL("./essential-writer.ts", import.meta.url));
+writer.postMessage({ type: "open", file: databaseFile });
+let inFlight = 0;
+let drained: (() => void) | undefined;
+writer.onmessage = () => {
+  inFlight -= 1;
+  if (inFlight === 0) drained?.();
+};
 const journal = openSync(join(directory, "records.journal"), "a");
-let queued: RecordRow[] = [];
+/** The journal lines of the records not yet sent to the writer. */
+let queued = "";
 let timer: ReturnType<typeof setTimeout> | undefined;
 
+function send(): void {
+  timer = undefined;
+  if (queued === "") return;
+  inFlight += 1;
+  writer.postMessage({ type: "write", lines: queued });
+  queued = "";
+}
+
 function record(row: RecordRow): void {
-  writeSync(journal, `${JSON.stringify(row)}\n`);
-  queued.push(row);
-  timer ??= setTimeout(() => {
-    timer = undefined;
-    const rows = queued;
-    queued = [];
-    insertAll(rows);
-  }, 50);
+  const line = `${JSON.stringify(row)}\n`;
+  writeSync(journal, line);
+  queued += line;
+  timer ??= setTimeout(send, 50);
 }
 
 interface Usage {
@@ -206,11 +217,12 @@ const server = Bun.serve({
 });
 
 console.log(`essential listening on ${server.port}`);
-const stop = () => {
+const stop = async () => {
   clearTimeout(timer);
-  if (queued.length > 0) insertAll(queued);
-  database.close();
+  send();
+  if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+  writer.terminate();
   process.exit(0);
 };
-process.on("SIGTERM", stop);
-process.on("SIGINT", stop);
+process.on("SIGTERM", () => void stop());
+process.on("SIGINT", () => void stop());

@@ -1,7 +1,15 @@
 import { describe, expect, test } from "bun:test";
 import { BOUND_TARGETS, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./bound.ts";
 
-const sample = (cpuUsPerRequest: number, errors = 0): BoundSample => ({ cpuUsPerRequest, rps: 1_000_000 / cpuUsPerRequest, errors });
+const sample = (cpuUsPerRequest: number, errors = 0, p99Us = 1000, rssMb = 50): BoundSample => ({
+  cpuUsPerRequest,
+  rps: Math.round(1_000_000 / cpuUsPerRequest),
+  p50Us: 200,
+  p99Us,
+  p999Us: p99Us * 2,
+  rssMb,
+  errors,
+});
 
 function samples(cpu: Record<BoundTarget, number[]>, errors: Partial<Record<BoundTarget, number>> = {}): Record<BoundTarget, BoundSample[]> {
   return Object.fromEntries(BOUND_TARGETS.map((target) => [target, cpu[target].map((value, index) => sample(value, index === 0 ? (errors[target] ?? 0) : 0))])) as Record<BoundTarget, BoundSample[]>;
@@ -29,14 +37,32 @@ describe("bound bench: summary", () => {
     expect(summary.essentialAboveTarget).toBe(false);
   });
 
-  test("the essential work above the row's bound is said so; the JSON row is held to 1.5×", () => {
+  test("the essential work above the row's bound is said so; the JSON row is held to 1.5× and shows the largest RSS", () => {
     const cpu = { floor: [100], "essential-read": [110], "essential-translate": [140], "essential-record": [160], gateway: [320] };
-    const json = summarizeBound("json", 64, samples(cpu));
+    const rows = samples(cpu);
+    rows.gateway = [sample(320, 0, 1000, 140), sample(330, 0, 1000, 150), sample(310, 0, 1000, 145)];
+    const json = summarizeBound("json", 64, rows);
     expect(json.target).toBe(1.5);
     expect(json.essentialAboveTarget).toBe(true);
+    expect(json.figures.at(-1)!.rssMb).toBe(150);
     const markdown = boundMarkdown([json], { seconds: 8, rounds: 1 });
-    expect(markdown).toContain("| essential: + a record each (journal, SQLite) | 160 | ×1.6 |");
-    expect(markdown).toContain("the essential work alone is ×1.6, above it. The gateway costs ×2 the essential work.");
+    expect(markdown).toContain("| essential: + a record each (journal; SQLite on its own thread) | 160 | ×1.6 | 6,250 | 50 | 0 |");
+    expect(markdown).toContain("the essential work alone is ×1.6, above it. The gateway's CPU is ×2 the essential work's.");
+    expect(markdown).toContain("RSS at 64 connections (the issue's bound is 80 MB): essential work 50 MB, gateway 150 MB.");
     expect(markdown).toContain("Medians of 1 round of 8 s");
+  });
+
+  test("the tail row measures the p99 against the floor's, with the bound of 2×", () => {
+    const rows = samples({ floor: [100], "essential-read": [100], "essential-translate": [100], "essential-record": [100], gateway: [100] });
+    const p99 = { floor: 1000, "essential-read": 1100, "essential-translate": 1500, "essential-record": 1800, gateway: 4500 } as const;
+    for (const target of BOUND_TARGETS) rows[target] = [sample(100, 0, p99[target])];
+    const tail = summarizeBound("tail", 1, rows);
+    expect(tail.target).toBe(2);
+    expect(tail.figures.map((figure) => figure.overFloor)).toEqual([1, 1.1, 1.5, 1.8, 4.5]);
+    expect(tail.gatewayOverEssential).toBe(2.5);
+    expect(tail.essentialAboveTarget).toBe(false);
+    const markdown = boundMarkdown([tail], { seconds: 8, rounds: 3 });
+    expect(markdown).toContain("| gateway (full pipeline) | 0.20 / 4.50 / 9.00 | ×4.5 |");
+    expect(markdown).toContain("The issue's bound is ×2 the floor's p99; the essential work alone is ×1.8, within it. The gateway's p99 is ×2.5 the essential work's.");
   });
 });

@@ -1,29 +1,40 @@
 /**
- * What bounds the CPU targets of issue 20 (bench/bound.ts): the floor, the essential work at its three
- * levels (bench/essential.ts) and the gateway, measured in turns; medians per target, ratios over the
- * floor, and the gateway over the essential work.
+ * What bounds the targets of issue 20 that the gateway misses (bench/bound.ts): the floor, the
+ * essential work at its three levels (bench/essential.ts) and the gateway, measured in turns; medians
+ * per target, ratios over the floor, and the gateway over the essential work. Three rows: CPU per
+ * non-streaming request (with RSS under that load), CPU per stream, and the latency tail at 1 connection.
  */
 import { median } from "./combine.ts";
 import { ISSUE20 } from "./floor-checks.ts";
 
 export const BOUND_TARGETS = ["floor", "essential-read", "essential-translate", "essential-record", "gateway"] as const;
 export type BoundTarget = (typeof BOUND_TARGETS)[number];
-export type BoundRow = "json" | "stream";
+export type BoundRow = "json" | "stream" | "tail";
 
 /** One target's run in one round of one row. */
 export interface BoundSample {
   cpuUsPerRequest: number;
   rps: number;
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+  /** Largest RSS seen during the run (process and children), MB. */
+  rssMb: number;
   /** Socket errors, non-2xx answers and streams without their end, all together. */
   errors: number;
 }
 
 export interface BoundFigure {
   target: BoundTarget;
-  /** Median over the rounds. */
+  /** Medians over the rounds. */
   cpuUsPerRequest: number;
   rps: number;
-  /** Median CPU over the floor's median CPU. */
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+  /** The largest over the rounds. */
+  rssMb: number;
+  /** The row's measure (CPU, or p99 for the tail row): median over the floor's median. */
   overFloor: number;
   errors: number;
 }
@@ -32,7 +43,7 @@ export interface BoundSummary {
   row: BoundRow;
   connections: number;
   figures: BoundFigure[];
-  /** The gateway's CPU over the essential work's (record level). */
+  /** The gateway's measure over the essential work's (record level). */
   gatewayOverEssential: number;
   /** The issue's bound for this row (×floor), and whether the essential work alone is already above it. */
   target: number;
@@ -42,23 +53,28 @@ export interface BoundSummary {
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
 export function summarizeBound(row: BoundRow, connections: number, samples: Record<BoundTarget, BoundSample[]>): BoundSummary {
-  const cpu = (target: BoundTarget) => median(samples[target].map((sample) => sample.cpuUsPerRequest));
-  const floor = cpu("floor");
+  const of = (target: BoundTarget, pick: (sample: BoundSample) => number) => median(samples[target].map(pick));
+  const measure = (sample: BoundSample) => (row === "tail" ? sample.p99Us : sample.cpuUsPerRequest);
+  const floor = of("floor", measure);
   const figures = BOUND_TARGETS.map((target) => ({
     target,
-    cpuUsPerRequest: Math.round(cpu(target)),
-    rps: Math.round(median(samples[target].map((sample) => sample.rps))),
-    overFloor: round2(cpu(target) / floor),
+    cpuUsPerRequest: Math.round(of(target, (sample) => sample.cpuUsPerRequest)),
+    rps: Math.round(of(target, (sample) => sample.rps)),
+    p50Us: Math.round(of(target, (sample) => sample.p50Us)),
+    p99Us: Math.round(of(target, (sample) => sample.p99Us)),
+    p999Us: Math.round(of(target, (sample) => sample.p999Us)),
+    rssMb: Math.max(...samples[target].map((sample) => sample.rssMb)),
+    overFloor: round2(of(target, measure) / floor),
     errors: samples[target].reduce((total, sample) => total + sample.errors, 0),
   }));
-  const target = row === "json" ? ISSUE20.cpuPerRequest : ISSUE20.cpuPerStream;
+  const target = row === "json" ? ISSUE20.cpuPerRequest : row === "stream" ? ISSUE20.cpuPerStream : ISSUE20.p99;
   return {
     row,
     connections,
     figures,
-    gatewayOverEssential: round2(cpu("gateway") / cpu("essential-record")),
+    gatewayOverEssential: round2(of("gateway", measure) / of("essential-record", measure)),
     target,
-    essentialAboveTarget: cpu("essential-record") / floor > target,
+    essentialAboveTarget: of("essential-record", measure) / floor > target,
   };
 }
 
@@ -66,27 +82,42 @@ const TITLES: Record<BoundTarget, string> = {
   floor: "floor (bytes piped through)",
   "essential-read": "essential: key, body, answer read in JS",
   "essential-translate": "essential: + each answer/chunk parsed and encoded",
-  "essential-record": "essential: + a record each (journal, SQLite)",
+  "essential-record": "essential: + a record each (journal; SQLite on its own thread)",
   gateway: "gateway (full pipeline)",
 };
+
+const ms = (us: number) => (us / 1000).toFixed(2);
 
 export function boundMarkdown(summaries: BoundSummary[], settings: { seconds: number; rounds: number }): string {
   const lines: string[] = [];
   for (const summary of summaries) {
-    const what = summary.row === "json" ? "CPU per request, non-streaming" : "CPU per stream (20 deltas + usage)";
-    // Bold, not a heading: the block also stands inside a README section.
-    lines.push(`**${what}, ${summary.connections} connections**`, "", "| target | CPU µs | × floor | req/s | errors |", "|---|---:|---:|---:|---:|");
-    for (const figure of summary.figures) {
-      lines.push(`| ${TITLES[figure.target]} | ${figure.cpuUsPerRequest} | ×${figure.overFloor} | ${figure.rps.toLocaleString("en-US")} | ${figure.errors} |`);
-    }
     const essential = summary.figures.find((figure) => figure.target === "essential-record")!;
+    const gateway = summary.figures.find((figure) => figure.target === "gateway")!;
+    // Bold, not a heading: the block also stands inside a README section.
+    if (summary.row === "tail") {
+      lines.push(`**Latency, non-streaming, ${summary.connections} connection**`, "", "| target | p50 / p99 / p99.9 ms | p99 × floor | req/s | errors |", "|---|---:|---:|---:|---:|");
+      for (const figure of summary.figures) {
+        lines.push(`| ${TITLES[figure.target]} | ${ms(figure.p50Us)} / ${ms(figure.p99Us)} / ${ms(figure.p999Us)} | ×${figure.overFloor} | ${figure.rps.toLocaleString("en-US")} | ${figure.errors} |`);
+      }
+    } else {
+      const json = summary.row === "json";
+      const what = json ? "CPU per request, non-streaming" : `CPU per stream (${ISSUE20.streamDeltas} deltas + usage)`;
+      lines.push(`**${what}, ${summary.connections} connections**`, "", `| target | CPU µs | × floor | req/s |${json ? " RSS MB |" : ""} errors |`, `|---|---:|---:|---:|${json ? "---:|" : ""}---:|`);
+      for (const figure of summary.figures) {
+        lines.push(`| ${TITLES[figure.target]} | ${figure.cpuUsPerRequest} | ×${figure.overFloor} | ${figure.rps.toLocaleString("en-US")} |${json ? ` ${figure.rssMb} |` : ""} ${figure.errors} |`);
+      }
+    }
+    const measure = summary.row === "tail" ? "p99" : "CPU";
     lines.push(
       "",
-      `The issue's bound is ×${summary.target} the floor; the essential work alone is ×${essential.overFloor}` +
-        `${summary.essentialAboveTarget ? ", above it" : ", within it"}. The gateway costs ×${summary.gatewayOverEssential} the essential work.`,
+      `The issue's bound is ×${summary.target} the floor's ${measure}; the essential work alone is ×${essential.overFloor}` +
+        `${summary.essentialAboveTarget ? ", above it" : ", within it"}. The gateway's ${measure} is ×${summary.gatewayOverEssential} the essential work's.`,
       "",
     );
+    if (summary.row === "json") {
+      lines.push(`RSS at ${summary.connections} connections (the issue's bound is ${ISSUE20.rssMb} MB): essential work ${essential.rssMb} MB, gateway ${gateway.rssMb} MB.`, "");
+    }
   }
-  lines.push(`Medians of ${settings.rounds} round${settings.rounds === 1 ? "" : "s"} of ${settings.seconds} s per target, measured in turns on the same core.`);
+  lines.push(`Medians of ${settings.rounds} round${settings.rounds === 1 ? "" : "s"} of ${settings.seconds} s per target (RSS: the largest seen), measured in turns on the same core.`);
   return lines.join("\n");
 }
