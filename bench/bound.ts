@@ -8,14 +8,13 @@
  *
  * Usage: npm run bench:bound -- [--duration 8] [--warmup 8] [--rounds 3] [--rebuild]
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
 import { ISSUE20 } from "./lib/floor-checks.ts";
 import { canPin, cpuMicros, installGuards, pin, runMain, sampleRss, start } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
+import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { chatBody, ensureBinary, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
@@ -114,27 +113,13 @@ async function main(): Promise<void> {
   }
 
   const settings = { seconds, rounds, warmupSeconds };
-  const git = (args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
-  const results = {
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", pinned: canPin, loadAverage: loadavg().map((value) => Math.round(value * 100) / 100), bun: Bun.version },
-    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
-    settings,
-    summaries,
-  };
-  const block =
-    `Run ${startedAt} on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (dirty)" : ""}, ` +
-    `${results.machine.cpus} × ${results.machine.cpuModel}, pinned ${canPin ? "(measured targets on core 0; upstream, wrk and harness on core 1)" : "off"}, Bun ${Bun.version}.\n\n${boundMarkdown(summaries, settings)}\n`;
-  const markdown = `# What bounds the targets\n\n${block}`;
-  mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `${startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
-  writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
-  writeFileSync(join(RESULTS, "latest.md"), markdown);
+  const record = runRecord(startedAt, settings, summaries);
+  const block = `${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${boundMarkdown(summaries, settings)}\n`;
+  const file = writeRun(RESULTS, record, `# What bounds the targets\n\n${block}`);
   // A shortened run is too noisy to stand in the README.
   const readme = rounds >= 3 && seconds >= 5 && updateReadmeBlock("bench-bound", block);
   if (rounds >= 3 && seconds >= 5 && !readme) console.warn("README.md has no <!-- bench-bound:start --> … <!-- bench-bound:end --> markers; not updated");
-  console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/bound/latest.md${readme ? " and README.md's block" : ""}`);
+  console.log(`\n${block}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/bound/latest.md${readme ? " and README.md's block" : ""}`);
 }
 
 await runMain("bench:bound", main);

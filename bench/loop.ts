@@ -11,13 +11,14 @@
  * Usage: npm run bench:loop -- [--duration 3] [--warmup 3] [--rounds 8] [--connections 16] [--stream] [--rebuild]
  * (`--stream` measures the three requests streamed as well, in the same rounds.)
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { canPin, installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { checkCase, type LoopCase, loopCases, loopCatalog, loopMarkdown, type LoopSample, measureCase, summarize, writeLookupPlugin } from "./lib/loop.ts";
 import { ensureBinary, GATEWAY_HEADERS, ROOT, startGateway, startUpstream } from "./lib/targets.ts";
+import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
@@ -90,21 +91,9 @@ async function main(): Promise<void> {
     };
   });
   const settings = { connections, seconds, rounds, warmupSeconds };
-  const git = (args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
-  const results = {
-    startedAt,
-    finishedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim() ?? "unknown", pinned: canPin, loadAverage: loadavg().map((value) => Math.round(value * 100) / 100), bun: Bun.version },
-    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
-    settings,
-    summaries,
-  };
-  const markdown = `# Server-tool loop: gateway CPU per request\n\n${startedAt}, commit ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (dirty)" : ""}, ` +
-    `${results.machine.cpus} × ${results.machine.cpuModel}, pinned ${canPin ? "(gateway on core 0; upstream, wrk and harness on core 1)" : "off"}, Bun ${Bun.version}.\n\n${loopMarkdown(summaries, settings)}\n`;
-  mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `${startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z")}.json`);
-  writeFileSync(file, `${JSON.stringify(results, null, 1)}\n`);
-  writeFileSync(join(RESULTS, "latest.md"), markdown);
+  const record = runRecord(startedAt, settings, summaries);
+  const markdown = `# Server-tool loop: gateway CPU per request\n\n${runHeader(record, "gateway on core 0; upstream, wrk and harness on core 1")}\n\n${loopMarkdown(summaries, settings)}\n`;
+  const file = writeRun(RESULTS, record, markdown);
   console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/loop/latest.md`);
 }
 

@@ -10,6 +10,7 @@ import { type Check, cpuPoint, type Derived, derive, pointAt, roleName } from ".
 import { floorChecks } from "./lib/floor-checks.ts";
 import type { TargetResult } from "./lib/measure.ts";
 import type { UploadResult } from "./lib/upload.ts";
+import { updateReadmeBlock } from "./lib/readme-block.ts";
 
 export interface Results {
   version: 1;
@@ -33,7 +34,7 @@ export interface Results {
 
 export const RESULTS_DIR = join(import.meta.dir, "results");
 const README = join(import.meta.dir, "..", "README.md");
-const START = "<!-- bench:start -->";
+const MARKERS = "<!-- bench:start --> … <!-- bench:end -->";
 const README_INTRO = `\`npm run bench\` (not part of \`npm test\`) measures the built gateway beside the floor, a 30-line
 Bun.serve + fetch passthrough, beside Portkey's open-source gateway on Bun (installed from the npm registry
 into bench/.cache/ on first use; \`-- --no-portkey\` leaves it out), and beside direct calls to a local upstream; \`-- --curves\` adds the
@@ -42,7 +43,6 @@ profiles the gateway's hot path; \`npm run bench:compare -- --other <binary>\` m
 beside the current one. Generated from bench/results/ by bench/report.ts:
 
 `;
-const END = "<!-- bench:end -->";
 
 const ms = (us: number) => (us / 1000).toFixed(2);
 /** p50 / p99 / p99.9 in ms; p99.9 is "—" in results from before it was measured. */
@@ -297,12 +297,7 @@ export function renderMarkdown(results: Results): string {
 
 /** Rewrites the README's section between the markers; false when the markers are missing. */
 export function updateReadme(markdown: string, readme = README): boolean {
-  const text = readFileSync(readme, "utf8");
-  const start = text.indexOf(START);
-  const end = text.indexOf(END);
-  if (start < 0 || end < start) return false;
-  writeFileSync(readme, `${text.slice(0, start + START.length)}\n${markdown}${text.slice(end)}`);
-  return true;
+  return updateReadmeBlock("bench", markdown, readme);
 }
 
 export function newestResults(): string | undefined {
@@ -315,7 +310,7 @@ export function newestResults(): string | undefined {
 export function publish(results: Results): string {
   const markdown = renderMarkdown(results);
   writeFileSync(join(RESULTS_DIR, "latest.md"), markdown);
-  if (!updateReadme(README_INTRO + markdown)) console.warn(`README.md has no ${START} … ${END} markers; its Performance section was not updated`);
+  if (!updateReadme(README_INTRO + markdown)) console.warn(`README.md has no ${MARKERS} markers; its Performance section was not updated`);
   return markdown;
 }
 

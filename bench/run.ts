@@ -9,7 +9,6 @@
  * Results: bench/results/<timestamp>.json, bench/results/latest.md, and README.md's Performance section.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { type Curves, type CurveSizes, bodyCurve, catalogCurve, keysCurve, type SoakResult, soak, streamsCurve } from "./lib/curves.ts";
 import { checks, derive, roleName } from "./lib/derive.ts";
@@ -37,6 +36,7 @@ import {
 import { ensurePortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from "./lib/portkey.ts";
 import { measureUpload, type UploadResult } from "./lib/upload.ts";
 import { ensureWrk } from "./lib/wrk.ts";
+import { gitState, machineInfo } from "./lib/run-info.ts";
 import { publish, RESULTS_DIR, type Results } from "./report.ts";
 
 const HELP = `Usage: npm run bench -- [options]
@@ -130,10 +130,6 @@ function timeBound(options: Options, settings: RunSettings, curve: CurveSizes): 
     : 0;
   const soakTime = options.soakSeconds ? options.soakSeconds + 60 : 0;
   return (600 + 2 * (main + curves + soakTime)) * 1000;
-}
-
-function git(args: string[]): string {
-  return Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
 }
 
 /**
@@ -296,15 +292,8 @@ async function main(): Promise<void> {
     startedAt,
     finishedAt: new Date().toISOString(),
     mode: options.quick ? "quick" : "full",
-    machine: {
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model.trim() ?? "unknown",
-      pinned: canPin,
-      loadAverage: loadavg().map((value) => Math.round(value * 100) / 100),
-      bun: Bun.version,
-      wrk: wrkVersion,
-    },
-    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
+    machine: { ...machineInfo(), wrk: wrkVersion },
+    git: gitState(),
     settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount, rounds: options.main ? options.rounds : 0 },
     targets,
     derived,

@@ -40,6 +40,7 @@ import {
 } from "./lib/team.ts";
 import { combine, ratios, readmeBlock, type TeamResults, type TeamRow, teamMarkdown, updateTeamReadme } from "./lib/team-report.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
+import { gitState } from "./lib/run-info.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -148,7 +149,6 @@ async function main(): Promise<void> {
       return { stack: stack.name, key, load: load.name, median: combine(byRound), byRound };
     }),
   );
-  const git = (args: string[]) => Bun.spawnSync(["git", ...args], { cwd: ROOT }).stdout.toString().trim();
   const results: TeamResults = {
     startedAt,
     finishedAt: new Date().toISOString(),
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       haproxy: haproxyVersion(),
       postgres: postgres.version,
     },
-    git: { commit: git(["rev-parse", "HEAD"]), dirty: git(["status", "--porcelain", "--", "src", "plugins", "build.ts"]).length > 0 },
+    git: gitState(),
     settings: { seconds, warmupSeconds, rounds, loads: LOADS.map(({ body: _body, ...load }) => load), limitedKey: LIMITED_KEY, spreadKeys: SPREAD_KEYS },
     stacks: stacks.map((stack) => ({ name: stack.name, label: stack.label, replicas: stack.gateways.length })),
     checks: {

@@ -24,19 +24,11 @@ export interface BoundSample {
   errors: number;
 }
 
-export interface BoundFigure {
+/** A target's figures over the rounds: medians, but RSS the largest, errors summed. */
+export interface BoundFigure extends BoundSample {
   target: BoundTarget;
-  /** Medians over the rounds. */
-  cpuUsPerRequest: number;
-  rps: number;
-  p50Us: number;
-  p99Us: number;
-  p999Us: number;
-  /** The largest over the rounds. */
-  rssMb: number;
   /** The row's measure (CPU, or p99 for the tail row): median over the floor's median. */
   overFloor: number;
-  errors: number;
 }
 
 export interface BoundSummary {
