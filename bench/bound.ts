@@ -3,8 +3,9 @@
  * gateway against the floor and against the essential work of any translating, recording gateway
  * (bench/essential.ts, at its three levels), all on core 0, measured in turns, round after round, under
  * wrk: CPU per non-streaming request and RSS at 64 connections, CPU per stream (20 deltas and a usage
- * chunk) at 16, and the latency tail of non-streaming requests at 1 connection. Prints the table; writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and
- * (a run of at least 3 rounds of 5 s) README.md's block between the bench-bound markers.
+ * chunk) at 16, and the latency tail of non-streaming requests at 1 connection. Prints the table;
+ * writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and (a run of at least
+ * 3 rounds of 5 s) README.md's block between the bench-bound markers.
  *
  * Usage: npm run bench:bound -- [--duration 8] [--warmup 8] [--rounds 3] [--rebuild]
  */
@@ -117,8 +118,9 @@ async function main(): Promise<void> {
   const block = `${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${boundMarkdown(summaries, settings)}\n`;
   const file = writeRun(RESULTS, record, `# What bounds the targets\n\n${block}`);
   // A shortened run is too noisy to stand in the README.
-  const readme = rounds >= 3 && seconds >= 5 && updateReadmeBlock("bench-bound", block);
-  if (rounds >= 3 && seconds >= 5 && !readme) console.warn("README.md has no <!-- bench-bound:start --> … <!-- bench-bound:end --> markers; not updated");
+  const full = rounds >= 3 && seconds >= 5;
+  const readme = full && updateReadmeBlock("bench-bound", block);
+  if (full && !readme) console.warn("README.md has no <!-- bench-bound:start --> … <!-- bench-bound:end --> markers; not updated");
   console.log(`\n${block}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/bound/latest.md${readme ? " and README.md's block" : ""}`);
 }
 

@@ -69,44 +69,62 @@ interface RecordRow {
   created_at: string;
 }
 
-// The table is made here; the records are inserted by a thread of their own (essential-writer.ts), in
-// batches every 50 ms, as a gateway keeps database work off the thread that serves requests.
-const databaseFile = join(directory, "records.db");
-const database = new Database(databaseFile);
-database.exec("PRAGMA journal_mode = WAL");
-database.exec(
-  "CREATE TABLE IF NOT EXISTS generations (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, api_key_hash TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, " +
-    "upstream_model TEXT NOT NULL, streamed INTEGER NOT NULL, status INTEGER NOT NULL, finish_reason TEXT, tokens_prompt INTEGER NOT NULL, " +
-    "tokens_completion INTEGER NOT NULL, cost REAL NOT NULL, latency_ms INTEGER NOT NULL, created_at TEXT NOT NULL)",
-);
-database.close();
-const writer = new Worker(new URL("./essential-writer.ts", import.meta.url));
-writer.postMessage({ type: "open", file: databaseFile });
-let inFlight = 0;
-let drained: (() => void) | undefined;
-writer.onmessage = () => {
-  inFlight -= 1;
-  if (inFlight === 0) drained?.();
-};
-const journal = openSync(join(directory, "records.journal"), "a");
-/** The journal lines of the records not yet sent to the writer. */
-let queued = "";
-let timer: ReturnType<typeof setTimeout> | undefined;
-
-function send(): void {
-  timer = undefined;
-  if (queued === "") return;
-  inFlight += 1;
-  writer.postMessage({ type: "write", lines: queued });
-  queued = "";
+interface Records {
+  record(row: RecordRow): void;
+  /** Sends what is queued and waits until the writer has committed it. */
+  close(): Promise<void>;
 }
 
-function record(row: RecordRow): void {
-  const line = `${JSON.stringify(row)}\n`;
-  writeSync(journal, line);
-  queued += line;
-  timer ??= setTimeout(send, 50);
+/**
+ * The record level's records (the lower levels open none): the table is made here, each record's line
+ * is appended to the journal at once, and the lines are sent every 50 ms to a thread of their own
+ * (essential-writer.ts) that inserts them, as a gateway keeps database work off the serving thread.
+ */
+function openRecords(): Records {
+  const databaseFile = join(directory, "records.db");
+  const database = new Database(databaseFile);
+  database.exec("PRAGMA journal_mode = WAL");
+  database.exec(
+    "CREATE TABLE IF NOT EXISTS generations (id TEXT PRIMARY KEY, workspace_id TEXT NOT NULL, api_key_hash TEXT NOT NULL, model TEXT NOT NULL, provider TEXT NOT NULL, " +
+      "upstream_model TEXT NOT NULL, streamed INTEGER NOT NULL, status INTEGER NOT NULL, finish_reason TEXT, tokens_prompt INTEGER NOT NULL, " +
+      "tokens_completion INTEGER NOT NULL, cost REAL NOT NULL, latency_ms INTEGER NOT NULL, created_at TEXT NOT NULL)",
+  );
+  database.close();
+  const writer = new Worker(new URL("./essential-writer.ts", import.meta.url));
+  writer.postMessage({ type: "open", file: databaseFile });
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  writer.onmessage = () => {
+    inFlight -= 1;
+    if (inFlight === 0) drained?.();
+  };
+  const journal = openSync(join(directory, "records.journal"), "a");
+  /** The journal lines of the records not yet sent to the writer. */
+  let queued = "";
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const send = () => {
+    timer = undefined;
+    if (queued === "") return;
+    inFlight += 1;
+    writer.postMessage({ type: "write", lines: queued });
+    queued = "";
+  };
+  return {
+    record(row) {
+      const line = `${JSON.stringify(row)}\n`;
+      writeSync(journal, line);
+      queued += line;
+      timer ??= setTimeout(send, 50);
+    },
+    async close() {
+      clearTimeout(timer);
+      send();
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      writer.terminate();
+    },
+  };
 }
+const records = recording ? openRecords() : undefined;
 
 interface Usage {
   prompt_tokens?: number;
@@ -158,7 +176,7 @@ const server = Bun.serve({
       if (!translate) return new Response(await answer.arrayBuffer(), { status: answer.status, headers: { "content-type": "application/json" } });
       const upstream = (await answer.json()) as Record<string, any>;
       const choices = Array.isArray(upstream.choices) ? upstream.choices : [];
-      if (recording) record(rowOf(choices[0]?.finish_reason ?? null, upstream.usage));
+      records?.record(rowOf(choices[0]?.finish_reason ?? null, upstream.usage));
       return Response.json({ id, object: "chat.completion", created, model, provider: "bench", choices, ...(upstream.usage ? { usage: usageOut(upstream.usage) } : {}) });
     }
     const source = answer.body!;
@@ -207,7 +225,7 @@ const server = Bun.serve({
               controller.flush();
             }
           }
-          if (recording) record(rowOf(finish, usage));
+          records?.record(rowOf(finish, usage));
           controller.close();
         },
       } as Bun.DirectUnderlyingSource),
@@ -218,10 +236,7 @@ const server = Bun.serve({
 
 console.log(`essential listening on ${server.port}`);
 const stop = async () => {
-  clearTimeout(timer);
-  send();
-  if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-  writer.terminate();
+  await records?.close();
   process.exit(0);
 };
 process.on("SIGTERM", () => void stop());
