@@ -1,0 +1,146 @@
+/**
+ * bench:tail — where the tail at 1 connection comes from. The floor, the built gateway, and a second
+ * gateway whose records thread runs at nice 19 (reniced once it started) are each sent the same
+ * sequential requests, in turns, round after round, all on core 0 (the harness and the upstream on
+ * core 1). For each it reports the percentiles, the requests slower than twice the floor's p99, and
+ * the CPU per request of each of the gateway's threads. Then both gateways get a saturating load (64 connections) and the
+ * records stored by the time it ended are counted: what a records thread at low priority would cost.
+ * Usage: bun bench/tail.ts [--requests 20000] [--rounds 3] [--rebuild] — results in bench/results/tail/.
+ */
+import { Database } from "bun:sqlite";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { installGuards, pin, processTree, runMain } from "./lib/proc.ts";
+import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
+import { parseThreadStat, percentile, type Saturation, summarizeTail, TAIL_TARGETS, type TailSample, type TailTarget, type ThreadTicks, tailMarkdown, tailSample, threadCpu, type Timeline } from "./lib/tail.ts";
+import { chatBody, ensureBinary, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
+import { ensureWrk, runWrk } from "./lib/wrk.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    requests: { type: "string", default: "20000" },
+    rounds: { type: "string", default: "3" },
+    "saturation-seconds": { type: "string", default: "10" },
+    rebuild: { type: "boolean", default: false },
+  },
+});
+const requests = Number(values.requests);
+const rounds = Number(values.rounds);
+const saturationSeconds = Number(values["saturation-seconds"]);
+const RESULTS = join(ROOT, "bench", "results", "tail");
+
+interface Target {
+  name: TailTarget;
+  pid: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  dataDir?: string;
+}
+
+/** Every thread of the process tree, by thread id: its name and CPU ticks so far. */
+function threadTicks(pid: number): Map<string, ThreadTicks> {
+  const readings = new Map<string, ThreadTicks>();
+  for (const member of processTree(pid)) {
+    for (const tid of readdirSync(`/proc/${member}/task`)) {
+      try {
+        readings.set(tid, parseThreadStat(readFileSync(`/proc/${member}/task/${tid}/stat`, "utf8")));
+      } catch {}
+    }
+  }
+  return readings;
+}
+
+/** Lowers the records thread of a gateway to nice 19; false when it has none (yet) or renice failed. */
+function reniceRecordsThread(pid: number): boolean {
+  let done = false;
+  for (const member of processTree(pid)) {
+    for (const tid of readdirSync(`/proc/${member}/task`)) {
+      const name = readFileSync(`/proc/${member}/task/${tid}/comm`, "utf8");
+      if (!name.startsWith("generation")) continue;
+      done = Bun.spawnSync(["renice", "-n", "19", "-p", tid], { stdout: "ignore", stderr: "ignore" }).exitCode === 0 || done;
+    }
+  }
+  return done;
+}
+
+/** `count` requests one after the other on one kept-alive connection. */
+async function timeline(target: Target, count: number): Promise<Timeline> {
+  const latencyMs: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const began = performance.now();
+    const response = await fetch(target.url, { method: "POST", body: target.body, headers: target.headers });
+    await response.arrayBuffer();
+    if (!response.ok) throw new Error(`${target.name} answered ${response.status}`);
+    latencyMs.push(performance.now() - began);
+  }
+  return { latencyMs };
+}
+
+const storedRecords = (dataDir: string) => {
+  const db = new Database(join(dataDir, "roundhouse.db"), { readonly: true });
+  try {
+    return (db.query("SELECT count(*) AS n FROM generations").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
+
+async function main(): Promise<void> {
+  installGuards((600 + rounds * 3 * (requests / 1000) * 2 + 4 * saturationSeconds) * 1000);
+  pin(process.pid, 1);
+  const wrk = await ensureWrk();
+  await ensureBinary(values.rebuild);
+  const startedAt = new Date().toISOString();
+  const upstream = await startUpstream();
+  const floor = await startFloor(upstream.url);
+  const targets: Target[] = [{ name: "floor", pid: floor.pid, url: `${floor.url}/v1/chat/completions`, headers: JSON_HEADERS, body: chatBody("bench") }];
+  for (const name of ["gateway", "gateway-writer-nice19"] as const) {
+    const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
+    targets.push({ name, pid: gateway.pid, url: `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, body: chatBody(MODELS.fast), dataDir: gateway.dataDir });
+  }
+  for (const target of targets) await runWrk(wrk, { url: target.url, bodies: [target.body], headers: target.headers }, 16, 5, 1);
+  // The records thread starts with the first batch: there is one once warmed up.
+  if (!reniceRecordsThread(targets[2]!.pid)) throw new Error("the second gateway's records thread could not be reniced (is renice installed?)");
+  console.log(`bench:tail: ${targets.length} targets, ${rounds} rounds of ${requests} sequential requests each`);
+
+  const samples = Object.fromEntries(TAIL_TARGETS.map((name) => [name, [] as TailSample[]])) as Record<TailTarget, TailSample[]>;
+  let slowMs = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const measured: Array<{ target: Target; line: Timeline; threads: Record<string, number> }> = [];
+    for (const target of round % 2 ? targets : [...targets].reverse()) {
+      const before = threadTicks(target.pid);
+      const line = await timeline(target, requests);
+      const threads = target.name === "floor" ? {} : threadCpu(before, threadTicks(target.pid), requests);
+      measured.push({ target, line, threads });
+    }
+    const floorLine = measured.find((entry) => entry.target.name === "floor")!.line;
+    // Slow: over the issue's bound, twice the floor's p99 in this round.
+    slowMs = 2 * percentile([...floorLine.latencyMs].sort((a, b) => a - b), 0.99);
+    for (const { target, line, threads } of measured) {
+      const sample = tailSample(line, slowMs, threads);
+      samples[target.name].push(sample);
+      console.log(`round ${round} ${target.name}: p50 ${sample.p50Ms.toFixed(2)} p99 ${sample.p99Ms.toFixed(2)} p99.9 ${sample.p999Ms.toFixed(2)} ms, ${sample.slow} slow`);
+    }
+  }
+
+  const saturation: Saturation[] = [];
+  for (const target of targets.filter((entry) => entry.dataDir)) {
+    const before = storedRecords(target.dataDir!);
+    const result = await runWrk(wrk, { url: target.url, bodies: [target.body], headers: target.headers }, 64, saturationSeconds, 1);
+    const answered = result.requests - result.non2xx - result.incomplete;
+    saturation.push({ target: target.name, requests: answered, rps: result.rps, storedAtEnd: storedRecords(target.dataDir!) - before });
+    console.log(`saturation ${target.name}: ${answered} answered, ${saturation.at(-1)!.storedAtEnd} stored when the load ended`);
+  }
+
+  const summaries = TAIL_TARGETS.map((name) => summarizeTail(name, samples[name]));
+  const settings = { requests, rounds, slowMs: Math.round(slowMs * 100) / 100, saturationSeconds };
+  const record = runRecord(startedAt, settings, { summaries, saturation });
+  const markdown = `# Where the tail comes from\n\n${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${tailMarkdown(summaries, saturation, settings)}\n`;
+  const file = writeRun(RESULTS, record, markdown);
+  console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/tail/latest.md`);
+}
+
+await runMain("bench:tail", main);
