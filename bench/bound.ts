@@ -13,11 +13,12 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
 import { ISSUE20 } from "./lib/floor-checks.ts";
-import { canPin, cpuMicros, installGuards, pin, runMain, sampleRss, start } from "./lib/proc.ts";
+import { startBench } from "./lib/bench-start.ts";
+import { canPin, cpuMicros, installGuards, runMain, sampleRss, start } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
-import { chatBody, ensureBinary, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
-import { ensureWrk, runWrk } from "./lib/wrk.ts";
+import { chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway } from "./lib/targets.ts";
+import { runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -54,13 +55,7 @@ interface Target {
 
 async function main(): Promise<void> {
   installGuards((420 + ROWS.length * BOUND_TARGETS.length * (warmupSeconds + rounds * (seconds + 25))) * 1000);
-  // The harness (and wrk, the upstream) stay on core 1; what is measured runs on core 0.
-  pin(process.pid, 1);
-  const wrk = await ensureWrk();
-  await ensureBinary(values.rebuild);
-  const startedAt = new Date().toISOString();
-  const upstream = await startUpstream();
-  const floor = await startFloor(upstream.url);
+  const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
   const targets: Target[] = [{ name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" }];
   for (const work of ["read", "translate", "record"] as const) {
     const essential = await start(`essential-${work}`, [process.execPath, join(ROOT, "bench", "essential.ts"), "--upstream-base", `${upstream.url}${STREAM_PREFIX}/v1`, "--key", INFERENCE_KEY, "--work", work], {

@@ -11,11 +11,12 @@ import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { installGuards, pin, processTree, runMain } from "./lib/proc.ts";
+import { startBench } from "./lib/bench-start.ts";
+import { installGuards, processTree, runMain } from "./lib/proc.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { parseThreadStat, percentile, type Saturation, summarizeTail, TAIL_TARGETS, type TailSample, type TailTarget, type ThreadTicks, tailMarkdown, tailSample, threadCpu, type Timeline } from "./lib/tail.ts";
-import { chatBody, ensureBinary, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
-import { ensureWrk, runWrk } from "./lib/wrk.ts";
+import { chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, startGateway } from "./lib/targets.ts";
+import { runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -90,12 +91,7 @@ const storedRecords = (dataDir: string) => {
 
 async function main(): Promise<void> {
   installGuards((600 + rounds * 3 * (requests / 1000) * 2 + 4 * saturationSeconds) * 1000);
-  pin(process.pid, 1);
-  const wrk = await ensureWrk();
-  await ensureBinary(values.rebuild);
-  const startedAt = new Date().toISOString();
-  const upstream = await startUpstream();
-  const floor = await startFloor(upstream.url);
+  const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
   const targets: Target[] = [{ name: "floor", pid: floor.pid, url: `${floor.url}/v1/chat/completions`, headers: JSON_HEADERS, body: chatBody("bench") }];
   for (const name of ["gateway", "gateway-writer-nice19"] as const) {
     const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
