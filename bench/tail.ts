@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBench } from "./lib/bench-start.ts";
-import { installGuards, processTree, runMain } from "./lib/proc.ts";
+import { installGuards, processTree, runMain, ticksPerSecond } from "./lib/proc.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { parseThreadStat, percentile, type Saturation, summarizeTail, TAIL_TARGETS, type TailSample, type TailTarget, type ThreadTicks, tailMarkdown, tailSample, threadCpu, type Timeline } from "./lib/tail.ts";
 import { chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, startGateway } from "./lib/targets.ts";
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     for (const target of round % 2 ? targets : [...targets].reverse()) {
       const before = threadTicks(target.pid);
       const line = await timeline(target, requests);
-      const threads = target.name === "floor" ? {} : threadCpu(before, threadTicks(target.pid), requests);
+      const threads = target.name === "floor" ? {} : threadCpu(before, threadTicks(target.pid), requests, ticksPerSecond);
       measured.push({ target, line, threads });
     }
     const floorLine = measured.find((entry) => entry.target.name === "floor")!.line;

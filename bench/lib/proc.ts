@@ -12,7 +12,8 @@ const cleanups: Array<() => void> = [];
 const taskset = Bun.which("taskset");
 /** Pinning needs taskset and two cores: the system under test on core 0, everything else on core 1. */
 export const canPin = taskset !== null && cpus().length >= 2;
-const ticksPerSecond = Number(spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
+/** The kernel clock ticks per second that /proc CPU times count in. */
+export const ticksPerSecond = Number(spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
 export type Core = 0 | 1 | undefined;
 

@@ -10,13 +10,12 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../test/helpers/free-port.ts";
 import { TestPostgres } from "../../test/helpers/postgres.ts";
-import { coreBusyMicros, cpuMicros, onCleanup, pin, processTree, round, type Started, start } from "./proc.ts";
+import { coreBusyMicros, cpuMicros, onCleanup, pin, processTree, round, type Started, start, ticksPerSecond } from "./proc.ts";
 import { ADMIN_KEY, type GatewayProcess, JSON_HEADERS, ROOT, startGateway } from "./targets.ts";
 import { runWrk } from "./wrk.ts";
 
 /** The replicas' shared master key (every replica of a team needs the same one). */
 const MASTER_KEY = "c3".repeat(32);
-const ticksPerSecond = Number(Bun.spawnSync(["getconf", "CLK_TCK"]).stdout.toString().trim()) || 100;
 
 /** The PostgreSQL server the replicas share, with its CPU counted. */
 export interface Postgres {
