@@ -5,6 +5,8 @@
  * core 1). For each it reports the percentiles, the requests slower than twice the floor's p99, and
  * the CPU per request of each of the gateway's threads. Then both gateways get a saturating load (64 connections) and the
  * records stored by the time it ended are counted: what a records thread at low priority would cost.
+ * Run as root where tracefs is mounted, it also records the kernel's context switches during each
+ * target's requests and shows which threads had core 0 during the slow ones.
  * Usage: bun bench/tail.ts [--requests 20000] [--rounds 3] [--rebuild] — results in bench/results/tail/.
  */
 import { Database } from "bun:sqlite";
@@ -12,7 +14,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startBench } from "./lib/bench-start.ts";
-import { installGuards, processTree, runMain, ticksPerSecond } from "./lib/proc.ts";
+import { installGuards, onCleanup, processTree, runMain, ticksPerSecond } from "./lib/proc.ts";
+import { attributeSlow, attributionMarkdown, markTime, mergeAttributions, openSchedTrace, parseRuns, type Run, type SlowAttribution, type Span, splitSpans, type TargetThreads } from "./lib/sched-trace.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { parseThreadStat, percentile, type Saturation, summarizeTail, TAIL_TARGETS, type TailSample, type TailTarget, type ThreadTicks, tailMarkdown, tailSample, threadCpu, type Timeline } from "./lib/tail.ts";
 import { chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, startGateway } from "./lib/targets.ts";
@@ -67,17 +70,26 @@ function reniceRecordsThread(pid: number): boolean {
   return done;
 }
 
-/** `count` requests one after the other on one kept-alive connection. */
-async function timeline(target: Target, count: number): Promise<Timeline> {
+/** `count` requests one after the other on one kept-alive connection; each one's start in seconds of the monotonic clock too. */
+async function timeline(target: Target, count: number): Promise<Timeline & { startsS: number[] }> {
   const latencyMs: number[] = [];
+  const startsS: number[] = [];
   for (let index = 0; index < count; index++) {
-    const began = performance.now();
+    const began = process.hrtime.bigint();
     const response = await fetch(target.url, { method: "POST", body: target.body, headers: target.headers });
     await response.arrayBuffer();
     if (!response.ok) throw new Error(`${target.name} answered ${response.status}`);
-    latencyMs.push(performance.now() - began);
+    latencyMs.push(Number(process.hrtime.bigint() - began) / 1e6);
+    startsS.push(Number(began) / 1e9);
   }
-  return { latencyMs };
+  return { latencyMs, startsS };
+}
+
+/** The kernel's runs on core 0 while a target took its requests, and those requests on the kernel's clock. */
+interface Traced {
+  runs: Run[];
+  spans: Span[];
+  threads: TargetThreads;
 }
 
 const storedRecords = (dataDir: string) => {
@@ -100,22 +112,41 @@ async function main(): Promise<void> {
   for (const target of targets) await runWrk(wrk, { url: target.url, bodies: [target.body], headers: target.headers }, 16, 5, 1);
   // The records thread starts with the first batch: there is one once warmed up.
   if (!reniceRecordsThread(targets[2]!.pid)) throw new Error("the second gateway's records thread could not be reniced (is renice installed?)");
-  console.log(`bench:tail: ${targets.length} targets, ${rounds} rounds of ${requests} sequential requests each`);
+  const tracer = openSchedTrace();
+  if (tracer) onCleanup(() => tracer.close());
+  console.log(`bench:tail: ${targets.length} targets, ${rounds} rounds of ${requests} sequential requests each${tracer ? "" : " (no context switch trace: it needs root and tracefs)"}`);
+  const attributions = Object.fromEntries(TAIL_TARGETS.map((name) => [name, [] as SlowAttribution[]])) as Record<TailTarget, SlowAttribution[]>;
 
   const samples = Object.fromEntries(TAIL_TARGETS.map((name) => [name, [] as TailSample[]])) as Record<TailTarget, TailSample[]>;
   let slowMs = 0;
   for (let round = 1; round <= rounds; round++) {
-    const measured: Array<{ target: Target; line: Timeline; threads: Record<string, number> }> = [];
+    const measured: Array<{ target: Target; line: Timeline; threads: Record<string, number>; traced?: Traced }> = [];
     for (const target of round % 2 ? targets : [...targets].reverse()) {
       const before = threadTicks(target.pid);
+      const label = `bench-tail-${round}-${target.name}`;
+      const markedAt = tracer?.start(label);
       const line = await timeline(target, requests);
-      const threads = target.name === "floor" ? {} : threadCpu(before, threadTicks(target.pid), requests, ticksPerSecond);
-      measured.push({ target, line, threads });
+      const trace = tracer?.stop();
+      const after = threadTicks(target.pid);
+      const threads = target.name === "floor" ? {} : threadCpu(before, after, requests, ticksPerSecond);
+      const kernelMark = trace === undefined ? undefined : markTime(trace, label);
+      let traced: Traced | undefined;
+      if (trace !== undefined && kernelMark !== undefined && markedAt !== undefined) {
+        const shift = kernelMark - markedAt;
+        const spans = line.startsS.map((start, index): Span => [start + shift, start + shift + line.latencyMs[index]! / 1000]);
+        const all = new Set([...before.keys(), ...after.keys()].map(Number));
+        traced = { runs: parseRuns(trace, 0), spans, threads: { request: new Set(processTree(target.pid)), all } };
+      }
+      measured.push({ target, line, threads, traced });
     }
     const floorLine = measured.find((entry) => entry.target.name === "floor")!.line;
     // Slow: over the issue's bound, twice the floor's p99 in this round.
     slowMs = 2 * percentile([...floorLine.latencyMs].sort((a, b) => a - b), 0.99);
-    for (const { target, line, threads } of measured) {
+    for (const { target, line, threads, traced } of measured) {
+      if (traced) {
+        const slowSpans = traced.spans.filter((_, index) => line.latencyMs[index]! > slowMs);
+        attributions[target.name].push(attributeSlow(splitSpans(slowSpans, traced.runs, traced.threads)));
+      }
       const sample = tailSample(line, slowMs, threads);
       samples[target.name].push(sample);
       console.log(`round ${round} ${target.name}: p50 ${sample.p50Ms.toFixed(2)} p99 ${sample.p99Ms.toFixed(2)} p99.9 ${sample.p999Ms.toFixed(2)} ms, ${sample.slow} slow`);
@@ -133,8 +164,10 @@ async function main(): Promise<void> {
 
   const summaries = TAIL_TARGETS.map((name) => summarizeTail(name, samples[name]));
   const settings = { requests, rounds, slowMs: Math.round(slowMs * 100) / 100, saturationSeconds };
-  const record = runRecord(startedAt, settings, { summaries, saturation });
-  const markdown = `# Where the tail comes from\n\n${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${tailMarkdown(summaries, saturation, settings)}\n`;
+  const attribution = TAIL_TARGETS.map((target) => ({ target, attribution: mergeAttributions(attributions[target]) }));
+  const record = runRecord(startedAt, settings, { summaries, saturation, ...(tracer ? { attribution } : {}) });
+  const held = tracer ? attributionMarkdown(attribution, 0) : "";
+  const markdown = `# Where the tail comes from\n\n${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${tailMarkdown(summaries, saturation, settings)}\n${held ? `\n${held}\n` : ""}`;
   const file = writeRun(RESULTS, record, markdown);
   console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/tail/latest.md`);
 }
