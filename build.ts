@@ -170,14 +170,17 @@ function targetRuntime(target: string): string {
 /** A target's runtime could not be fetched: the machine, not the build, is at fault. */
 class RuntimeUnavailable extends Error {}
 
-/** The entry points of the threads the gateway starts (`new Worker(new URL(..., import.meta.url))`), compiled in beside it. */
+/**
+ * The entry points of the threads the gateway starts, compiled in beside it: under `--root` (the project
+ * root) each is at its path from the root, where the gateway looks for it (src/db/generation-writer.ts).
+ */
 const THREADS = [join(root, "src", "db", "generation-thread.ts")];
 
 function compile(entry: string, outfile: string, target: string | undefined): void {
   const cross = target === undefined ? [] : [`--target=${TARGETS[target]!.bun}`, `--compile-executable-path=${targetRuntime(target)}`];
   mkdirSync(dirname(outfile), { recursive: true });
   const result = Bun.spawnSync(
-    [process.execPath, "build", entry, ...THREADS, "--compile", "--minify", "--bytecode", "--sourcemap=linked", ...cross, "--outfile", outfile],
+    [process.execPath, "build", entry, ...THREADS, `--root=${root}`, "--compile", "--minify", "--bytecode", "--sourcemap=linked", ...cross, "--outfile", outfile],
     { stdio: ["inherit", "inherit", "inherit"], cwd: root },
   );
   if (result.exitCode !== 0) throw new Error(`bun build exited ${result.exitCode}`);

@@ -1,4 +1,5 @@
 import type { Statement } from "bun:sqlite";
+import { pathToFileURL } from "node:url";
 import { Column, getTableColumns } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
 import { type PlannedColumn, rollupArguments, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
@@ -70,6 +71,18 @@ function writePlan(backend: Backend): WritePlan {
   };
 }
 
+/**
+ * The writer thread's entry point: from source, the file beside this one. A compiled binary must not
+ * take it from there: the bundler bakes `import.meta.url` as this file's path on the machine that built
+ * it, and on any other host the thread would not start (every record would wait in the journal). The
+ * binary carries the thread compiled in (build.ts) at its path from the project root, beside the
+ * binary's own main module, `Bun.main`.
+ */
+function threadEntry(): URL {
+  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main);
+  return compiled ? new URL("./src/db/generation-thread.ts", pathToFileURL(Bun.main)) : new URL("./generation-thread.ts", import.meta.url);
+}
+
 /** What the gateway's thread sends the writer's thread. */
 export type WriterMessage =
   | { type: "open"; file: string; busyTimeoutMs: number; plan: WritePlan }
@@ -96,7 +109,7 @@ function threadWriter(file: string, busyTimeoutMs: number, plan: WritePlan): Bat
   };
   const start = (): Worker => {
     // A small heap: the thread loads only SQLite, holds one batch at a time, and SQLite works outside the heap.
-    const worker = new Worker(new URL("./generation-thread.ts", import.meta.url), { smol: true, name: "generation writer" });
+    const worker = new Worker(threadEntry(), { smol: true, name: "generation writer" });
     worker.onmessage = ({ data }: MessageEvent<WriterAnswer>) => {
       if (data.type === "closed") return onClosed?.();
       const entry = waiting.get(data.id);

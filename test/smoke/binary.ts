@@ -3,7 +3,9 @@
  * copied into an empty directory and started with a PATH that holds no bun or node, it creates its
  * data directory, serves health checks, answers a chat completion from the real openai SDK through the
  * simulated provider and through a configured local upstream, and exits 0 on SIGTERM. Under strace it
- * also proves zero egress: the only connections the gateway opens go to the upstream the config names.
+ * also proves zero egress (the only connections the gateway opens go to the upstream the config names)
+ * and that it is self-contained: it opens no file of the source tree it was built from, which is still
+ * on this machine (its records thread once did, and on any other host could not start).
  * Then team mode: two copies of the binary on one real PostgreSQL (its migrations are inlined in the
  * binary) share the keys the first one created. Delivery: `--version` names the commit and build date,
  * dist/SHA256SUMS matches the binary, and a stack trace taken inside the binary names src/ files and lines
@@ -145,7 +147,7 @@ const LISTENING = /listening on (http:\/\/\S+)/;
 const strace = Bun.which("strace");
 const traceFile = join(work, "trace.txt");
 const command = [join(work, "roundhouse"), "serve", "--config", join(work, "roundhouse.yaml"), "--port", "0"];
-const child = Bun.spawn(strace ? [strace, "-f", "-qq", "-e", "trace=connect", "-o", traceFile, ...command] : command, {
+const child = Bun.spawn(strace ? [strace, "-f", "-qq", "-e", "trace=connect,openat", "-o", traceFile, ...command] : command, {
   cwd: work,
   env: { PATH: emptyPath, HOME: work },
   stdout: "pipe",
@@ -249,13 +251,15 @@ try {
     `${intern.stderr}${secret.stderr.toString()}${secrets.stderr}`,
   );
   if (strace && existsSync(traceFile)) {
-    const connects = readFileSync(traceFile, "utf8")
-      .split("\n")
-      .filter((line) => line.includes("connect(") && /AF_INET6?/.test(line));
+    const traced = readFileSync(traceFile, "utf8").split("\n");
+    const connects = traced.filter((line) => line.includes("connect(") && /AF_INET6?/.test(line));
     const foreign = connects.filter((line) => !line.includes(`sin_port=htons(${upstream.port})`) || !line.includes("127.0.0.1"));
     check("opens no connection except to the configured upstream", foreign.length === 0, foreign.slice(0, 3).join(" | ") || `${connects.length} connection(s), all to 127.0.0.1:${upstream.port}`);
+    const opens = traced.filter((line) => line.includes("openat("));
+    const fromSource = opens.filter((line) => line.includes(`"${root}/`));
+    check("opens no file of the source tree it was built from", opens.length > 0 && fromSource.length === 0, fromSource.slice(0, 3).join(" | ") || `${opens.length} file(s) opened, none under ${root}`);
   } else {
-    check("zero egress (strace not installed: skipped)", true);
+    check("zero egress and no file of the source tree (strace not installed: skipped)", true);
   }
 } catch (error) {
   check("smoke run", false, error instanceof Error ? error.message : String(error));
