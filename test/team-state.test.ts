@@ -4,6 +4,7 @@ import { createLogger } from "../src/core/log.ts";
 import type { Backend } from "../src/db/backend.ts";
 import { openPostgresBackend } from "../src/db/postgres.ts";
 import { type TeamState, teamState } from "../src/db/team.ts";
+import { teamLimits } from "../src/db/team-limits.ts";
 import { HealthStats } from "../src/routing/health.ts";
 import { StickySessions } from "../src/routing/sticky.ts";
 import { freshDatabaseUrl, TestPostgres } from "./helpers/postgres.ts";
@@ -135,6 +136,23 @@ describe("team state across three replicas on one database", () => {
       expect(refusal!.message).toContain("this key may use 10 requests per minute");
       expect(refusal!.retryAfter).toBeGreaterThanOrEqual(1);
       expect(refusal!.metadata).toEqual({ limit: 10, window: "1m", kind: "requests" });
+    }
+  });
+
+  test("a request whose replica read the clock before another's, admitted after it, still counts what that one admitted", async () => {
+    // Two replicas a fraction of a second apart across a second's boundary (or one whose request waited
+    // for the key's lock): the later clock admits first, in second 1,000; the earlier one, in second 999,
+    // must count that admission, though it lies in what is its future.
+    const limits = { requestsPerMinute: 3, tokensPerMinute: null };
+    const ahead = teamLimits({ pg: replicas[0]!.backend.pg!, logger, reservationTtlMs: 60_000, now: () => 1_000_000_100 });
+    const behind = teamLimits({ pg: replicas[1]!.backend.pg!, logger, reservationTtlMs: 60_000, now: () => 999_999_900 });
+    try {
+      for (let index = 0; index < 3; index++) await ahead.rateLimits.admit("rpm-clocks", limits);
+      const refusal = await failure(behind.rateLimits.admit("rpm-clocks", limits));
+      expect(refusal?.status).toBe(429);
+      expect(refusal?.metadata).toEqual({ limit: 3, window: "1m", kind: "requests" });
+    } finally {
+      await Promise.all([ahead.close(), behind.close()]);
     }
   });
 

@@ -7,11 +7,12 @@ import { type Budget, type RateLimits, type RateLimitSettings, type Reservation,
 
 /**
  * Team mode's rate and spend limits: exact across every replica on one PostgreSQL. Each check is ONE
- * call of a SQL function (migrations-pg/0001_team_functions.sql) that serializes the key's checks
- * across replicas; what only counts afterwards (tokens used, reservations settled) is written behind,
- * gathered in memory and sent in one statement every `flushMs`. A key with both a rate limit and a
- * spend limit costs two round trips per request: the admission (at the edge, before the request is
- * read) and the reservation (once the router's plan bounds the cost).
+ * call of a SQL function (migrations-pg/0001_team_functions.sql; roundhouse_admit as 0030 redefines
+ * it) that serializes the key's checks across replicas; what only counts afterwards (tokens used,
+ * reservations settled) is written behind, gathered in memory and sent in one statement every
+ * `flushMs`. A key with both a rate limit and a spend limit costs two round trips per request: the
+ * admission (at the edge, before the request is read) and the reservation (once the router's plan
+ * bounds the cost).
  *
  * When the database cannot be reached, a limited key's request fails with 503: it is never admitted
  * unchecked. A key without limits never waits for the database here.
