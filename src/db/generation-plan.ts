@@ -21,6 +21,16 @@ export interface WritePlan {
   rollupSql: string;
   rollupParameters: number;
   columns: PlannedColumn[];
+  /**
+   * Where the gateway may run on one core only: once a batch has kept the thread busy this long (ms),
+   * the thread sleeps for `pauseMs`, in the same transaction, so that the gateway's thread gets the
+   * core back (the kernel would take it from the writer only at its next tick, milliseconds later).
+   * Before it sleeps with `rollupRows` records or more not yet in the rollups, it adds them, so that
+   * the rollup after the last pause stays short. Null: never pause (another core is free).
+   */
+  sliceMs: number | null;
+  pauseMs: number;
+  rollupRows: number;
 }
 
 /** A record's field as its column stores it. */

@@ -3,7 +3,8 @@
  * batches the gateway's thread sends, each in one transaction: the records (an id already stored is
  * skipped), then the rollups of those inserted. Started by threadWriter (generation-writer.ts) with a
  * plan of the statements (generation-plan.ts); it loads nothing but SQLite, so the thread stays small.
- * One message in, one answer out per batch, in order.
+ * One message in, one answer out per batch, in order. On one core it works in slices (the plan's
+ * sliceMs) with a short sleep between them, inside the batch's transaction.
  */
 import { Database, type Statement } from "bun:sqlite";
 import { rollupArguments, storedValue, type WritePlan } from "./generation-plan.ts";
@@ -15,19 +16,35 @@ let database: Database | undefined;
 let plan: WritePlan | undefined;
 let insert: Statement | undefined;
 let rollup: Statement | undefined;
+/** What the thread sleeps on between slices: nothing ever wakes it but the timeout. */
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 function write(lines: string): void {
-  const { columns } = plan!;
+  const { columns, sliceMs, pauseMs, rollupRows } = plan!;
   const values = new Array<unknown>(columns.length);
-  const inserted: string[] = [];
+  let inserted: string[] = [];
+  let sliceStart = performance.now();
+  /** Sleeps if this slice is over (on one core only); the records not yet in the rollups are added first once there are `rollupRows`. */
+  const breathe = () => {
+    if (sliceMs === null || performance.now() - sliceStart < sliceMs) return;
+    if (inserted.length >= rollupRows) addToRollups();
+    Atomics.wait(sleeper, 0, 0, pauseMs);
+    sliceStart = performance.now();
+  };
+  const addToRollups = () => {
+    if (inserted.length > 0) rollup!.run(...rollupArguments(plan!, inserted));
+    inserted = [];
+  };
   database!.exec("BEGIN IMMEDIATE");
   try {
     for (const line of lines.split("\n")) {
       const row = JSON.parse(line) as Record<string, unknown>;
       for (let index = 0; index < columns.length; index++) values[index] = storedValue(columns[index]!, row[columns[index]!.field]);
       if (insert!.run(values as never).changes > 0) inserted.push(row.id as string);
+      breathe();
     }
-    if (inserted.length > 0) rollup!.run(...rollupArguments(plan!, inserted));
+    addToRollups();
+    breathe();
     database!.exec("COMMIT");
   } catch (error) {
     if (database!.inTransaction) database!.exec("ROLLBACK");

@@ -1,4 +1,5 @@
 import type { Statement } from "bun:sqlite";
+import { availableParallelism } from "node:os";
 import { pathToFileURL } from "node:url";
 import { Column, getTableColumns } from "drizzle-orm";
 import type { Backend } from "./backend.ts";
@@ -35,12 +36,24 @@ export function batchWriter(backend: Backend): BatchWriter {
  * never hold the event loop; else (PostgreSQL, whose driver does not block, or an in-memory database
  * no second connection can open) batchWriter.
  */
-export function storeWriter(backend: Backend): BatchWriter {
+export function storeWriter(backend: Backend, slicing: Partial<Pick<WritePlan, "sliceMs" | "pauseMs" | "rollupRows">> = {}): BatchWriter {
   const file = backend.sqlite?.filename;
   if (!backend.sqlite || !file || file === ":memory:") return batchWriter(backend);
   const timeout = Object.values(backend.sqlite.query("PRAGMA busy_timeout").get() as Record<string, number>)[0] ?? 5000;
-  return threadWriter(file, timeout, writePlan(backend));
+  return threadWriter(file, timeout, { ...writePlan(backend), ...slicing });
 }
+
+/**
+ * The writer thread's slices where the process may run on one core only (its CPU affinity: a pinned
+ * process, a one-CPU container): a request then waits for the core about a slice and a rollup of up
+ * to ROLLUP_ROWS records (under a millisecond), not a whole batch. The pause is a little shorter than
+ * the slice, so a thread that has the core to itself still writes at half speed or better; with a
+ * second core the thread never pauses. A rollup costs about as much for one record as for ten, hence
+ * not one per slice.
+ */
+const SLICE_MS = 0.25;
+const PAUSE_MS = 0.2;
+const ROLLUP_ROWS = 64;
 
 /** How each kind of column drizzle maps stores its values, as the thread does it without drizzle. */
 const STORED_AS: Record<string, StoredAs> = { SQLiteText: "plain", SQLiteInteger: "plain", SQLiteReal: "plain", SQLiteBoolean: "boolean", SQLiteTextJson: "json" };
@@ -68,6 +81,9 @@ function writePlan(backend: Backend): WritePlan {
     rollupSql: rollup.sql,
     rollupParameters: rollup.parameters,
     columns,
+    sliceMs: availableParallelism() > 1 ? null : SLICE_MS,
+    pauseMs: PAUSE_MS,
+    rollupRows: ROLLUP_ROWS,
   };
 }
 

@@ -2,8 +2,10 @@
  * The SQLite generation writers (the thread's, and the in-process one a database in memory uses) store
  * records without the ORM's insert: a prepared statement with a plan made from the schema. Every column,
  * the defaults of absent fields and the rollups must come out exactly as the ORM's own insert stores
- * them. The same batches go through all three, into three database files, and the tables are compared
- * row by row; a batch with an id already stored is skipped by all alike.
+ * them. The same batches go through all of them, each into a database file of its own, and the tables
+ * are compared row by row; a batch with an id already stored is skipped by all alike. The thread is run
+ * twice: as it runs with a second core, and as on one core, pausing (here after every record) with the
+ * rollups of each slice added before the pause.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
@@ -48,7 +50,7 @@ function ormInsert(backend: Backend, batch: GenerationRow[]): Promise<void> {
   });
 }
 
-test("the thread and the in-process writer store every column, default and rollup exactly as the ORM's insert does", async () => {
+test("the thread (whole batches, or in slices as on one core) and the in-process writer store every column, default and rollup exactly as the ORM's insert does", async () => {
   const day = "2026-11-27T10:15:00.000Z";
   const batches: GenerationRow[][] = [
     [
@@ -64,19 +66,23 @@ test("the thread and the in-process writer store every column, default and rollu
   const viaOrm = fileBackend();
   const viaProcess = fileBackend();
   const viaThread = fileBackend();
+  const viaSlices = fileBackend();
   const inProcess = batchWriter(viaProcess);
-  const thread = storeWriter(viaThread);
+  const thread = storeWriter(viaThread, { sliceMs: null });
+  const sliced = storeWriter(viaSlices, { sliceMs: 0, pauseMs: 0.05, rollupRows: 1 });
   try {
     for (const batch of batches) {
       await ormInsert(viaOrm, batch);
       await inProcess.write(batch);
       await thread.write(batch);
+      await sliced.write(batch);
     }
   } finally {
     inProcess.close();
     await thread.close();
+    await sliced.close();
   }
-  const files = [viaOrm, viaProcess, viaThread].map((backend) => join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE));
+  const files = [viaOrm, viaProcess, viaThread, viaSlices].map((backend) => join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE));
   for (const table of ["generations", "generation_rollups"]) {
     const [expected, ...actual] = files.map((file) => dump(file, table));
     expect((expected as unknown[]).length).toBeGreaterThan(0);
@@ -86,20 +92,28 @@ test("the thread and the in-process writer store every column, default and rollu
   expect(stored.map((row) => row.id)).toEqual(["g1", "g2", "g3", "g4", "g5"]);
   expect(stored.find((row) => row.id === "g1")!.total_cost).toBe(0.25);
   expect(stored.find((row) => row.id === "g4")).toMatchObject({ cancelled: 0, is_byok: 0, total_cost: 0 });
-  await Promise.all([viaOrm.close(), viaProcess.close(), viaThread.close()]);
+  await Promise.all([viaOrm.close(), viaProcess.close(), viaThread.close(), viaSlices.close()]);
 });
 
-test("a batch the database refuses is rolled back whole and its error comes back to the caller", async () => {
-  const backend = fileBackend();
-  const thread = storeWriter(backend);
-  try {
-    const broken = { ...generation("b2"), workspaceId: null } as unknown as GenerationRow;
-    await expect(thread.write([generation("b1"), broken])).rejects.toThrow(/NOT NULL/);
-    await thread.write([generation("b3")]);
-  } finally {
-    await thread.close();
-  }
-  const file = join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE);
-  expect((dump(file, "generations") as Array<{ id: string }>).map((row) => row.id)).toEqual(["b3"]);
-  await backend.close();
-});
+for (const [name, slicing] of [
+  ["whole", { sliceMs: null }],
+  ["in slices, its first record's rollups added before the refused one", { sliceMs: 0, pauseMs: 0.05, rollupRows: 1 }],
+] as const) {
+  test(`a batch the database refuses (written ${name}) is rolled back whole, rollups too, and its error comes back to the caller`, async () => {
+    const backend = fileBackend();
+    const thread = storeWriter(backend, slicing);
+    try {
+      const broken = { ...generation("b2"), workspaceId: null } as unknown as GenerationRow;
+      await expect(thread.write([generation("b1", { totalCost: 5 }), broken])).rejects.toThrow(/NOT NULL/);
+      await thread.write([generation("b3", { totalCost: 0.5 })]);
+    } finally {
+      await thread.close();
+    }
+    const file = join(backend.sqlite!.filename.replace(/\/[^/]+$/, ""), DATABASE_FILE);
+    expect((dump(file, "generations") as Array<{ id: string }>).map((row) => row.id)).toEqual(["b3"]);
+    const rollups = dump(file, "generation_rollups") as Array<{ requests: number; total_cost: number }>;
+    expect(rollups.length).toBeGreaterThan(0);
+    for (const row of rollups) expect(row).toMatchObject({ requests: 1, total_cost: 0.5 });
+    await backend.close();
+  });
+}
