@@ -172,7 +172,7 @@ class RuntimeUnavailable extends Error {}
 
 /**
  * The entry points of the threads the gateway starts, compiled in beside it: under `--root` (the project
- * root) each is at its path from the root, where the gateway looks for it (src/db/generation-writer.ts).
+ * root) each is at its path from the root, where the gateway looks for it (src/core/compiled.ts).
  */
 const THREADS = [join(root, "src", "db", "generation-thread.ts")];
 

@@ -1,4 +1,5 @@
 import { totalmem } from "node:os";
+import { isCompiledBinary } from "../core/compiled.ts";
 
 /**
  * Bun's fetch runs at most 256 upstream requests at once unless BUN_CONFIG_MAX_HTTP_REQUESTS is set,
@@ -44,8 +45,7 @@ function heapRamSize(): number {
 
 /** The command line that runs this program again: a compiled binary's argv[1] is its own bundle. */
 function ownArguments(): string[] {
-  const compiled = Bun.main.startsWith("/$bunfs/");
-  return compiled ? process.argv.slice(2) : process.argv.slice(1);
+  return isCompiledBinary() ? process.argv.slice(2) : process.argv.slice(1);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Statement } from "bun:sqlite";
 import { availableParallelism } from "node:os";
-import { pathToFileURL } from "node:url";
 import { Column, getTableColumns } from "drizzle-orm";
+import { compiledModuleUrl, isCompiledBinary } from "../core/compiled.ts";
 import type { Backend } from "./backend.ts";
 import { type PlannedColumn, rollupArguments, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
 import { addToRollups, sqliteRollupSql } from "./generation-rollup.ts";
@@ -88,15 +88,11 @@ function writePlan(backend: Backend): WritePlan {
 }
 
 /**
- * The writer thread's entry point: from source, the file beside this one. A compiled binary must not
- * take it from there: the bundler bakes `import.meta.url` as this file's path on the machine that built
- * it, and on any other host the thread would not start (every record would wait in the journal). The
- * binary carries the thread compiled in (build.ts) at its path from the project root, beside the
- * binary's own main module, `Bun.main`.
+ * The writer thread's entry point: from source, the file beside this one; in a compiled binary, the
+ * copy compiled into it (from the source tree's path, the thread would not start on any other host).
  */
 function threadEntry(): URL {
-  const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(Bun.main);
-  return compiled ? new URL("./src/db/generation-thread.ts", pathToFileURL(Bun.main)) : new URL("./generation-thread.ts", import.meta.url);
+  return isCompiledBinary() ? compiledModuleUrl("src/db/generation-thread.ts") : new URL("./generation-thread.ts", import.meta.url);
 }
 
 /** What the gateway's thread sends the writer's thread. */
