@@ -88,6 +88,8 @@ export interface GatewayOptions {
   drip?: { chunkMs: number; chunks: number };
   /** Run src/main.ts with Bun's CPU profiler writing into this directory instead of the binary. */
   profileDir?: string;
+  /** Run src/main.ts with this module preloaded instead of the binary (bench/alloc.ts). */
+  preload?: string;
   /** `server.max_upload_bytes`; default: the gateway's own default. */
   maxUploadBytes?: number;
   /**
@@ -198,7 +200,9 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   const began = performance.now();
   const profiling = options.profileDir
     ? [BUN, "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${options.profileDir}`, join(ROOT, "src", "main.ts")]
-    : undefined;
+    : options.preload
+      ? [BUN, "--preload", options.preload, join(ROOT, "src", "main.ts")]
+      : undefined;
   const started = await start("gateway", [...(profiling ?? [BINARY]), "serve", "--config", configFile], {
     core: 0,
     cwd: work,
