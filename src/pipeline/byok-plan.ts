@@ -24,14 +24,19 @@ export function routePlan(deps: PipelineDeps, request: RoutedRequest, caller: Ca
   );
   const byokFor = deps.byokFor;
   if (!byokFor) return plan;
-  let changed = false;
-  const attempts = plan.attempts.flatMap((attempt) => {
+  // The plan is copied only once an endpoint has credentials (most plans have none).
+  let attempts: RoutePlan["attempts"] | undefined;
+  for (let index = 0; index < plan.attempts.length; index++) {
+    const attempt = plan.attempts[index]!;
     const credentials = byokFor(caller.workspaceId, attempt.endpoint.provider.slug, caller, attempt.model.id);
-    if (credentials.length === 0) return [attempt];
-    changed = true;
-    return credentials.map((credential) => ({ ...attempt, endpoint: { ...attempt.endpoint, credential } }));
-  });
-  return changed ? { ...plan, attempts } : plan;
+    if (credentials.length === 0) {
+      attempts?.push(attempt);
+      continue;
+    }
+    attempts ??= plan.attempts.slice(0, index);
+    for (const credential of credentials) attempts.push({ ...attempt, endpoint: { ...attempt.endpoint, credential } });
+  }
+  return attempts ? { ...plan, attempts } : plan;
 }
 
 /** The key an endpoint's health (cooling after a Retry-After) is kept under: per BYOK credential. */

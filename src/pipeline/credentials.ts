@@ -110,9 +110,11 @@ export class CredentialResolver {
    * The BYOK credentials a request may use on a provider (after `prepare`): enabled, allowed for the
    * key, its user and the model; prioritised ones in sort order, then fallback ones.
    */
-  byokFor(workspaceId: string, provider: string, user: CredentialUser, modelId: string): Array<{ id: string; key: string }> {
-    const allowed = (list: string[] | null, value: string | null | undefined) => list === null || (value != null && list.includes(value));
-    return (this.#snapshot(workspaceId).byokKeys.get(provider) ?? [])
+  byokFor(workspaceId: string, provider: string, user: CredentialUser, modelId: string): ReadonlyArray<{ id: string; key: string }> {
+    const keys = this.#snapshot(workspaceId).byokKeys.get(provider);
+    // Most providers of most workspaces have none: nothing to filter, and nothing made per request.
+    if (keys === undefined) return NO_CREDENTIALS;
+    return keys
       .filter(({ row }) => allowed(row.allowedApiKeyHashes, user.keyHash) && allowed(row.allowedModels, modelId) && allowed(row.allowedUserIds, user.userId))
       .map(({ row, key }) => ({ id: row.id, key }));
   }
@@ -138,6 +140,13 @@ export class CredentialResolver {
     if (!snapshot) throw new Error(`credentials of workspace ${workspaceId} were not prepared`);
     return snapshot;
   }
+}
+
+const NO_CREDENTIALS: ReadonlyArray<{ id: string; key: string }> = Object.freeze([]);
+
+/** A credential's restriction: none (null), or a list that holds the value. */
+function allowed(list: string[] | null, value: string | null | undefined): boolean {
+  return list === null || (value != null && list.includes(value));
 }
 
 /** The vault secret names providers take their keys from. */

@@ -23,7 +23,7 @@ export interface PipelineDeps {
   /** The caller's vault credential for a host (a connection or secret whose hosts include it), for plugins. */
   hostCredential?(workspaceId: string, host: string): string | undefined;
   /** The workspace's BYOK credentials a caller may use for a provider and model, in the order they are tried. */
-  byokFor?(workspaceId: string, provider: string, user: { keyHash: string; userId?: string | null | undefined }, modelId: string): Array<{ id: string; key: string }>;
+  byokFor?(workspaceId: string, provider: string, user: { keyHash: string; userId?: string | null | undefined }, modelId: string): ReadonlyArray<{ id: string; key: string }>;
   /** The credential for an endpoint in a workspace: its BYOK one, from the config, or a vault secret. */
   credentialFor(workspaceId: string, endpoint: Endpoint): string | undefined;
   generations: { record(row: GenerationRow): void };

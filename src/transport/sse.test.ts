@@ -25,6 +25,19 @@ describe("SseDecoder", () => {
     expect(decoder.push("\n")).toEqual([]);
   });
 
+  test("many events in one push, each line end kind among them, and data lines without a value", () => {
+    const ends = ["\n", "\r\n", "\r"];
+    let wire = "";
+    const expected = [];
+    for (let index = 0; index < 300; index++) {
+      const end = ends[index % 3]!;
+      wire += `data: ${index}${end}data${end}data:x${end}${end}`;
+      expected.push({ data: `${index}\n\nx` });
+    }
+    expect(new SseDecoder().push(wire)).toEqual(expected);
+    for (const size of [1, 4, 64]) expect(feed(new SseDecoder(), wire, size)).toEqual(expected);
+  });
+
   test("an event not closed by a blank line is dispatched when the stream ends", () => {
     expect(feed(new SseDecoder(), "data: last", 4)).toEqual([{ data: "last" }]);
   });

@@ -10,6 +10,11 @@ import type { SseEvent } from "./request.ts";
  * still being built (its unfinished line plus its data) may hold at most `maxEventLength` characters: an
  * upstream that never ends a line or an event cannot make the gateway buffer without bound.
  */
+const LF = 10;
+const CR = 13;
+const COLON = 58;
+const SPACE = 32;
+
 export class SseDecoder {
   /** The pieces of the line still waiting for its line end. */
   #pending: string[] = [];
@@ -17,7 +22,9 @@ export class SseDecoder {
   /** The last push ended with `\r`: a `\n` starting the next one belongs to that line end. */
   #afterReturn = false;
   #event: string | undefined;
-  #data: string[] = [];
+  /** The event's first data line, and the lines after it (most events have one). */
+  #data: string | undefined;
+  #more: string[] | undefined;
   #dataLength = 0;
   #scanned = 0;
 
@@ -35,18 +42,23 @@ export class SseDecoder {
   push(text: string): SseEvent[] {
     const events: SseEvent[] = [];
     let start = 0;
-    if (this.#afterReturn && text.startsWith("\n")) start = 1;
+    if (this.#afterReturn && text.charCodeAt(0) === LF) start = 1;
     this.#afterReturn = false;
     this.#scanned += text.length - start;
-    const lineEnd = /\r\n|\r|\n/g;
-    lineEnd.lastIndex = start;
-    for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
-      const event = this.#line(this.#take(text.slice(start, match.index)));
+    // The next \n and \r from `start`, each searched for again only once passed: every character is
+    // looked at once (no match objects made per line, as a regular expression would).
+    let lf = text.indexOf("\n", start);
+    let cr = text.indexOf("\r", start);
+    while (lf !== -1 || cr !== -1) {
+      const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+      const event = this.#line(this.#take(text.slice(start, end)));
       if (event) events.push(event);
-      start = match.index + match[0].length;
+      start = end + (end === cr && lf === end + 1 ? 2 : 1);
+      if (lf !== -1 && lf < start) lf = text.indexOf("\n", start);
+      if (cr !== -1 && cr < start) cr = text.indexOf("\r", start);
     }
     // A line end split between two pushes (`\r` here, `\n` next) must not end an empty line too.
-    if (start === text.length && text.endsWith("\r")) this.#afterReturn = true;
+    if (start === text.length && text.charCodeAt(text.length - 1) === CR) this.#afterReturn = true;
     if (start < text.length) {
       this.#pending.push(start === 0 ? text : text.slice(start));
       this.#pendingLength += text.length - start;
@@ -86,24 +98,36 @@ export class SseDecoder {
 
   #line(line: string): SseEvent | undefined {
     if (line === "") {
-      if (this.#data.length === 0) {
+      const first = this.#data;
+      if (first === undefined) {
         this.#event = undefined;
         return undefined;
       }
-      const event: SseEvent = { data: this.#data.join("\n") };
+      const event: SseEvent = { data: this.#more === undefined ? first : `${first}\n${this.#more.join("\n")}` };
       if (this.#event !== undefined) event.event = this.#event;
-      this.#data = [];
+      this.#data = undefined;
+      this.#more = undefined;
       this.#dataLength = 0;
       this.#event = undefined;
       return event;
     }
-    if (line.startsWith(":")) return undefined;
+    if (line.charCodeAt(0) === COLON) return undefined;
+    let value: string;
+    if (line.startsWith("data:")) {
+      value = line.charCodeAt(5) === SPACE ? line.slice(6) : line.slice(5);
+      if (this.#data === undefined) this.#data = value;
+      else (this.#more ??= []).push(value);
+      this.#dataLength += value.length + 1;
+      return undefined;
+    }
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
+    value = colon === -1 ? "" : line.slice(colon + 1);
+    if (value.charCodeAt(0) === SPACE) value = value.slice(1);
     if (field === "data") {
-      this.#data.push(value);
+      // A `data` line without a colon: an empty data line.
+      if (this.#data === undefined) this.#data = value;
+      else (this.#more ??= []).push(value);
       this.#dataLength += value.length + 1;
     } else if (field === "event") this.#event = value;
     return undefined;

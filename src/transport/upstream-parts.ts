@@ -21,6 +21,8 @@ export interface UpstreamPartsOptions {
 }
 
 const DONE: IteratorResult<StreamPart, undefined> = Object.freeze({ done: true, value: undefined });
+/** The decoder's options for every read but the last (one object, not one per read). */
+const STREAMING: { stream: boolean } = Object.freeze({ stream: true });
 
 /**
  * An upstream's SSE body as stream parts: events decoded and parsed as the body's chunks arrive (each
@@ -128,7 +130,7 @@ export class UpstreamParts extends PartIterator {
       );
     }
     if (!done) {
-      const events = this.#sse.push(this.#decoder.decode(value, { stream: true }));
+      const events = this.#sse.push(this.#decoder.decode(value, STREAMING));
       if (events.length > 0) this.#first = false;
       this.#parse(events);
       return;

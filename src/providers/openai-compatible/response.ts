@@ -49,10 +49,10 @@ export function mapUsage(usage: Json): Usage {
 
 /** Reasoning text as servers name it: `reasoning_content` (vLLM, DeepSeek, llama.cpp) or `reasoning` (Ollama, OpenRouter). */
 export function reasoningOf(message: Json): string | undefined {
-  for (const value of [message.reasoning_content, message.reasoning]) {
-    if (typeof value === "string" && value.length > 0) return value;
-  }
-  return undefined;
+  const content = message.reasoning_content;
+  if (typeof content === "string" && content.length > 0) return content;
+  const reasoning = message.reasoning;
+  return typeof reasoning === "string" && reasoning.length > 0 ? reasoning : undefined;
 }
 
 /** Message content: a string, or (Mistral and others) an array of parts of which the text parts count. */

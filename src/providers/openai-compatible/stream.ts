@@ -93,7 +93,7 @@ export function createChatStreamParser(endpoint: Endpoint): StreamParser {
       if (reasoning) parts.push({ type: "reasoning-delta", text: reasoning });
       const text = textOf(delta.content);
       if (text.length > 0) parts.push({ type: "text-delta", text });
-      for (const url of imagesOf(delta.images)) parts.push({ type: "image", url });
+      if (delta.images !== undefined) for (const url of imagesOf(delta.images)) parts.push({ type: "image", url });
       if (Array.isArray(delta.tool_calls)) toolCalls(delta.tool_calls, parts);
       if (choice && typeof choice.finish_reason === "string" && choice.finish_reason !== "") {
         finish = mapFinishReason(choice.finish_reason);
