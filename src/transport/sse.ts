@@ -1,6 +1,11 @@
 import { GatewayError } from "../core/errors.ts";
 import type { SseEvent } from "./request.ts";
 
+const LF = 10;
+const CR = 13;
+const COLON = 58;
+const SPACE = 32;
+
 /**
  * Incremental server-sent-events decoder: feed it text, get complete events. Handles `\n`, `\r\n` and
  * `\r` line ends, multi-line data, `event:` names and comment lines (ignored). The work is linear in
@@ -10,11 +15,6 @@ import type { SseEvent } from "./request.ts";
  * still being built (its unfinished line plus its data) may hold at most `maxEventLength` characters: an
  * upstream that never ends a line or an event cannot make the gateway buffer without bound.
  */
-const LF = 10;
-const CR = 13;
-const COLON = 58;
-const SPACE = 32;
-
 export class SseDecoder {
   /** The pieces of the line still waiting for its line end. */
   #pending: string[] = [];
