@@ -21,7 +21,7 @@ import { parseArgs } from "node:util";
 import { type AllocRow, allocPerRequest, allocTable, type HeapCount } from "./lib/alloc.ts";
 import { installGuards, onCleanup, pin, start, stopAll } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
-import { chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway, startUpstream } from "./lib/targets.ts";
+import { type ChatTarget, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway, startUpstream } from "./lib/targets.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -33,13 +33,7 @@ const PRELOAD = join(ROOT, "bench", "lib", "alloc-preload.ts");
 const RESULTS = join(ROOT, "bench", "results", "alloc");
 const BUN = process.execPath;
 
-interface Target {
-  name: string;
-  pid: number;
-  url: (stream: boolean) => string;
-  headers: Record<string, string>;
-  model: (stream: boolean) => string;
-}
+type Target = ChatTarget;
 
 const snapshots = mkdtempSync(join(tmpdir(), "roundhouse-alloc-"));
 onCleanup(() => rmSync(snapshots, { recursive: true, force: true }));

@@ -17,7 +17,7 @@ import { startBench } from "./lib/bench-start.ts";
 import { canPin, cpuMicros, installGuards, runMain, sampleRss, start } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
-import { chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway } from "./lib/targets.ts";
+import { type ChatTarget, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway } from "./lib/targets.ts";
 import { runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
@@ -44,14 +44,7 @@ const ROWS: Array<{ row: BoundRow; connections: number }> = [
   { row: "tail", connections: 1 },
 ];
 
-interface Target {
-  name: BoundTarget;
-  pid: number;
-  /** The chat URL; the floor's carries the stream shape in its path, the others in their upstream. */
-  url: (stream: boolean) => string;
-  headers: Record<string, string>;
-  model: (stream: boolean) => string;
-}
+type Target = ChatTarget<BoundTarget>;
 
 async function main(): Promise<void> {
   installGuards((420 + ROWS.length * BOUND_TARGETS.length * (warmupSeconds + rounds * (seconds + 25))) * 1000);

@@ -251,6 +251,19 @@ export function messagesBody(model: string, options: { stream?: boolean } = {}):
   return JSON.stringify({ model, max_tokens: 16, messages: [{ role: "user", content: "Hello, how are you?" }], ...(options.stream ? { stream: true } : {}) });
 }
 
+/**
+ * A target measured side by side with chat requests (bench:bound, bench:alloc): its process, and the
+ * URL, headers and model of a request; the floor's URL carries the stream shape in its path, the others'
+ * upstream does.
+ */
+export interface ChatTarget<Name extends string = string> {
+  name: Name;
+  pid: number;
+  url: (stream: boolean) => string;
+  headers: Record<string, string>;
+  model: (stream: boolean) => string;
+}
+
 export const JSON_HEADERS = { "Content-Type": "application/json" };
 export const GATEWAY_HEADERS = { ...JSON_HEADERS, Authorization: `Bearer ${INFERENCE_KEY}` };
 export const ANTHROPIC_HEADERS = { ...JSON_HEADERS, "x-api-key": INFERENCE_KEY, "anthropic-version": "2023-06-01" };
