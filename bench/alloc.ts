@@ -12,16 +12,18 @@
  * run fails rather than report too little.
  *
  * Usage: bun bench/alloc.ts [--requests 200] [--warmup 3000] [--top 12]
- * The report goes to bench/results/alloc/<time>.md and latest.md, and into README.md's block.
+ * The results go to bench/results/alloc/<time>.json and latest.md, and (at the default settings, or
+ * more) into README.md's block.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type AllocRow, allocPerRequest, allocTable, type HeapCount } from "./lib/alloc.ts";
-import { installGuards, onCleanup, pin, start, stopAll } from "./lib/proc.ts";
+import { installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
-import { type ChatTarget, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway, startUpstream } from "./lib/targets.ts";
+import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
+import { type ChatTarget, chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startEssential, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -31,12 +33,13 @@ const requests = Number(values.requests);
 const warmup = Number(values.warmup);
 const PRELOAD = join(ROOT, "bench", "lib", "alloc-preload.ts");
 const RESULTS = join(ROOT, "bench", "results", "alloc");
-const BUN = process.execPath;
 
 type Target = ChatTarget;
 
 const snapshots = mkdtempSync(join(tmpdir(), "roundhouse-alloc-"));
 onCleanup(() => rmSync(snapshots, { recursive: true, force: true }));
+// Where the preloaded module writes its counts: every process the harness starts inherits it.
+process.env.ALLOC_SNAPSHOT_DIR = snapshots;
 const taken = new Map<number, number>();
 
 /** Has the target count its heap's cells and reads the count. */
@@ -90,41 +93,32 @@ async function measure(target: Target, stream: boolean): Promise<AllocRow> {
 async function main(): Promise<void> {
   installGuards(900_000);
   pin(process.pid, 1);
+  const startedAt = new Date().toISOString();
   const upstream = await startUpstream();
-  const env = { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336", ALLOC_SNAPSHOT_DIR: snapshots };
-  const floor = await start("floor", [BUN, "--preload", PRELOAD, join(ROOT, "bench", "floor.ts"), "--upstream", upstream.url], { core: 0, env, ready: /floor listening on (\d+)/ });
-  const floorUrl = `http://127.0.0.1:${floor.match[1]}`;
-  const essential = await start("essential", [BUN, "--preload", PRELOAD, join(ROOT, "bench", "essential.ts"), "--upstream-base", `${upstream.url}${STREAM_PREFIX}/v1`, "--key", INFERENCE_KEY, "--work", "record"], {
-    core: 0,
-    env,
-    ready: /essential listening on (\d+)/,
-  });
-  const essentialUrl = `http://127.0.0.1:${essential.match[1]}`;
-  const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false, preload: PRELOAD, env: { ALLOC_SNAPSHOT_DIR: snapshots } });
+  const floor = await startFloor(upstream.url, PRELOAD);
+  const essential = await startEssential(upstream.url, "record", PRELOAD);
+  const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false, preload: PRELOAD });
   const targets: Target[] = [
-    { name: "floor", pid: floor.pid, url: (stream) => `${floorUrl}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" },
-    { name: "essential (with records)", pid: essential.pid, url: () => `${essentialUrl}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream },
+    { name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" },
+    { name: "essential (with records)", pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream },
     { name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) },
   ];
   const rows: AllocRow[] = [];
   for (const stream of [false, true]) for (const target of targets) rows.push(await measure(target, stream));
-  const startedAt = new Date().toISOString();
+  const settings = { requests, warmup };
+  const record = runRecord(startedAt, settings, rows);
   const block = [
-    `Run ${startedAt}: ${requests} requests one at a time after ${warmup} of warm-up per target and shape, counted with bun:jsc's heap statistics around them (no collection in between); Bun ${Bun.version}. The gateway runs from source, the others as in bench:bound.`,
+    runHeader(record, "measured targets on core 0, upstream and harness on core 1"),
+    "",
+    `${requests} requests one at a time after ${warmup} of warm-up per target and shape, counted with bun:jsc's heap statistics around them (no collection in between). The gateway runs from source, the others as in bench:bound.`,
     "",
     allocTable(rows, Number(values.top)),
   ].join("\n");
-  const report = `# Cells allocated per request\n\n${block}`;
-  mkdirSync(RESULTS, { recursive: true });
-  const stamp = startedAt.replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
-  writeFileSync(join(RESULTS, `${stamp}.md`), report);
-  writeFileSync(join(RESULTS, "latest.md"), report);
-  const readme = updateReadmeBlock("bench-alloc", block);
-  console.log(`\n${report}\nwrote bench/results/alloc/${stamp}.md, latest.md${readme ? " and README.md's block" : ""}`);
+  const file = writeRun(RESULTS, record, `# Cells allocated per request\n\n${block}`);
+  // A shortened run (a JIT not settled) counts more than the gateway makes once it has: not for the README.
+  const full = requests >= 200 && warmup >= 3000;
+  const readme = full && updateReadmeBlock("bench-alloc", block);
+  console.log(`\n${block}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/alloc/latest.md${readme ? " and README.md's block" : ""}`);
 }
 
-try {
-  await main();
-} finally {
-  await stopAll();
-}
+await runMain("bench:alloc", main);

@@ -14,10 +14,10 @@ import { parseArgs } from "node:util";
 import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
 import { ISSUE20 } from "./lib/floor-checks.ts";
 import { startBench } from "./lib/bench-start.ts";
-import { canPin, cpuMicros, installGuards, runMain, sampleRss, start } from "./lib/proc.ts";
+import { canPin, cpuMicros, installGuards, runMain, sampleRss } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
-import { type ChatTarget, chatBody, GATEWAY_HEADERS, INFERENCE_KEY, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startGateway } from "./lib/targets.ts";
+import { type ChatTarget, chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startEssential, startGateway } from "./lib/targets.ts";
 import { runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
@@ -51,14 +51,8 @@ async function main(): Promise<void> {
   const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
   const targets: Target[] = [{ name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" }];
   for (const work of ["read", "translate", "record"] as const) {
-    const essential = await start(`essential-${work}`, [process.execPath, join(ROOT, "bench", "essential.ts"), "--upstream-base", `${upstream.url}${STREAM_PREFIX}/v1`, "--key", INFERENCE_KEY, "--work", work], {
-      core: 0,
-      // As the floor and the gateway do: Bun's cap of 256 upstream requests at once lifted.
-      env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336" },
-      ready: /essential listening on (\d+)/,
-    });
-    const base = `http://127.0.0.1:${essential.match[1]}`;
-    targets.push({ name: `essential-${work}`, pid: essential.pid, url: () => `${base}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream });
+    const essential = await startEssential(upstream.url, work);
+    targets.push({ name: `essential-${work}`, pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream });
   }
   const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
   targets.push({ name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) });

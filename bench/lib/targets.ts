@@ -68,12 +68,31 @@ export async function startUpstream(): Promise<Started & { url: string }> {
   return { ...started, url: `http://127.0.0.1:${started.match[1]}` };
 }
 
-export async function startFloor(upstreamUrl: string): Promise<Started & { url: string }> {
+/** Bun with `preload` loaded first (bench/alloc.ts), or plain Bun. */
+function bunWith(preload: string | undefined): string[] {
+  return preload ? [BUN, "--preload", preload] : [BUN];
+}
+
+export async function startFloor(upstreamUrl: string, preload?: string): Promise<Started & { url: string }> {
   // Like the gateway (src/cli/connection-limit.ts), the floor lifts Bun's cap of 256 upstream requests at once.
-  const started = await start("floor", [BUN, join(ROOT, "bench", "floor.ts"), "--upstream", upstreamUrl], {
+  const started = await start("floor", [...bunWith(preload), join(ROOT, "bench", "floor.ts"), "--upstream", upstreamUrl], {
     core: 0,
     env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336" },
     ready: /floor listening on (\d+)/,
+  });
+  return { ...started, url: `http://127.0.0.1:${started.match[1]}` };
+}
+
+/**
+ * The essential work (bench/essential.ts) at one level, on core 0, answering from the bench upstream's
+ * streams of STREAM_DELTAS deltas (a request without `stream` gets them as one JSON answer).
+ */
+export async function startEssential(upstreamUrl: string, work: "read" | "translate" | "record", preload?: string): Promise<Started & { url: string }> {
+  const started = await start(`essential-${work}`, [...bunWith(preload), join(ROOT, "bench", "essential.ts"), "--upstream-base", `${upstreamUrl}${STREAM_PREFIX}/v1`, "--key", INFERENCE_KEY, "--work", work], {
+    core: 0,
+    // As the floor and the gateway do: Bun's cap of 256 upstream requests at once lifted.
+    env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "65336" },
+    ready: /essential listening on (\d+)/,
   });
   return { ...started, url: `http://127.0.0.1:${started.match[1]}` };
 }
@@ -201,7 +220,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayProc
   const profiling = options.profileDir
     ? [BUN, "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${options.profileDir}`, join(ROOT, "src", "main.ts")]
     : options.preload
-      ? [BUN, "--preload", options.preload, join(ROOT, "src", "main.ts")]
+      ? [...bunWith(options.preload), join(ROOT, "src", "main.ts")]
       : undefined;
   const started = await start("gateway", [...(profiling ?? [BINARY]), "serve", "--config", configFile], {
     core: 0,
