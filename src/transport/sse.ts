@@ -112,24 +112,23 @@ export class SseDecoder {
       return event;
     }
     if (line.charCodeAt(0) === COLON) return undefined;
-    let value: string;
     if (line.startsWith("data:")) {
-      value = line.charCodeAt(5) === SPACE ? line.slice(6) : line.slice(5);
-      if (this.#data === undefined) this.#data = value;
-      else (this.#more ??= []).push(value);
-      this.#dataLength += value.length + 1;
+      this.#addData(line.charCodeAt(5) === SPACE ? line.slice(6) : line.slice(5));
       return undefined;
     }
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    value = colon === -1 ? "" : line.slice(colon + 1);
+    let value = colon === -1 ? "" : line.slice(colon + 1);
     if (value.charCodeAt(0) === SPACE) value = value.slice(1);
-    if (field === "data") {
-      // A `data` line without a colon: an empty data line.
-      if (this.#data === undefined) this.#data = value;
-      else (this.#more ??= []).push(value);
-      this.#dataLength += value.length + 1;
-    } else if (field === "event") this.#event = value;
+    // A `data` line without a colon is an empty data line.
+    if (field === "data") this.#addData(value);
+    else if (field === "event") this.#event = value;
     return undefined;
+  }
+
+  #addData(value: string): void {
+    if (this.#data === undefined) this.#data = value;
+    else (this.#more ??= []).push(value);
+    this.#dataLength += value.length + 1;
   }
 }
