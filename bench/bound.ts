@@ -2,8 +2,10 @@
  * What bounds the targets the gateway misses (`npm run bench:bound`; not part of `npm test`): the
  * gateway against the floor and against the essential work of any translating, recording gateway
  * (bench/essential.ts, at its three levels), all on core 0, measured in turns, round after round, under
- * wrk: CPU per non-streaming request and RSS at 64 connections, CPU per stream (20 deltas and a usage
- * chunk) at 16, and the latency tail of non-streaming requests at 1 connection. Prints the table;
+ * wrk: CPU per non-streaming request, RSS and requests per second at 64 connections (Portkey's gateway
+ * on Bun beside them, as the issue's comparison, when it can be installed), CPU per stream (20 deltas
+ * and a usage chunk) and streams per second at 16, and the latency tail of non-streaming requests at 1
+ * and at 16 connections. Prints the table;
  * writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and (a run of at least
  * 3 rounds of 5 s) README.md's block between the bench-bound markers.
  *
@@ -14,6 +16,7 @@ import { parseArgs } from "node:util";
 import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, boundMarkdown, summarizeBound } from "./lib/bound.ts";
 import { ISSUE20 } from "./lib/floor-checks.ts";
 import { startBench } from "./lib/bench-start.ts";
+import { ensurePortkey, portkeyHeaders, startPortkey } from "./lib/portkey.ts";
 import { canPin, cpuMicros, installGuards, runMain, sampleRss } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
@@ -41,13 +44,14 @@ const RESULTS = join(ROOT, "bench", "results", "bound");
 const ROWS: Array<{ row: BoundRow; connections: number }> = [
   { row: "json", connections: ISSUE20.rssConnections },
   { row: "stream", connections: ISSUE20.streamConnections },
-  { row: "tail", connections: 1 },
+  ...ISSUE20.p99Connections.map((connections) => ({ row: "tail" as const, connections })),
 ];
 
-type Target = ChatTarget<BoundTarget>;
+/** Portkey's gateway on Bun runs in the JSON row only: the issue compares requests per second with it there. */
+type Target = ChatTarget<BoundTarget | "portkey">;
 
 async function main(): Promise<void> {
-  installGuards((420 + ROWS.length * BOUND_TARGETS.length * (warmupSeconds + rounds * (seconds + 25))) * 1000);
+  installGuards((720 + ROWS.length * (BOUND_TARGETS.length + 1) * (warmupSeconds + rounds * (seconds + 25))) * 1000);
   const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
   const targets: Target[] = [{ name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" }];
   for (const work of ["read", "translate", "record"] as const) {
@@ -56,6 +60,11 @@ async function main(): Promise<void> {
   }
   const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
   targets.push({ name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) });
+  const installed = await ensurePortkey();
+  if ("entry" in installed) {
+    const portkey = await startPortkey(installed.entry);
+    targets.push({ name: "portkey", pid: portkey.pid, url: () => `${portkey.url}/v1/chat/completions`, headers: portkeyHeaders(`${upstream.url}/v1`), model: () => MODELS.fast });
+  } else console.warn(`Portkey's gateway is left out: ${installed.unavailable}`);
   console.log(`bench:bound: ${targets.length} targets on core 0, pinning ${canPin ? "on" : "off"}, ${rounds} rounds of ${seconds} s`);
 
   const summaries = [];
@@ -67,10 +76,11 @@ async function main(): Promise<void> {
       headers: target.headers,
       ...(stream ? { endMarker: "[DONE]" } : {}),
     });
-    for (const target of targets) if (warmupSeconds > 0) await runWrk(wrk, loadOf(target), connections, warmupSeconds, 1);
-    const samples = Object.fromEntries(BOUND_TARGETS.map((name) => [name, [] as BoundSample[]])) as Record<BoundTarget, BoundSample[]>;
+    const measured = targets.filter((target) => target.name !== "portkey" || row === "json");
+    for (const target of measured) if (warmupSeconds > 0) await runWrk(wrk, loadOf(target), connections, warmupSeconds, 1);
+    const samples = Object.fromEntries([...BOUND_TARGETS, "portkey"].map((name) => [name, [] as BoundSample[]])) as Record<BoundTarget | "portkey", BoundSample[]>;
     for (let round = 1; round <= rounds; round++) {
-      for (const target of targets) {
+      for (const target of measured) {
         const rss = sampleRss(target.pid);
         const before = cpuMicros(target.pid);
         const result = await runWrk(wrk, loadOf(target), connections, seconds, 1);
@@ -92,7 +102,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    summaries.push(summarizeBound(row, connections, samples));
+    summaries.push(summarizeBound(row, connections, samples, samples.portkey));
   }
 
   const settings = { seconds, rounds, warmupSeconds };

@@ -65,4 +65,37 @@ describe("bound bench: summary", () => {
     expect(markdown).toContain("| gateway (full pipeline) | 0.20 / 4.50 / 9.00 | ×4.5 |");
     expect(markdown).toContain("The issue's bound is ×2 the floor's p99; the essential work alone is ×1.8, within it. The gateway's p99 is ×2.5 the essential work's.");
   });
+
+  test("the tail at 16 connections is titled so and held to the same bound", () => {
+    const rows = samples({ floor: [100], "essential-read": [100], "essential-translate": [100], "essential-record": [100], gateway: [100] });
+    const p99 = { floor: 2000, "essential-read": 2400, "essential-translate": 2600, "essential-record": 4400, gateway: 9000 } as const;
+    for (const target of BOUND_TARGETS) rows[target] = [sample(100, 0, p99[target])];
+    const tail = summarizeBound("tail", 16, rows);
+    expect(tail.essentialAboveTarget).toBe(true);
+    const markdown = boundMarkdown([tail], { seconds: 8, rounds: 1 });
+    expect(markdown).toContain("**Latency, non-streaming, 16 connections**");
+    expect(markdown).toContain("the essential work alone is ×2.2, above it.");
+  });
+
+  test("the stream row gives streams per second over the floor's against the bound of ×0.5", () => {
+    // Requests per second are 1,000,000 / CPU in these samples: floor 10,000, essential 4,000, gateway 2,000.
+    const stream = summarizeBound("stream", 16, samples({ floor: [100], "essential-read": [150], "essential-translate": [200], "essential-record": [250], gateway: [500] }));
+    expect(stream.rpsOverFloor).toEqual({ essential: 0.4, gateway: 0.2 });
+    expect(boundMarkdown([stream], { seconds: 8, rounds: 1 })).toContain("Streams per second over the floor's (the issue's bound is ×0.5 or more): essential work ×0.4, below it, gateway ×0.2.");
+    const fast = summarizeBound("stream", 16, samples({ floor: [100], "essential-read": [110], "essential-translate": [120], "essential-record": [125], gateway: [500] }));
+    expect(boundMarkdown([fast], { seconds: 8, rounds: 1 })).toContain("essential work ×0.8, gateway ×0.2.");
+  });
+
+  test("the JSON row compares requests per second with Portkey's median when it ran, and says nothing of it when not", () => {
+    const cpu = { floor: [50], "essential-read": [60], "essential-translate": [70], "essential-record": [100], gateway: [250] };
+    // Portkey's runs: 2,000, 2,500 and 4,000 req/s; its median 2,500. Essential 10,000 req/s, gateway 4,000.
+    const portkey = [500, 400, 250].map((value) => sample(value));
+    const json = summarizeBound("json", 64, samples(cpu), portkey);
+    expect(json.portkey).toEqual({ rps: 2500, essential: 4, gateway: 1.6 });
+    const markdown = boundMarkdown([json], { seconds: 8, rounds: 3 });
+    expect(markdown).toContain("Requests per second over Portkey's gateway on Bun (2,500 req/s in the same turns; the issue's bound is ×4 or more): essential work ×4, gateway ×1.6.");
+    const without = summarizeBound("json", 64, samples(cpu), []);
+    expect(without.portkey).toBeUndefined();
+    expect(boundMarkdown([without], { seconds: 8, rounds: 3 })).not.toContain("Portkey");
+  });
 });

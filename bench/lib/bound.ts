@@ -1,8 +1,9 @@
 /**
  * What bounds the targets of issue 20 that the gateway misses (bench/bound.ts): the floor, the
  * essential work at its three levels (bench/essential.ts) and the gateway, measured in turns; medians
- * per target, ratios over the floor, and the gateway over the essential work. Three rows: CPU per
- * non-streaming request (with RSS under that load), CPU per stream, and the latency tail at 1 connection.
+ * per target, ratios over the floor, and the gateway over the essential work. The rows: CPU per
+ * non-streaming request (with RSS under that load, and requests per second over Portkey's on Bun), CPU
+ * per stream (and streams per second), and the latency tail at 1 and at 16 connections.
  */
 import { median } from "./combine.ts";
 import { ISSUE20 } from "./floor-checks.ts";
@@ -40,11 +41,16 @@ export interface BoundSummary {
   /** The issue's bound for this row (×floor), and whether the essential work alone is already above it. */
   target: number;
   essentialAboveTarget: boolean;
+  /** Requests per second of the essential work and of the gateway over the floor's (the stream row's bound is on them). */
+  rpsOverFloor: { essential: number; gateway: number };
+  /** The JSON row, when Portkey's gateway on Bun ran beside: its requests per second, and the essential work's and the gateway's over it. */
+  portkey?: { rps: number; essential: number; gateway: number };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-export function summarizeBound(row: BoundRow, connections: number, samples: Record<BoundTarget, BoundSample[]>): BoundSummary {
+/** `portkey`: the JSON row's runs of Portkey's gateway on Bun, in the same turns. */
+export function summarizeBound(row: BoundRow, connections: number, samples: Record<BoundTarget, BoundSample[]>, portkey?: BoundSample[]): BoundSummary {
   const of = (target: BoundTarget, pick: (sample: BoundSample) => number) => median(samples[target].map(pick));
   const measure = (sample: BoundSample) => (row === "tail" ? sample.p99Us : sample.cpuUsPerRequest);
   const floor = of("floor", measure);
@@ -67,7 +73,15 @@ export function summarizeBound(row: BoundRow, connections: number, samples: Reco
     gatewayOverEssential: round2(of("gateway", measure) / of("essential-record", measure)),
     target,
     essentialAboveTarget: of("essential-record", measure) / floor > target,
+    rpsOverFloor: { essential: round2(of("essential-record", rps) / of("floor", rps)), gateway: round2(of("gateway", rps) / of("floor", rps)) },
+    ...(portkey && portkey.length > 0 ? { portkey: overPortkey(median(portkey.map(rps)), of("essential-record", rps), of("gateway", rps)) } : {}),
   };
+}
+
+const rps = (sample: BoundSample) => sample.rps;
+
+function overPortkey(portkey: number, essential: number, gateway: number): BoundSummary["portkey"] {
+  return { rps: Math.round(portkey), essential: round2(essential / portkey), gateway: round2(gateway / portkey) };
 }
 
 const TITLES: Record<BoundTarget, string> = {
@@ -87,7 +101,7 @@ export function boundMarkdown(summaries: BoundSummary[], settings: { seconds: nu
     const gateway = summary.figures.find((figure) => figure.target === "gateway")!;
     // Bold, not a heading: the block also stands inside a README section.
     if (summary.row === "tail") {
-      lines.push(`**Latency, non-streaming, ${summary.connections} connection**`, "", "| target | p50 / p99 / p99.9 ms | p99 × floor | req/s | errors |", "|---|---:|---:|---:|---:|");
+      lines.push(`**Latency, non-streaming, ${summary.connections} connection${summary.connections === 1 ? "" : "s"}**`, "", "| target | p50 / p99 / p99.9 ms | p99 × floor | req/s | errors |", "|---|---:|---:|---:|---:|");
       for (const figure of summary.figures) {
         lines.push(`| ${TITLES[figure.target]} | ${ms(figure.p50Us)} / ${ms(figure.p99Us)} / ${ms(figure.p999Us)} | ×${figure.overFloor} | ${figure.rps.toLocaleString("en-US")} | ${figure.errors} |`);
       }
@@ -108,6 +122,22 @@ export function boundMarkdown(summaries: BoundSummary[], settings: { seconds: nu
     );
     if (summary.row === "json") {
       lines.push(`RSS at ${summary.connections} connections (the issue's bound is ${ISSUE20.rssMb} MB): essential work ${essential.rssMb} MB, gateway ${gateway.rssMb} MB.`, "");
+      if (summary.portkey) {
+        const { rps: portkey, essential: essentialOver, gateway: gatewayOver } = summary.portkey;
+        lines.push(
+          `Requests per second over Portkey's gateway on Bun (${portkey.toLocaleString("en-US")} req/s in the same turns; the issue's bound is ×${ISSUE20.portkeyRps} or more): ` +
+            `essential work ×${essentialOver}${essentialOver < ISSUE20.portkeyRps ? ", below it" : ""}, gateway ×${gatewayOver}.`,
+          "",
+        );
+      }
+    }
+    if (summary.row === "stream") {
+      const { essential: essentialOver, gateway: gatewayOver } = summary.rpsOverFloor;
+      lines.push(
+        `Streams per second over the floor's (the issue's bound is ×${ISSUE20.streamsPerSecond} or more): essential work ×${essentialOver}` +
+          `${essentialOver < ISSUE20.streamsPerSecond ? ", below it" : ""}, gateway ×${gatewayOver}.`,
+        "",
+      );
     }
   }
   lines.push(`Medians of ${settings.rounds} round${settings.rounds === 1 ? "" : "s"} of ${settings.seconds} s per target (RSS: the largest seen), measured in turns on the same core.`);
