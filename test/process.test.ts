@@ -153,3 +153,40 @@ describe("listen port", () => {
     }
   }, 30_000);
 });
+
+describe("restart in place", () => {
+  /** The environment the serving process runs with (the PID stays the same across the restart). */
+  const environmentOf = (pid: number) => Object.fromEntries(readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]));
+
+  test.skipIf(process.platform !== "linux")("serve restarts once with the runtime settings it documents: more upstream requests at once, the heap sized for at most 4 GiB, compiled code kept", async () => {
+    const { configPath, dataDir } = fresh();
+    // Without the variable set, serve sets the runtime's settings and runs itself again, in place. (A
+    // setting the runtime does not know stops it at start: a Bun upgrade that drops one fails here.)
+    const gateway = await spawnGateway({ configPath, dataDir, env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "" } });
+    try {
+      expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+      const environment = environmentOf(gateway.child.pid);
+      expect(environment.BUN_CONFIG_MAX_HTTP_REQUESTS).toBe("65336");
+      expect(environment.BUN_JSC_forceCodeBlockLiveness).toBe("1");
+      const ram = Number(environment.BUN_JSC_forceRAMSize);
+      expect(ram).toBeGreaterThan(0);
+      expect(ram).toBeLessThanOrEqual(4 * 1024 ** 3);
+    } finally {
+      expect(await gateway.kill("SIGTERM")).toBe(0);
+    }
+  }, 30_000);
+
+  test.skipIf(process.platform !== "linux")("an operator's own engine settings win over the restart's", async () => {
+    const { configPath, dataDir } = fresh();
+    const gateway = await spawnGateway({ configPath, dataDir, env: { BUN_CONFIG_MAX_HTTP_REQUESTS: "", BUN_JSC_forceRAMSize: "2147483648", BUN_JSC_forceCodeBlockLiveness: "0" } });
+    try {
+      expect((await fetch(`${gateway.url}/healthz`)).status).toBe(200);
+      const environment = environmentOf(gateway.child.pid);
+      expect(environment.BUN_CONFIG_MAX_HTTP_REQUESTS).toBe("65336");
+      expect(environment.BUN_JSC_forceCodeBlockLiveness).toBe("0");
+      expect(environment.BUN_JSC_forceRAMSize).toBe("2147483648");
+    } finally {
+      expect(await gateway.kill("SIGTERM")).toBe(0);
+    }
+  }, 30_000);
+});
