@@ -4,8 +4,9 @@
  * (bench/essential.ts, at its three levels), all on core 0, measured in turns, round after round, under
  * wrk: CPU per non-streaming request, RSS and requests per second at 64 connections (Portkey's gateway
  * on Bun beside them, as the issue's comparison, when it can be installed), CPU per stream (20 deltas
- * and a usage chunk) and streams per second at 16, and the latency tail of non-streaming requests at 1
- * and at 16 connections. Prints the table;
+ * and a usage chunk) and streams per second at 16 (after each of those runs, 1,000 streams one at a time
+ * for the time to their first byte), and the latency tail of non-streaming requests at 1 and at 16
+ * connections. Prints the table;
  * writes bench/results/bound/<timestamp>.json, bench/results/bound/latest.md and (a run of at least
  * 3 rounds of 5 s) README.md's block between the bench-bound markers.
  *
@@ -17,6 +18,7 @@ import { BOUND_TARGETS, type BoundRow, type BoundSample, type BoundTarget, bound
 import { ISSUE20 } from "./lib/floor-checks.ts";
 import { startBench } from "./lib/bench-start.ts";
 import { ensurePortkey, portkeyHeaders, startPortkey } from "./lib/portkey.ts";
+import { runStreamClient } from "./lib/measure.ts";
 import { canPin, cpuMicros, installGuards, runMain, sampleRss } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
@@ -46,6 +48,10 @@ const ROWS: Array<{ row: BoundRow; connections: number }> = [
   { row: "stream", connections: ISSUE20.streamConnections },
   ...ISSUE20.p99Connections.map((connections) => ({ row: "tail" as const, connections })),
 ];
+
+/** Streams sent one at a time after each stream-row run, for the time to their first byte (after unmeasured ones). */
+const FIRST_BYTE_STREAMS = 1000;
+const FIRST_BYTE_WARMUP = 50;
 
 /** Portkey's gateway on Bun runs in the JSON row only: the issue compares requests per second with it there. */
 type Target = ChatTarget<BoundTarget | "portkey">;
@@ -86,6 +92,10 @@ async function main(): Promise<void> {
         const result = await runWrk(wrk, loadOf(target), connections, seconds, 1);
         const cpu = cpuMicros(target.pid) - before;
         const answered = result.requests - result.non2xx - result.incomplete;
+        const load = loadOf(target);
+        const first = stream
+          ? await runStreamClient({ mode: "sequential", url: load.url, body: load.bodies[0]!, headers: load.headers, endMarker: "[DONE]", count: FIRST_BYTE_STREAMS, warmup: FIRST_BYTE_WARMUP, timeoutMs: 60_000 })
+          : undefined;
         const sample: BoundSample = {
           cpuUsPerRequest: Math.round(cpu / Math.max(1, answered)),
           rps: result.rps,
@@ -93,11 +103,13 @@ async function main(): Promise<void> {
           p99Us: result.p99Us,
           p999Us: result.p999Us,
           rssMb: rss.stop(),
-          errors: result.errors + result.non2xx + result.incomplete,
+          errors: result.errors + result.non2xx + result.incomplete + (first?.errors ?? 0),
+          ...(first ? { firstByteP50Ms: first.firstByteP50Ms } : {}),
         };
         samples[target.name].push(sample);
         console.log(
           `round ${round} ${row} ${target.name}: CPU ${sample.cpuUsPerRequest} µs/req, ${sample.rps} req/s, p99 ${sample.p99Us} µs, RSS ${sample.rssMb} MB` +
+            `${first ? `, first byte p50 ${first.firstByteP50Ms} ms` : ""}` +
             `${sample.errors ? `, ${sample.errors} errors` : ""}`,
         );
       }

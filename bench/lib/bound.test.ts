@@ -86,6 +86,25 @@ describe("bound bench: summary", () => {
     expect(boundMarkdown([fast], { seconds: 8, rounds: 1 })).toContain("essential work ×0.8, gateway ×0.2.");
   });
 
+  test("the stream row gives the time the essential work and the gateway add to the floor's first byte, against the bound of +0.2 ms", () => {
+    const rows = samples({ floor: [100, 100, 100], "essential-read": [150, 150, 150], "essential-translate": [200, 200, 200], "essential-record": [250, 250, 250], gateway: [500, 500, 500] });
+    // Medians of the rounds: floor 0.18 ms, essential 0.2 ms, gateway 0.45 ms (one slow round of the floor's does not move its median).
+    const firstBytes: Record<BoundTarget, number[]> = { floor: [0.18, 0.9, 0.17], "essential-read": [0.19, 0.19, 0.19], "essential-translate": [0.2, 0.2, 0.2], "essential-record": [0.21, 0.2, 0.19], gateway: [0.45, 0.4, 0.5] };
+    for (const target of BOUND_TARGETS) rows[target] = rows[target].map((row, index) => ({ ...row, firstByteP50Ms: firstBytes[target][index]! }));
+    const stream = summarizeBound("stream", 16, rows);
+    expect(stream.firstByte).toEqual({ floorMs: 0.18, essentialAddedMs: 0.02, gatewayAddedMs: 0.27 });
+    expect(boundMarkdown([stream], { seconds: 8, rounds: 3 })).toContain(
+      "Time added to a stream's first byte over the floor's (p50 of streams sent one at a time after each run; the floor's 0.180 ms; the issue's bound is +0.2 ms): essential work +0.020 ms, gateway +0.270 ms, above it.",
+    );
+    for (const target of BOUND_TARGETS) rows[target] = rows[target].map((row) => ({ ...row, firstByteP50Ms: target === "gateway" ? 0.1 : 0.18 }));
+    expect(boundMarkdown([summarizeBound("stream", 16, rows)], { seconds: 8, rounds: 3 })).toContain("essential work +0.000 ms, gateway −0.080 ms, within it.");
+    // A run without first bytes (one target's sample lacks it) says nothing of them.
+    delete rows.gateway[1]!.firstByteP50Ms;
+    const without = summarizeBound("stream", 16, rows);
+    expect(without.firstByte).toBeUndefined();
+    expect(boundMarkdown([without], { seconds: 8, rounds: 3 })).not.toContain("first byte");
+  });
+
   test("the JSON row compares requests per second with Portkey's median when it ran, and says nothing of it when not", () => {
     const cpu = { floor: [50], "essential-read": [60], "essential-translate": [70], "essential-record": [100], gateway: [250] };
     // Portkey's runs: 2,000, 2,500 and 4,000 req/s; its median 2,500. Essential 10,000 req/s, gateway 4,000.

@@ -3,7 +3,8 @@
  * essential work at its three levels (bench/essential.ts) and the gateway, measured in turns; medians
  * per target, ratios over the floor, and the gateway over the essential work. The rows: CPU per
  * non-streaming request (with RSS under that load, and requests per second over Portkey's on Bun), CPU
- * per stream (and streams per second), and the latency tail at 1 and at 16 connections.
+ * per stream (and streams per second, and the time to a stream's first byte one at a time), and the
+ * latency tail at 1 and at 16 connections.
  */
 import { median } from "./combine.ts";
 import { ISSUE20 } from "./floor-checks.ts";
@@ -23,6 +24,8 @@ export interface BoundSample {
   rssMb: number;
   /** Socket errors, non-2xx answers and streams without their end, all together. */
   errors: number;
+  /** The stream row: p50 of the time to a stream's first body byte, streams sent one at a time after the load, ms. */
+  firstByteP50Ms?: number;
 }
 
 /** A target's figures over the rounds: medians, but RSS the largest, errors summed. */
@@ -45,6 +48,8 @@ export interface BoundSummary {
   rpsOverFloor: { essential: number; gateway: number };
   /** The JSON row, when Portkey's gateway on Bun ran beside: its requests per second, and the essential work's and the gateway's over it. */
   portkey?: { rps: number; essential: number; gateway: number };
+  /** The stream row, when first bytes were measured: the floor's p50 and the time the essential work and the gateway add to it, ms. */
+  firstByte?: { floorMs: number; essentialAddedMs: number; gatewayAddedMs: number };
 }
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
@@ -75,7 +80,18 @@ export function summarizeBound(row: BoundRow, connections: number, samples: Reco
     essentialAboveTarget: of("essential-record", measure) / floor > target,
     rpsOverFloor: { essential: round2(of("essential-record", rps) / of("floor", rps)), gateway: round2(of("gateway", rps) / of("floor", rps)) },
     ...(portkey && portkey.length > 0 ? { portkey: overPortkey(median(portkey.map(rps)), of("essential-record", rps), of("gateway", rps)) } : {}),
+    ...(firstBytes(samples) ?? {}),
   };
+}
+
+/** The first-byte figures, when every target's every sample has one: medians over the rounds, the added time over the floor's. */
+function firstBytes(samples: Record<BoundTarget, BoundSample[]>): Pick<BoundSummary, "firstByte"> | undefined {
+  const all = BOUND_TARGETS.flatMap((target) => samples[target]);
+  if (all.length === 0 || all.some((sample) => sample.firstByteP50Ms === undefined)) return undefined;
+  const of = (target: BoundTarget) => median(samples[target].map((sample) => sample.firstByteP50Ms!));
+  const floorMs = of("floor");
+  const added = (target: BoundTarget) => Math.round((of(target) - floorMs) * 1000) / 1000;
+  return { firstByte: { floorMs, essentialAddedMs: added("essential-record"), gatewayAddedMs: added("gateway") } };
 }
 
 const rps = (sample: BoundSample) => sample.rps;
@@ -138,6 +154,16 @@ export function boundMarkdown(summaries: BoundSummary[], settings: { seconds: nu
           `${essentialOver < ISSUE20.streamsPerSecond ? ", below it" : ""}, gateway ×${gatewayOver}.`,
         "",
       );
+      if (summary.firstByte) {
+        const { floorMs, essentialAddedMs, gatewayAddedMs } = summary.firstByte;
+        const signed = (value: number) => `${value < 0 ? "−" : "+"}${Math.abs(value).toFixed(3)} ms`;
+        lines.push(
+          `Time added to a stream's first byte over the floor's (p50 of streams sent one at a time after each run; the floor's ${floorMs.toFixed(3)} ms; ` +
+            `the issue's bound is +${ISSUE20.addedFirstByteMs} ms): essential work ${signed(essentialAddedMs)}, gateway ${signed(gatewayAddedMs)}` +
+            `${gatewayAddedMs > ISSUE20.addedFirstByteMs ? ", above it" : ", within it"}.`,
+          "",
+        );
+      }
     }
   }
   lines.push(`Medians of ${settings.rounds} round${settings.rounds === 1 ? "" : "s"} of ${settings.seconds} s per target (RSS: the largest seen), measured in turns on the same core.`);
