@@ -136,7 +136,10 @@ export function createApp(services: Services) {
   const api = new Elysia({ prefix: "/api/v1", normalize: false })
     .onParse({ as: "global" }, async ({ request }) => {
       // Authenticate before reading the body: a request without a valid key is a 401, whatever it sends.
-      if (!KEYLESS_ROUTES.test(pathOf(request))) await authenticate(services, request);
+      if (!KEYLESS_ROUTES.test(pathOf(request))) {
+        const principal = authenticate(services, request);
+        if (principal instanceof Promise) await principal;
+      }
       if (isMultipart(request) && MULTIPART_ROUTES.test(pathOf(request))) return EMPTY_BODY;
       // Returning undefined would hand the (already read) body to Elysia's own parser for its content
       // type, which then fails: an empty body travels as a marker and becomes undefined again below.

@@ -55,6 +55,18 @@ describe("authentication", () => {
     expect(expired.body.error.message).toBe("Invalid API key");
   });
 
+  test.each(["inference", "management"] as const)("a key held in memory (%s) is refused once its expiry passes, with no write in between", async (kind) => {
+    const expiresAt = Date.now() + 1500;
+    const { key } = await createKey(gateway, { name: `expiring ${kind}`, kind, expires_at: new Date(expiresAt).toISOString() });
+    // Its first request reads the key (and the rest of its principal); the next ones are served from memory.
+    expect((await gateway.call("GET", "/key", { key })).status).toBe(200);
+    expect((await gateway.call("GET", "/key", { key })).status).toBe(200);
+    let status = 200;
+    while (status === 200 && Date.now() < expiresAt + 5000) status = (await gateway.call("GET", "/key", { key })).status;
+    expect(status).toBe(401);
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
+  });
+
   test("unknown, disabled and expired keys get byte-identical 401 bodies (which keys exist is not told)", async () => {
     const disabled = await createKey(gateway, { name: "disabled twin", kind: "management" });
     expect((await gateway.call("PATCH", `/keys/${disabled.hash}`, { body: { disabled: true } })).status).toBe(200);

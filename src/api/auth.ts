@@ -1,5 +1,6 @@
 import { GatewayError } from "../core/errors.ts";
-import type { ApiKeyRow, InternRow, WorkspaceRow } from "../db/schema.ts";
+import type { ApiKeyRow, InternRow, WorkspaceBudgetRow, WorkspaceRow } from "../db/schema.ts";
+import type { GuardrailPolicy } from "../core/guardrails.ts";
 import { hashApiKey, hashesEqual, KEY_PATTERN, type KeyKind } from "../core/api-key.ts";
 import type { Services } from "./services.ts";
 import { requestState } from "./request-state.ts";
@@ -33,31 +34,68 @@ export function readToken(headers: Headers): string {
  * Authenticates once per request; 401 for a missing, malformed, unknown, disabled or expired key. A
  * request without a key but with a session cookie authenticates by its session (session-auth.ts). The
  * workspace's upstream credentials are made ready for the pipeline (read only after a vault change).
+ * When everything the principal is made of is held in memory (the common case: a key that called
+ * before, nothing changed since), the principal is made synchronously, with no read and no await;
+ * otherwise a promise of it. Either way a refused key throws (or rejects) the same 401.
  */
-export async function authenticate(services: Services, request: Request): Promise<Principal> {
+export function authenticate(services: Services, request: Request): Principal | Promise<Principal> {
   const state = requestState(request);
   if (state.principal) return state.principal;
   const session = hasBearerKey(request.headers) ? undefined : readCookie(request.headers, SESSION_COOKIE);
-  if (session !== undefined) return (state.principal = await sessionPrincipal(services, request, session));
+  if (session !== undefined) return sessionPrincipal(services, request, session).then((principal) => (state.principal = principal));
   const token = readToken(request.headers);
   if (!KEY_PATTERN.test(token)) throw new GatewayError("unauthorized", "Malformed API key");
   const hash = hashApiKey(token);
-  const key = await services.keys.findByHash(hash);
+  const held = heldPrincipal(services, hash);
+  if (held) return (state.principal = held);
+  return readPrincipal(services, hash).then((principal) => (state.principal = principal));
+}
+
+/** 401 unless the key is usable: found by this very hash, not disabled, not expired. */
+function checkKey(key: ApiKeyRow | undefined, hash: string): ApiKeyRow {
   if (!key || !hashesEqual(key.hash, hash) || key.disabled || (key.expiresAt !== null && Date.parse(key.expiresAt) <= Date.now())) {
     throw new GatewayError("unauthorized", INVALID_KEY);
   }
+  return key;
+}
+
+function principalOf(key: ApiKeyRow, workspace: WorkspaceRow): Principal {
+  return { key, kind: key.kind, workspace, internId: key.internId };
+}
+
+/** What an inference key's principal adds: its guardrails and its workspace's interval budgets. */
+function withInferenceLimits(principal: Principal, guardrails: GuardrailPolicy[], budgets: WorkspaceBudgetRow[]): Principal {
+  principal.guardrails = guardrails;
+  principal.workspaceBudgets = { limits: budgets.map((row) => ({ interval: row.resetInterval, limitUsd: row.limitUsd })), includeByok: principal.workspace.includeByokInBudgets };
+  return principal;
+}
+
+/**
+ * The principal made from what the stores hold in memory, or undefined when any part of it is not held
+ * (then readPrincipal reads it). A key that is held but refused is refused here as it would be there.
+ */
+function heldPrincipal(services: Services, hash: string): Principal | undefined {
+  const found = services.keys.cachedByHash(hash);
+  if (!found) return undefined;
+  const key = checkKey(found, hash);
+  const workspace = services.workspaces.cached(key.workspaceId);
+  if (!workspace || !services.credentials.isPrepared(workspace.id)) return undefined;
+  if (key.kind !== "inference") return principalOf(key, workspace);
+  const guardrails = services.guardrails.cachedPoliciesFor(workspace.id, key.hash, key.creatorUserId);
+  const budgets = services.workspaceBudgets.cachedList(workspace.id);
+  if (!guardrails || !budgets) return undefined;
+  return withInferenceLimits(principalOf(key, workspace), guardrails, budgets);
+}
+
+async function readPrincipal(services: Services, hash: string): Promise<Principal> {
+  const key = checkKey(await services.keys.findByHash(hash), hash);
   const workspace = await services.workspaces.get(key.workspaceId);
   if (!workspace) throw new GatewayError("unauthorized", INVALID_KEY);
   await services.credentials.prepare(workspace.id);
-  const principal: Principal = { key, kind: key.kind, workspace, internId: key.internId };
-  if (key.kind === "inference") {
-    principal.guardrails = await services.guardrails.policiesFor(workspace.id, key.hash, key.creatorUserId);
-    const budgets = await services.workspaceBudgets.list(workspace.id);
-    const limits = budgets.map((row) => ({ interval: row.resetInterval, limitUsd: row.limitUsd }));
-    principal.workspaceBudgets = { limits, includeByok: workspace.includeByokInBudgets };
-  }
-  state.principal = principal;
-  return principal;
+  const principal = principalOf(key, workspace);
+  if (key.kind !== "inference") return principal;
+  const guardrails = await services.guardrails.policiesFor(workspace.id, key.hash, key.creatorUserId);
+  return withInferenceLimits(principal, guardrails, await services.workspaceBudgets.list(workspace.id));
 }
 
 /**

@@ -68,6 +68,20 @@ export function guardrailPolicy(row: GuardrailRow): GuardrailPolicy {
   };
 }
 
+/** The guardrails of a workspace that apply to a key (see policiesFor). */
+function applied(policies: WorkspacePolicies, workspaceId: string, keyHash: string, memberId: string | null): GuardrailPolicy[] {
+  const applied: GuardrailPolicy[] = [];
+  const fallback = policies.byId.get(defaultGuardrailId(workspaceId));
+  if (fallback) applied.push(fallback);
+  const ofMember = memberId === null ? undefined : policies.byMember.get(memberId);
+  const memberPolicy = ofMember === undefined ? undefined : policies.byId.get(ofMember);
+  if (memberPolicy && memberId !== null) applied.push({ ...memberPolicy, memberId });
+  const own = policies.byKey.get(keyHash);
+  const assigned = own === undefined ? undefined : policies.byId.get(own);
+  if (assigned) applied.push(assigned);
+  return applied;
+}
+
 /**
  * Guardrails of a workspace and their assignments to keys. Every inference request asks which apply
  * to its key (`policiesFor`): a workspace's guardrails are read once and kept in memory until a write
@@ -86,17 +100,14 @@ export class GuardrailStore {
    * member who created the key (marked with the member: its budget is the member's), then the key's own.
    */
   async policiesFor(workspaceId: string, keyHash: string, memberId: string | null = null): Promise<GuardrailPolicy[]> {
-    const policies = await this.#policies(workspaceId);
-    const applied: GuardrailPolicy[] = [];
-    const fallback = policies.byId.get(defaultGuardrailId(workspaceId));
-    if (fallback) applied.push(fallback);
-    const ofMember = memberId === null ? undefined : policies.byMember.get(memberId);
-    const memberPolicy = ofMember === undefined ? undefined : policies.byId.get(ofMember);
-    if (memberPolicy && memberId !== null) applied.push({ ...memberPolicy, memberId });
-    const own = policies.byKey.get(keyHash);
-    const assigned = own === undefined ? undefined : policies.byId.get(own);
-    if (assigned) applied.push(assigned);
-    return applied;
+    return applied(await this.#policies(workspaceId), workspaceId, keyHash, memberId);
+  }
+
+  /** policiesFor when the workspace's guardrails are held in memory (no read); undefined when they are not. */
+  cachedPoliciesFor(workspaceId: string, keyHash: string, memberId: string | null = null): GuardrailPolicy[] | undefined {
+    this.backend.changes.check();
+    const policies = this.#cache.get(workspaceId);
+    return policies && applied(policies, workspaceId, keyHash, memberId);
   }
 
   async #policies(workspaceId: string): Promise<WorkspacePolicies> {

@@ -39,10 +39,15 @@ export class WorkspaceBudgetStore {
     backend.changes.onChange(() => this.#cache.clear());
   }
 
+  /** The workspace's budgets when they are held in memory (no read), widest interval first. */
+  cachedList(workspaceId: string): WorkspaceBudgetRow[] | undefined {
+    this.backend.changes.check();
+    return this.#cache.get(workspaceId);
+  }
+
   /** The workspace's budgets, widest interval first. */
   async list(workspaceId: string): Promise<WorkspaceBudgetRow[]> {
-    this.backend.changes.check();
-    const cached = this.#cache.get(workspaceId);
+    const cached = this.cachedList(workspaceId);
     if (cached) return cached;
     const { workspaceBudgets } = this.backend.tables;
     const rows = byWidth(await this.backend.db.select().from(workspaceBudgets).where(eq(workspaceBudgets.workspaceId, workspaceId)));

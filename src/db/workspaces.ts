@@ -42,8 +42,7 @@ export class WorkspaceStore {
   }
 
   async get(id: string): Promise<WorkspaceRow | undefined> {
-    this.backend.changes.check();
-    const cached = this.#cache.get(id);
+    const cached = this.cached(id);
     if (cached) return cached;
     const { workspaces } = this.backend.tables;
     const row = (await this.backend.db.select().from(workspaces).where(eq(workspaces.id, id)).limit(1))[0];

@@ -87,6 +87,11 @@ export class CredentialResolver {
       ? snapshot : undefined;
   }
 
+  /** Whether what is kept of the workspace's credentials is current (prepare would read nothing). */
+  isPrepared(workspaceId: string): boolean {
+    return this.#current(workspaceId) !== undefined;
+  }
+
   /** Reads the workspace's credentials unless what is kept is current. */
   async prepare(workspaceId: string): Promise<void> {
     if (this.#current(workspaceId)) return;
