@@ -42,24 +42,32 @@ onCleanup(() => rmSync(work, { recursive: true, force: true }));
 let scripts = 0;
 
 /** Finds wrk, or installs it from Debian's packages (apt-get update first); fails with a clear message. */
-export async function ensureWrk(): Promise<string> {
-  const found = Bun.which("wrk");
+export function ensureWrk(): Promise<string> {
+  return ensureDebianTool("wrk", "wrk");
+}
+
+/**
+ * Finds a command on PATH, or installs the Debian package that has it (apt-get update first); fails
+ * with a clear message when it cannot.
+ */
+export async function ensureDebianTool(command: string, debianPackage: string): Promise<string> {
+  const found = Bun.which(command);
   if (found) return found;
-  if (!Bun.which("apt-get")) throw new Error("wrk is not installed and apt-get is not available: install wrk (Debian package `wrk`) and run again");
-  console.log("wrk not found: installing it with apt-get (apt-get update && apt-get install -y wrk) ...");
+  if (!Bun.which("apt-get")) throw new Error(`${command} is not installed and apt-get is not available: install ${command} (Debian package \`${debianPackage}\`) and run again`);
+  console.log(`${command} not found: installing it with apt-get (apt-get update && apt-get install -y ${debianPackage}) ...`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  for (const command of [["apt-get", "update"], ["apt-get", "install", "-y", "wrk"]]) {
-    const child = Bun.spawn(command, { env, stdout: "ignore", stderr: "pipe" });
+  for (const step of [["apt-get", "update"], ["apt-get", "install", "-y", debianPackage]]) {
+    const child = Bun.spawn(step, { env, stdout: "ignore", stderr: "pipe" });
     const timer = setTimeout(() => child.kill("SIGKILL"), 300_000);
     const code = await child.exited;
     clearTimeout(timer);
     if (code !== 0) {
       const detail = (await new Response(child.stderr).text()).trim().split("\n").slice(-3).join(" | ");
-      throw new Error(`could not install wrk (${command.join(" ")} exited ${code}: ${detail}); install the Debian package wrk by hand and run again`);
+      throw new Error(`could not install ${command} (${step.join(" ")} exited ${code}: ${detail}); install the Debian package ${debianPackage} by hand and run again`);
     }
   }
-  const installed = Bun.which("wrk");
-  if (!installed) throw new Error("apt-get installed wrk but it is not on PATH; install it by hand and run again");
+  const installed = Bun.which(command);
+  if (!installed) throw new Error(`apt-get installed ${debianPackage} but ${command} is not on PATH; install it by hand and run again`);
   return installed;
 }
 
