@@ -135,7 +135,7 @@ async function main(): Promise<void> {
   const file = writeRun(RESULTS, record, `# Where the CPU goes\n\n${block}`);
   // A shortened run is too noisy to stand in the README.
   const full = rounds >= 3 && seconds >= 5;
-  const readme = full && updateReadmeBlock("bench-split", block.trimEnd());
+  const readme = full && updateReadmeBlock("bench-split", `${block.trimEnd()}\n`);
   if (full && !readme) console.warn("README.md has no <!-- bench-split:start --> … <!-- bench-split:end --> markers; not updated");
   console.log(`\n${block}\nwrote ${file.slice(ROOT.length + 1)}, bench/results/split/latest.md${readme ? " and README.md's block" : ""}`);
 }
