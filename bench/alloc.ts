@@ -23,7 +23,7 @@ import { type AllocRow, allocPerRequest, allocTable, type HeapCount } from "./li
 import { installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
-import { type ChatTarget, chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startEssential, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
+import { type ChatTarget, chatBody, essentialTarget, floorTarget, gatewayTarget, ROOT, startEssential, startFloor, startGateway, startUpstream } from "./lib/targets.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -98,11 +98,7 @@ async function main(): Promise<void> {
   const floor = await startFloor(upstream.url, PRELOAD);
   const essential = await startEssential(upstream.url, "record", PRELOAD);
   const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false, preload: PRELOAD });
-  const targets: Target[] = [
-    { name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" },
-    { name: "essential (with records)", pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream },
-    { name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) },
-  ];
+  const targets: Target[] = [floorTarget(floor), essentialTarget("essential (with records)", essential), gatewayTarget(gateway)];
   const rows: AllocRow[] = [];
   for (const stream of [false, true]) for (const target of targets) rows.push(await measure(target, stream));
   const settings = { requests, warmup };

@@ -22,7 +22,7 @@ import { runStreamClient } from "./lib/measure.ts";
 import { canPin, cpuMicros, installGuards, runMain, sampleRss } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
-import { type ChatTarget, chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startEssential, startGateway } from "./lib/targets.ts";
+import { type ChatTarget, chatLoad, essentialTarget, floorTarget, gatewayTarget, MODELS, ROOT, startEssential, startGateway } from "./lib/targets.ts";
 import { runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
@@ -59,13 +59,9 @@ type Target = ChatTarget<BoundTarget | "portkey">;
 async function main(): Promise<void> {
   installGuards((720 + ROWS.length * (BOUND_TARGETS.length + 1) * (warmupSeconds + rounds * (seconds + 25))) * 1000);
   const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
-  const targets: Target[] = [{ name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" }];
-  for (const work of ["read", "translate", "record"] as const) {
-    const essential = await startEssential(upstream.url, work);
-    targets.push({ name: `essential-${work}`, pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream });
-  }
-  const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
-  targets.push({ name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) });
+  const targets: Target[] = [floorTarget(floor)];
+  for (const work of ["read", "translate", "record"] as const) targets.push(essentialTarget(`essential-${work}`, await startEssential(upstream.url, work)));
+  targets.push(gatewayTarget(await startGateway({ upstreamUrl: upstream.url, operations: false })));
   const installed = await ensurePortkey();
   if ("entry" in installed) {
     const portkey = await startPortkey(installed.entry);
@@ -76,12 +72,7 @@ async function main(): Promise<void> {
   const summaries = [];
   for (const { row, connections } of ROWS) {
     const stream = row === "stream";
-    const loadOf = (target: Target) => ({
-      url: target.url(stream),
-      bodies: [chatBody(target.model(stream), { stream, includeUsage: stream })],
-      headers: target.headers,
-      ...(stream ? { endMarker: "[DONE]" } : {}),
-    });
+    const loadOf = (target: Target) => chatLoad(target, stream);
     const measured = targets.filter((target) => target.name !== "portkey" || row === "json");
     for (const target of measured) if (warmupSeconds > 0) await runWrk(wrk, loadOf(target), connections, warmupSeconds, 1);
     const samples = Object.fromEntries([...BOUND_TARGETS, "portkey"].map((name) => [name, [] as BoundSample[]])) as Record<BoundTarget | "portkey", BoundSample[]>;

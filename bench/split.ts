@@ -25,7 +25,7 @@ import { cpuMicros, installGuards, onCleanup, runMain } from "./lib/proc.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { parsePerfReport, type SplitRow, splitRow, type SplitSample, splitTable } from "./lib/split.ts";
-import { type ChatTarget, chatBody, GATEWAY_HEADERS, JSON_HEADERS, MODELS, ROOT, STREAM_PREFIX, startEssential, startGateway } from "./lib/targets.ts";
+import { type ChatTarget, chatLoad, essentialTarget, floorTarget, gatewayTarget, ROOT, startEssential, startGateway } from "./lib/targets.ts";
 import { ensureDebianTool, runWrk } from "./lib/wrk.ts";
 
 const { values } = parseArgs({
@@ -94,19 +94,10 @@ async function main(): Promise<void> {
   const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
   const essential = await startEssential(upstream.url, "record");
   const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
-  const targets: ChatTarget[] = [
-    { name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" },
-    { name: "essential (with records)", pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream },
-    { name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) },
-  ];
+  const targets: ChatTarget[] = [floorTarget(floor), essentialTarget("essential (with records)", essential), gatewayTarget(gateway)];
   const summaries: Array<{ shape: string; rows: SplitRow[] }> = [];
   for (const { stream, connections, title } of SHAPES) {
-    const loadOf = (target: ChatTarget) => ({
-      url: target.url(stream),
-      bodies: [chatBody(target.model(stream), { stream, includeUsage: stream })],
-      headers: target.headers,
-      ...(stream ? { endMarker: "[DONE]" } : {}),
-    });
+    const loadOf = (target: ChatTarget) => chatLoad(target, stream);
     for (const target of targets) if (warmupSeconds > 0) await runWrk(wrk, loadOf(target), connections, warmupSeconds, 1);
     const samples = new Map<string, SplitSample[]>(targets.map((target) => [target.name, []]));
     for (let round = 1; round <= rounds; round++) {

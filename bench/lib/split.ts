@@ -7,6 +7,8 @@
  * JSON and promises), Bun's HTTP server and client, SQLite; `kernel` is system calls and the network
  * stack run on the process's behalf; `libraries` the C library, the loader and the vDSO.
  */
+import { median } from "./combine.ts";
+
 export type CodeKind = "runtime" | "compiled JS" | "kernel" | "libraries";
 export const CODE_KINDS: CodeKind[] = ["runtime", "compiled JS", "kernel", "libraries"];
 
@@ -66,12 +68,6 @@ export interface SplitRow {
   others: Array<{ thread: string; us: number }>;
   /** µs per request of each kind of code over all the process's threads. */
   all: Record<CodeKind, number>;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** One target's row: each part's µs per request, the median over the samples (a part a sample lacks counts 0 there). */

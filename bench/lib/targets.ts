@@ -285,4 +285,29 @@ export interface ChatTarget<Name extends string = string> {
 
 export const JSON_HEADERS = { "Content-Type": "application/json" };
 export const GATEWAY_HEADERS = { ...JSON_HEADERS, Authorization: `Bearer ${INFERENCE_KEY}` };
+
+/** The floor as a chat target: its stream shape is in its URL's path. */
+export function floorTarget(floor: Started & { url: string }): ChatTarget<"floor"> {
+  return { name: "floor", pid: floor.pid, url: (stream) => `${floor.url}${stream ? STREAM_PREFIX : ""}/v1/chat/completions`, headers: JSON_HEADERS, model: () => "bench" };
+}
+
+/** An essential work as a chat target (its upstream streams whatever the body asks). */
+export function essentialTarget<Name extends string>(name: Name, essential: Started & { url: string }): ChatTarget<Name> {
+  return { name, pid: essential.pid, url: () => `${essential.url}/v1/chat/completions`, headers: GATEWAY_HEADERS, model: () => MODELS.stream };
+}
+
+/** The gateway as a chat target: the bench's fast model for JSON, its streaming one for streams. */
+export function gatewayTarget(gateway: { pid: number; url: string }): ChatTarget<"gateway"> {
+  return { name: "gateway", pid: gateway.pid, url: () => `${gateway.url}/api/v1/chat/completions`, headers: GATEWAY_HEADERS, model: (stream) => (stream ? MODELS.stream : MODELS.fast) };
+}
+
+/** wrk's load of a chat target: one request in its shape, a stream checked for its end. */
+export function chatLoad(target: ChatTarget, stream: boolean) {
+  return {
+    url: target.url(stream),
+    bodies: [chatBody(target.model(stream), { stream, includeUsage: stream })],
+    headers: target.headers,
+    ...(stream ? { endMarker: "[DONE]" } : {}),
+  };
+}
 export const ANTHROPIC_HEADERS = { ...JSON_HEADERS, "x-api-key": INFERENCE_KEY, "anthropic-version": "2023-06-01" };
