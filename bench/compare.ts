@@ -4,7 +4,8 @@
  * added p50 (and p99, p99.9) at 1 concurrent, CPU per request (and p99, p99.9) and req/s at 64, the 20 ms upstream at 64, 100 KB
  * bodies at 16, and streams (20 deltas and a usage chunk) at 16: CPU per stream and streams per second;
  * then the current build's ratios to the other's.
- * Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"]
+ * Usage: bun bench/compare.ts --other path/to/roundhouse [--label "at abc123"] [--allow-busy]
+ * (it waits for other busy processes to finish, as npm run bench does, and says what they used)
  * (build the other one in a git worktree: git worktree add /tmp/old <commit> && cd /tmp/old &&
  * npm ci && npm run build).
  */
@@ -27,9 +28,10 @@ import {
   startGateway,
   startUpstream,
 } from "./lib/targets.ts";
+import { awaitQuietMachine, otherCpuSentence, watchOtherCpu } from "./lib/quiet.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { other: { type: "string" }, label: { type: "string", default: "other build" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { other: { type: "string" }, label: { type: "string", default: "other build" }, "allow-busy": { type: "boolean", default: false } } });
 if (!values.other) throw new Error("--other path/to/roundhouse is required");
 const OTHER = values.other;
 installGuards(1_200_000);
@@ -57,6 +59,8 @@ const STREAM_BODY = chatBody(MODELS.stream, { stream: true, includeUsage: true }
 try {
   await ensureBinary(false);
   const wrk = await ensureWrk();
+  await awaitQuietMachine({ allowBusy: values["allow-busy"] ?? false });
+  const others = watchOtherCpu();
   const upstream = await startUpstream();
   const floor = await startFloor(upstream.url);
   const current = await startGateway({ upstreamUrl: upstream.url, operations: false });
@@ -168,6 +172,7 @@ try {
       `p99 @1 ×${(median(mine.p99one) / median(before.p99one)).toFixed(2)}, p99 @64 ×${(median(mine.p99many) / median(before.p99many)).toFixed(2)}, ` +
       `p99.9 @1 ×${(median(mine.p999one) / median(before.p999one)).toFixed(2)}, p99.9 @64 ×${(median(mine.p999many) / median(before.p999many)).toFixed(2)}`,
   );
+  console.log(`\n${otherCpuSentence(others.stop())}`);
 } catch (error) {
   console.error(`compare: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

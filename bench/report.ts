@@ -10,6 +10,7 @@ import { type Check, cpuPoint, type Derived, derive, pointAt, roleName } from ".
 import { floorChecks } from "./lib/floor-checks.ts";
 import type { TargetResult } from "./lib/measure.ts";
 import type { UploadResult } from "./lib/upload.ts";
+import { type OtherCpu, otherCpuSentence } from "./lib/quiet.ts";
 import { updateReadmeBlock } from "./lib/readme-block.ts";
 
 export interface Results {
@@ -17,7 +18,8 @@ export interface Results {
   startedAt: string;
   finishedAt: string;
   mode: "quick" | "full";
-  machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverage: number[]; bun: string; wrk: string };
+  /** otherCpu: what the processes outside the bench used while it ran (absent in results from before it was watched). */
+  machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverage: number[]; bun: string; wrk: string; otherCpu?: OtherCpu };
   git: { commit: string; dirty: boolean };
   settings: { seconds: number; warmupSeconds: number; connections: number[]; ttfbCount: number; rounds?: number };
   targets: TargetResult[];
@@ -261,6 +263,7 @@ export function renderMarkdown(results: Results): string {
       `${(results.settings.rounds ?? 1) > 1 ? `; the targets measured in turns for ${results.settings.rounds} rounds, medians shown` : ""}) on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (uncommitted changes)" : ""}; ` +
       `${machine.cpus} × ${machine.cpuModel}, load average ${machine.loadAverage.join(" ")} at start; bun ${machine.bun}, ${machine.wrk}; ` +
       (machine.pinned ? "system under test pinned to core 0, load generator and upstream to core 1." : "no pinning (taskset or a second core missing)."),
+    ...(machine.otherCpu ? ["", otherCpuSentence(machine.otherCpu)!] : []),
     ...(results.mode === "quick" ? ["", "**Preliminary**: a quick run, on a shared machine; the figures are noisy."] : []),
     "",
     ...mainTable(results),

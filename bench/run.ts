@@ -36,6 +36,7 @@ import {
 import { ensurePortkey, PORTKEY_VERSION, portkeyHeaders, startPortkey } from "./lib/portkey.ts";
 import { measureUpload, type UploadResult } from "./lib/upload.ts";
 import { ensureWrk } from "./lib/wrk.ts";
+import { awaitQuietMachine, watchOtherCpu } from "./lib/quiet.ts";
 import { gitState, machineInfo } from "./lib/run-info.ts";
 import { publish, RESULTS_DIR, type Results } from "./report.ts";
 
@@ -54,6 +55,8 @@ const HELP = `Usage: npm run bench -- [options]
   --no-portkey       leave Portkey's gateway on Bun out of the main comparison (it is installed from
                      the npm registry into bench/.cache/ the first time)
   --rebuild          run npm run build even when dist/roundhouse looks current
+  --allow-busy       measure even when other processes keep the machine busy (the run waits up to
+                     60 s for them, then refuses; with this it measures, and the report says so)
   -h, --help         this help`;
 
 interface Options {
@@ -68,10 +71,12 @@ interface Options {
   portkey: boolean;
   /** Rounds of the main comparison (targets measured in turns); medians are reported. */
   rounds: number;
+  /** Measure even when other processes keep the machine busy. */
+  allowBusy: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false, portkey: true, rounds: Number.NaN };
+  const options: Options = { quick: false, seconds: Number.NaN, warmupSeconds: Number.NaN, curves: false, main: true, soakSeconds: undefined, rebuild: false, portkey: true, rounds: Number.NaN, allowBusy: false };
   const numberAfter = (index: number, name: string): number => {
     const value = Number(argv[index + 1]);
     if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} needs a positive number of seconds`);
@@ -87,6 +92,7 @@ function parseOptions(argv: string[]): Options {
     else if (arg === "--only-curves") (options.curves = true), (options.main = false);
     else if (arg === "--rebuild") options.rebuild = true;
     else if (arg === "--no-portkey") options.portkey = false;
+    else if (arg === "--allow-busy") options.allowBusy = true;
     else if (arg === "--duration") options.seconds = numberAfter(index++, arg);
     else if (arg === "--warmup") options.warmupSeconds = numberAfter(index++, arg);
     else if (arg === "--rounds") options.rounds = Math.round(numberAfter(index++, arg));
@@ -265,6 +271,8 @@ async function main(): Promise<void> {
   settings.wrk = await ensureWrk();
   const wrkVersion = Bun.spawnSync([settings.wrk, "-v"]).stdout.toString().split("\n")[0]!.replace(/\s*\[.*$/, "").trim();
   await ensureBinary(options.rebuild);
+  await awaitQuietMachine({ allowBusy: options.allowBusy });
+  const others = watchOtherCpu();
   console.log(`bench: ${options.quick ? "quick" : "full"} mode, ${settings.seconds} s per run, pinning ${canPin ? "on" : "off"}`);
 
   const upstream = await startUpstream();
@@ -285,6 +293,7 @@ async function main(): Promise<void> {
   let soakResult: SoakResult | undefined;
   if (options.soakSeconds) soakResult = await soak(settings, upstream.url, options.soakSeconds);
   await stopAll();
+  const otherCpu = others.stop();
 
   const derived = derive(targets);
   const results: Results = {
@@ -292,7 +301,7 @@ async function main(): Promise<void> {
     startedAt,
     finishedAt: new Date().toISOString(),
     mode: options.quick ? "quick" : "full",
-    machine: { ...machineInfo(), wrk: wrkVersion },
+    machine: { ...machineInfo(), wrk: wrkVersion, otherCpu },
     git: gitState(),
     settings: { seconds: settings.seconds, warmupSeconds: settings.warmupSeconds, connections: settings.connections, ttfbCount: settings.ttfbCount, rounds: options.main ? options.rounds : 0 },
     targets,

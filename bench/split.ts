@@ -12,7 +12,7 @@
  * samples by thread and by the object their code was in (the arithmetic is in lib/split.ts).
  * The CPU time per request comes from /proc, as in bench:bound.
  *
- * Usage: bun bench/split.ts [--seconds 8] [--rounds 3] [--warmup 4] [--rebuild]
+ * Usage: bun bench/split.ts [--seconds 8] [--rounds 3] [--warmup 4] [--rebuild] [--allow-busy]
  * The results go to bench/results/split/<time>.json and latest.md, and (at the default settings, or
  * more) into README.md's block.
  */
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     warmup: { type: "string", default: "4" },
     rebuild: { type: "boolean", default: false },
+    "allow-busy": { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -91,7 +92,7 @@ async function sampled(perf: string, pid: number, load: () => Promise<number>, a
 async function main(): Promise<void> {
   installGuards((600 + SHAPES.length * 3 * (warmupSeconds + rounds * (seconds + 20))) * 1000);
   const perf = await ensureDebianTool("perf", "linux-perf");
-  const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
+  const { wrk, startedAt, upstream, floor, others } = await startBench(values.rebuild, values["allow-busy"]);
   const essential = await startEssential(upstream.url, "record");
   const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
   const targets: ChatTarget[] = [floorTarget(floor), essentialTarget("essential (with records)", essential), gatewayTarget(gateway)];
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     summaries.push({ shape: title, rows: targets.map((target) => splitRow(target.name, samples.get(target.name)!)) });
   }
   const settings = { seconds, rounds, warmupSeconds, frequency: FREQUENCY };
-  const record = runRecord(startedAt, settings, summaries);
+  const record = runRecord(startedAt, settings, summaries, others.stop());
   const block = [
     runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1"),
     "",

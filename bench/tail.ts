@@ -7,7 +7,7 @@
  * records stored by the time it ended are counted: what a records thread at low priority would cost.
  * Run as root where tracefs is mounted, it also records the kernel's context switches during each
  * target's requests and shows which threads had core 0 during the slow ones.
- * Usage: bun bench/tail.ts [--requests 20000] [--rounds 3] [--rebuild] — results in bench/results/tail/.
+ * Usage: bun bench/tail.ts [--requests 20000] [--rounds 3] [--rebuild] [--allow-busy] — results in bench/results/tail/.
  */
 import { Database } from "bun:sqlite";
 import { readdirSync, readFileSync } from "node:fs";
@@ -28,6 +28,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     "saturation-seconds": { type: "string", default: "10" },
     rebuild: { type: "boolean", default: false },
+    "allow-busy": { type: "boolean", default: false },
   },
 });
 const requests = Number(values.requests);
@@ -103,7 +104,7 @@ const storedRecords = (dataDir: string) => {
 
 async function main(): Promise<void> {
   installGuards((600 + rounds * 3 * (requests / 1000) * 2 + 4 * saturationSeconds) * 1000);
-  const { wrk, startedAt, upstream, floor } = await startBench(values.rebuild);
+  const { wrk, startedAt, upstream, floor, others } = await startBench(values.rebuild, values["allow-busy"]);
   const targets: Target[] = [{ name: "floor", pid: floor.pid, url: `${floor.url}/v1/chat/completions`, headers: JSON_HEADERS, body: chatBody("bench") }];
   for (const name of ["gateway", "gateway-writer-nice19"] as const) {
     const gateway = await startGateway({ upstreamUrl: upstream.url, operations: false });
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
   const summaries = TAIL_TARGETS.map((name) => summarizeTail(name, samples[name]));
   const settings = { requests, rounds, slowMs: Math.round(slowMs * 100) / 100, saturationSeconds };
   const attribution = TAIL_TARGETS.map((target) => ({ target, attribution: mergeAttributions(attributions[target]) }));
-  const record = runRecord(startedAt, settings, { summaries, saturation, ...(tracer ? { attribution } : {}) });
+  const record = runRecord(startedAt, settings, { summaries, saturation, ...(tracer ? { attribution } : {}) }, others.stop());
   const held = tracer ? attributionMarkdown(attribution, 0) : "";
   const markdown = `# Where the tail comes from\n\n${runHeader(record, "measured targets on core 0; upstream, wrk and harness on core 1")}\n\n${tailMarkdown(summaries, saturation, settings)}\n${held ? `\n${held}\n` : ""}`;
   const file = writeRun(RESULTS, record, markdown);

@@ -81,6 +81,17 @@ describe("report: issue 20", () => {
     expect(lineWith(markdown, "| Soak: memory flat |")).toContain("| not run (--soak 600) | — |");
   });
 
+  test("what the machine's other processes used stands under the header, as a warning when they disturbed the run", () => {
+    const base = results(current, true);
+    const lines = (otherCpu: Results["machine"]["otherCpu"]) => renderMarkdown({ ...base, machine: { ...base.machine, otherCpu } }).split("\n").slice(0, 4);
+    expect(lines({ seconds: 600, cores: 0.05, busiest: [{ name: "kdamond.0", pid: 77, cores: 0.05 }] })[2]).toBe(
+      "Other processes on the machine used 0.05 cores (kdamond.0 0.05) during the run.",
+    );
+    expect(lines({ seconds: 600, cores: 1.4, busiest: [{ name: "bun", pid: 9, cores: 1.4 }] })[2]).toStartWith("**Disturbed**: other processes on the machine used 1.4 cores (bun 1.4)");
+    // Results from before the machine was watched have no such line.
+    expect(markdown.split("\n")[2]).toBe("**Preliminary**: a quick run, on a shared machine; the figures are noisy.");
+  });
+
   test("results from before issue 20: p99.9 shown as unknown, the streaming checks as not measured", () => {
     const old = renderMarkdown(results([target("direct", "direct", 10, false), target("floor", "floor", 70, false), target("gateway", "gateway", 100, false)], false));
     expect(lineWith(old, "| gateway |")).toContain("| 0.50 / 1.00 / — | 0.50 / 2.00 / — | 0.50 / 5.00 / — |");

@@ -25,6 +25,9 @@ describe("a bench run's record", () => {
     expect(runHeader({ ...pinned, git: { ...pinned.git, dirty: false }, machine: { ...pinned.machine, pinned: false } }, "on core 0")).toBe(
       "Run 2026-11-29T04:20:00.994Z on 0123456789, 2 × CPU, pinned off, Bun 1.0.0.",
     );
+    expect(runHeader({ ...pinned, otherCpu: { seconds: 60, cores: 0.9, busiest: [{ name: "bun", pid: 9, cores: 0.9 }] } }, "on core 0")).toBe(
+      "Run 2026-11-29T04:20:00.994Z on 0123456789 (dirty), 2 × CPU, pinned (on core 0), Bun 1.0.0. **Disturbed**: other processes on the machine used 0.9 cores (bun 0.9) during the run (more than 0.2); its figures are not a measurement.",
+    );
   });
 
   test("is written as a timestamped JSON file beside latest.md", () => {

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { canPin } from "./proc.ts";
+import { type OtherCpu, otherCpuSentence } from "./quiet.ts";
 import { ROOT } from "./targets.ts";
 
 /** The commit a bench run measured, and whether the gateway's sources differed from it. */
@@ -23,16 +24,19 @@ export interface RunRecord<S, T> {
   git: ReturnType<typeof gitState>;
   settings: S;
   summaries: T;
+  /** What the machine's other processes used while the bench ran (benches that watch them). */
+  otherCpu?: OtherCpu;
 }
 
-export function runRecord<S, T>(startedAt: string, settings: S, summaries: T): RunRecord<S, T> {
-  return { startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitState(), settings, summaries };
+export function runRecord<S, T>(startedAt: string, settings: S, summaries: T, otherCpu?: OtherCpu): RunRecord<S, T> {
+  return { startedAt, finishedAt: new Date().toISOString(), machine: machineInfo(), git: gitState(), settings, summaries, ...(otherCpu ? { otherCpu } : {}) };
 }
 
-/** The line that heads a run's markdown: when, which commit, the machine, and where the processes ran (`placement`, when pinned). */
+/** The line that heads a run's markdown: when, which commit, the machine, where the processes ran (`placement`, when pinned), and what other processes used when that was watched. */
 export function runHeader(record: RunRecord<unknown, unknown>, placement: string): string {
   const { git, machine } = record;
-  return `Run ${record.startedAt} on ${git.commit.slice(0, 10)}${git.dirty ? " (dirty)" : ""}, ${machine.cpus} × ${machine.cpuModel}, pinned ${machine.pinned ? `(${placement})` : "off"}, Bun ${machine.bun}.`;
+  const others = otherCpuSentence(record.otherCpu);
+  return `Run ${record.startedAt} on ${git.commit.slice(0, 10)}${git.dirty ? " (dirty)" : ""}, ${machine.cpus} × ${machine.cpuModel}, pinned ${machine.pinned ? `(${placement})` : "off"}, Bun ${machine.bun}.${others ? ` ${others}` : ""}`;
 }
 
 /** Writes the run's results as `<dir>/<timestamp>.json` and its markdown as `<dir>/latest.md`; the JSON file's path. */
