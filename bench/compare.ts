@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { median } from "./lib/combine.ts";
 import { cpuMicros, installGuards, onCleanup, pin, start, stopAll } from "./lib/proc.ts";
 import {
   ADMIN_KEY,
@@ -36,10 +37,6 @@ if (!values.other) throw new Error("--other path/to/roundhouse is required");
 const OTHER = values.other;
 installGuards(1_200_000);
 const ROUNDS = 3;
-
-function median(values: number[]): number {
-  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-}
 
 interface Target {
   name: string;

@@ -8,7 +8,7 @@
  * the tool four times (5 turns). Prints the table and ratios; writes bench/results/loop/<timestamp>.json
  * and bench/results/loop/latest.md.
  *
- * Usage: npm run bench:loop -- [--duration 3] [--warmup 3] [--rounds 8] [--connections 16] [--stream] [--rebuild]
+ * Usage: npm run bench:loop -- [--duration 3] [--warmup 3] [--rounds 8] [--connections 16] [--stream] [--rebuild] [--allow-busy]
  * (`--stream` measures the three requests streamed as well, in the same rounds.)
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { canPin, installGuards, onCleanup, pin, runMain } from "./lib/proc.ts";
 import { checkCase, type LoopCase, loopCases, loopCatalog, loopMarkdown, type LoopSample, measureCase, summarize, writeLookupPlugin } from "./lib/loop.ts";
 import { ensureBinary, GATEWAY_HEADERS, ROOT, startGateway, startUpstream } from "./lib/targets.ts";
+import { awaitQuietMachine, watchOtherCpu } from "./lib/quiet.ts";
 import { runHeader, runRecord, writeRun } from "./lib/run-info.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
 
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "16" },
     stream: { type: "boolean", default: false },
     rebuild: { type: "boolean", default: false },
+    "allow-busy": { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.duration);
@@ -52,6 +54,8 @@ async function main(): Promise<void> {
   pin(process.pid, 1);
   const wrk = await ensureWrk();
   await ensureBinary(values.rebuild);
+  await awaitQuietMachine({ allowBusy: values["allow-busy"] });
+  const others = watchOtherCpu();
   const startedAt = new Date().toISOString();
   const work = mkdtempSync(join(tmpdir(), "roundhouse-bench-loop-"));
   onCleanup(() => rmSync(work, { recursive: true, force: true }));
@@ -91,7 +95,7 @@ async function main(): Promise<void> {
     };
   });
   const settings = { connections, seconds, rounds, warmupSeconds };
-  const record = runRecord(startedAt, settings, summaries);
+  const record = runRecord(startedAt, settings, summaries, others.stop());
   const markdown = `# Server-tool loop: gateway CPU per request\n\n${runHeader(record, "gateway on core 0; upstream, wrk and harness on core 1")}\n\n${loopMarkdown(summaries, settings)}\n`;
   const file = writeRun(RESULTS, record, markdown);
   console.log(`\n${markdown}\nwrote ${file.slice(ROOT.length + 1)} and bench/results/loop/latest.md`);

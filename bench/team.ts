@@ -14,7 +14,7 @@
  * compared, not throughput from more cores); HAProxy, PostgreSQL, the upstream, wrk and this harness on
  * core 1.
  *
- * Usage: npm run bench:team -- [--quick] [--duration 5] [--warmup 3] [--rounds 3] [--connections 64] [--rebuild]
+ * Usage: npm run bench:team -- [--quick] [--duration 5] [--warmup 3] [--rounds 3] [--connections 64] [--rebuild] [--allow-busy]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
@@ -40,6 +40,7 @@ import {
 } from "./lib/team.ts";
 import { combine, ratios, readmeBlock, type TeamResults, type TeamRow, teamMarkdown, updateTeamReadme } from "./lib/team-report.ts";
 import { ensureWrk, runWrk } from "./lib/wrk.ts";
+import { awaitQuietMachine, watchOtherCpu } from "./lib/quiet.ts";
 import { gitState } from "./lib/run-info.ts";
 
 const { values } = parseArgs({
@@ -51,6 +52,7 @@ const { values } = parseArgs({
     rounds: { type: "string" },
     connections: { type: "string", default: "64" },
     rebuild: { type: "boolean", default: false },
+    "allow-busy": { type: "boolean", default: false },
   },
 });
 const quick = values.quick;
@@ -78,6 +80,8 @@ async function main(): Promise<void> {
   pin(process.pid, 1);
   const wrk = await ensureWrk();
   await ensureBinary(values.rebuild);
+  await awaitQuietMachine({ allowBusy: values["allow-busy"] });
+  const others = watchOtherCpu();
   const startedAt = new Date().toISOString();
   const loadAverageStart = loadavg().map((value) => Math.round(value * 100) / 100);
   const work = mkdtempSync(join(tmpdir(), "roundhouse-bench-team-"));
@@ -159,6 +163,7 @@ async function main(): Promise<void> {
       pinned: canPin,
       loadAverageStart,
       loadAverageEnd: loadavg().map((value) => Math.round(value * 100) / 100),
+      otherCpu: others.stop(),
       bun: Bun.version,
       haproxy: haproxyVersion(),
       postgres: postgres.version,

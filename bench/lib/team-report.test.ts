@@ -34,6 +34,8 @@ function results(rows: TeamRow[]): TeamResults {
   };
 }
 
+const row = (load: string, median: TeamSample): TeamRow => ({ stack: "sqlite", key: "unlimited", load, median, byRound: [median] });
+
 const LOADS = [
   { name: "json@1", connections: 1, stream: false },
   { name: "json@16", connections: 16, stream: false },
@@ -46,11 +48,21 @@ describe("team report: p99.9", () => {
   });
 
   test("the main table shows p99.9 beside p99, or — where the results have none", () => {
-    const row = (load: string, median: TeamSample): TeamRow => ({ stack: "sqlite", key: "unlimited", load, median, byRound: [median] });
     const measured = readmeBlock(results([row("json@1", sample(1000, 2500)), row("json@16", sample(4000, 7000))]), LOADS);
     expect(measured).toContain("| p50 / p99 / p99.9 @1 (ms) | p50 / p99 / p99.9 @16 (ms) |");
     expect(measured).toContain("| 0.50 / 1.00 / 2.50 | 0.50 / 4.00 / 7.00 | 2,000 |");
     const old = readmeBlock(results([row("json@1", sample(1000, undefined)), row("json@16", sample(4000, undefined))]), LOADS);
     expect(old).toContain("| 0.50 / 1.00 / — | 0.50 / 4.00 / — | 2,000 |");
+  });
+});
+
+describe("team report: the machine", () => {
+  test("the header says what other processes used when they were watched, and calls the machine shared when they were not", () => {
+    const rows = [row("json@1", sample(1000, 2500)), row("json@16", sample(4000, 7000))];
+    const watched = results(rows);
+    watched.machine.otherCpu = { seconds: 300, cores: 0.03, busiest: [] };
+    expect(readmeBlock(watched, LOADS)).toContain("at the end; bun 1.4.5");
+    expect(readmeBlock(watched, LOADS)).toContain("harness on core 1. Other processes on the machine used 0.03 cores during the run.");
+    expect(readmeBlock(results(rows), LOADS)).toContain("at the end (the machine is shared); bun 1.4.5");
   });
 });

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { round } from "./proc.ts";
 import { updateReadmeBlock } from "./readme-block.ts";
+import { type OtherCpu, otherCpuSentence } from "./quiet.ts";
 import { ROOT } from "./targets.ts";
 import { type KeyKind, type Load, SPREAD_KEYS, type Stack, type TableStats, type TeamSample } from "./team.ts";
 
@@ -46,7 +47,8 @@ export interface TeamResults {
   startedAt: string;
   finishedAt: string;
   mode: "quick" | "full";
-  machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverageStart: number[]; loadAverageEnd: number[]; bun: string; haproxy: string; postgres: string };
+  /** otherCpu: what the processes outside the bench used while it ran (absent in results from before it was watched). */
+  machine: { cpus: number; cpuModel: string; pinned: boolean; loadAverageStart: number[]; loadAverageEnd: number[]; bun: string; haproxy: string; postgres: string; otherCpu?: OtherCpu };
   git: { commit: string; dirty: boolean };
   settings: { seconds: number; warmupSeconds: number; rounds: number; loads: LoadShape[]; limitedKey: Record<string, unknown>; spreadKeys: number };
   stacks: Array<{ name: Stack["name"]; label: string; replicas: number }>;
@@ -166,11 +168,12 @@ function header(results: TeamResults): string {
   return (
     `Run ${results.startedAt} (${results.mode} mode: ${settings.rounds} round${settings.rounds === 1 ? "" : "s"} of ${settings.seconds} s per run after a ${settings.warmupSeconds} s warm-up, ` +
     `targets alternating within each round, medians shown) on ${results.git.commit.slice(0, 10)}${results.git.dirty ? " (dirty)" : ""}; ${machine.cpus} × ${machine.cpuModel}, ` +
-    `load average ${machine.loadAverageStart.join(" ")} at start, ${machine.loadAverageEnd.join(" ")} at the end (the machine is shared); bun ${machine.bun}, HAProxy ${machine.haproxy}, PostgreSQL ${machine.postgres} ` +
+    `load average ${machine.loadAverageStart.join(" ")} at start, ${machine.loadAverageEnd.join(" ")} at the end${machine.otherCpu ? "" : " (the machine is shared)"}; bun ${machine.bun}, HAProxy ${machine.haproxy}, PostgreSQL ${machine.postgres} ` +
     `(started as the tests start it: fsync, synchronous_commit and full_page_writes off). ` +
     (machine.pinned
       ? "Every gateway process on core 0 (the 3 replicas share it, so this compares CPU per request, not throughput from more cores); HAProxy, PostgreSQL, the upstream, wrk and the harness on core 1."
-      : "Unpinned (no taskset or fewer than 2 cores).")
+      : "Unpinned (no taskset or fewer than 2 cores).") +
+    (machine.otherCpu ? ` ${otherCpuSentence(machine.otherCpu)}` : "")
   );
 }
 

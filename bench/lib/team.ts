@@ -280,8 +280,8 @@ export async function transactionsPerRequest(stack: Stack, key: KeyKind, body: s
 /** A key as the gateway reports it (`GET /key`): its limit, rate limit and usage so far. */
 export async function keyState(stack: Stack, key: string): Promise<{ limit: number | null; requestsPerMinute: number | null; usage: number }> {
   const response = await fetch(`${stack.url}/api/v1/key`, { headers: { Authorization: `Bearer ${key}` } });
-  const data = ((await response.json()) as { data: { limit: number | null; usage: number; rate_limit: { requests: number } } }).data;
-  return { limit: data.limit, requestsPerMinute: data.rate_limit.requests === -1 ? null : data.rate_limit.requests, usage: data.usage };
+  const data = ((await response.json()) as { data: { limit: number | null; usage: number; rate_limits: { requests_per_minute: number | null } } }).data;
+  return { limit: data.limit, requestsPerMinute: data.rate_limits.requests_per_minute, usage: data.usage };
 }
 
 /** `haproxy -v`'s version. */
