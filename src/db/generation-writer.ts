@@ -1,6 +1,6 @@
 import type { Statement } from "bun:sqlite";
 import { availableParallelism } from "node:os";
-import { Column, getTableColumns } from "drizzle-orm";
+import { Column, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { compiledModuleUrl, isCompiledBinary } from "../core/compiled.ts";
 import type { Backend } from "./backend.ts";
 import { type PlannedColumn, rollupArguments, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
@@ -16,6 +16,9 @@ export interface BatchWriter {
   write(batch: GenerationRow[], lines?: string[]): Promise<void>;
   close(): void | Promise<void>;
 }
+
+/** A PostgreSQL transaction's raw statement (drizzle's transaction type is the backend's union). */
+type PgExecutor = { execute(query: SQL): Promise<unknown> };
 
 /** PostgreSQL's limit on the parameters of one statement. */
 const MAX_PARAMETERS = 65_535;
@@ -167,12 +170,22 @@ function threadWriter(file: string, busyTimeoutMs: number, plan: WritePlan): Bat
   };
 }
 
+/**
+ * PostgreSQL's writer. Each record's INSERT charges its spend ledgers (a trigger: the key's, its
+ * guardrails', its member's, the workspace's budgets) and the batch then upserts rollup rows, each
+ * row locked to the commit. Two replicas' batches lock such rows in their own records' order, so two
+ * batches with records of the same keys in another order deadlocked, and PostgreSQL found it only
+ * after its deadlock_timeout (1 s): every reservation of those keys waited behind them for that
+ * second, and one batch failed. A transaction-scoped advisory lock, taken first, makes the replicas'
+ * batches take turns; a request's reservation still waits at most for the batch being written.
+ */
 function multiRowWriter(backend: Backend): BatchWriter {
   const { generations } = backend.tables;
   const perChunk = Math.floor(MAX_PARAMETERS / Object.keys(getTableColumns(generations)).length);
   return {
     write: (batch) =>
       backend.transaction(async (tx) => {
+        await (tx as unknown as PgExecutor).execute(sql`select pg_advisory_xact_lock(hashtextextended('roundhouse:generations', 0))`);
         const inserted = new Set<string>();
         for (let start = 0; start < batch.length; start += perChunk) {
           const rows = await tx.insert(generations).values(batch.slice(start, start + perChunk)).onConflictDoNothing().returning({ id: generations.id });
