@@ -99,18 +99,29 @@ async function runCall(options: LoopOptions, call: ToolCall, state: Map<string, 
     return { content: `The arguments of ${call.name} are not valid JSON.`, isError: true };
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { content: `The arguments of ${call.name} must be a JSON object.`, isError: true };
-  const timeout = AbortSignal.timeout(TOOL_TIMEOUT_MS);
-  const signal = AbortSignal.any([options.context.signal, timeout]);
+  // The call's own timer and abort listener end with it: a timer left running (AbortSignal.timeout)
+  // held the call's signal, listener, promise and result for the whole TOOL_TIMEOUT_MS after it ended.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException(`${call.name} timed out`, "TimeoutError")), TOOL_TIMEOUT_MS);
+  const signal = AbortSignal.any([options.context.signal, timeout.signal]);
+  let onAbort: (() => void) | undefined;
   try {
     const run = fn.tool.run({ ...(fn.context ?? options.context), signal }, { function: call.name, arguments: parsed as Record<string, unknown>, parameters: fn.parameters, callId: call.id, state });
-    const result = await Promise.race([run, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    const result = await Promise.race([run, aborted]);
     if (typeof result !== "object" || result === null || !("content" in result)) return { content: `${call.name} returned nothing usable.`, isError: true };
     return result;
   } catch (error) {
     if (options.context.signal.aborted) throw error;
-    if (timeout.aborted) return { content: `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`, isError: true };
+    if (timeout.signal.aborted) return { content: `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`, isError: true };
     const message = error instanceof GatewayError ? error.message : "the tool failed";
     return { content: `${call.name} failed: ${message}`, isError: true };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }
 

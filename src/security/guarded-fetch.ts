@@ -99,8 +99,11 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
 
 /** Fetches a request-supplied URL under the guard; a refusal is a 400 whose message is the reason. */
 export async function guardedFetch(raw: string, options: GuardedFetchOptions): Promise<Fetched> {
-  const timeout = AbortSignal.timeout(options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  // A timer of the call's own, cleared when it ends: AbortSignal.timeout's would hold the signal and
+  // what listens on it until it fired, timeoutMs after the body was read.
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(new DOMException("The operation timed out.", "TimeoutError")), options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
   const maxRedirects = options.maxRedirects ?? 3;
   const check = { allowPrivate: options.allowPrivate, ...(options.resolve ? { resolve: options.resolve } : {}) };
   try {
@@ -131,5 +134,7 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions): P
     if (error instanceof GatewayError) throw error;
     // Refused, reset, timed out, TLS failure, a body cut short: one reason for all.
     throw refused(NOT_REACHABLE);
+  } finally {
+    clearTimeout(timer);
   }
 }
