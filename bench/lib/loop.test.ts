@@ -57,3 +57,23 @@ describe("loop bench: summary", () => {
     expect(markdown).toContain("**98.8 µs**");
   });
 });
+
+describe("loop bench: memory", () => {
+  test("each round shows the gateway's RSS after each case, so that memory growing round after round shows", () => {
+    const cases = loopCases(false);
+    const withRss = (cpu: number, rssMb: number): LoopSample => ({ ...sample(cpu), rssMb });
+    const summary = summarize(cases, [
+      [withRss(100, 150), withRss(110, 151)],
+      [withRss(120, 150), withRss(125, 152)],
+      [withRss(500, 320), withRss(510, 516)],
+    ]);
+    expect(summary.rows.map((row) => row.rssByRound)).toEqual([
+      [150, 151],
+      [150, 152],
+      [320, 516],
+    ]);
+    const markdown = loopMarkdown([{ title: "JSON", summary }], { connections: 16, seconds: 3, rounds: 2 });
+    expect(markdown).toContain("the gateway's RSS when the case's run ended, MB: it must not grow round after round");
+    expect(markdown).toContain("| 2 | 110 (3); 151 MB | 125 (3); 152 MB | 510 (3); 516 MB |");
+  });
+});

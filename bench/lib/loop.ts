@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { canPin, coreBusyMicros, cpuMicros, round } from "./proc.ts";
+import { canPin, coreBusyMicros, cpuMicros, memory, round } from "./proc.ts";
 import { GATEWAY_HEADERS } from "./targets.ts";
 import { runWrk } from "./wrk.ts";
 
@@ -153,6 +153,8 @@ export interface LoopSample {
    */
   coreOtherPct: number | null;
   errors: number;
+  /** The gateway's RSS (its processes summed) when the run ended, MB; absent in results from before it was measured. */
+  rssMb?: number;
 }
 
 /** Runs wrk against the gateway for one case with its CPU and the upstream's calls counted. */
@@ -178,6 +180,7 @@ export async function measureCase(wrk: string, gateway: { url: string; pid: numb
     upstreamCallsPerRequest: round(chats / requests, 2),
     coreOtherPct: canPin ? round((100 * Math.max(0, coreOther)) / wallUs, 1) : null,
     errors: result.errors,
+    rssMb: memory(gateway.pid).rssMb,
   };
 }
 
@@ -193,6 +196,8 @@ export interface LoopRow extends Omit<LoopSample, "coreOtherPct"> {
   label: string;
   cpuByRound: number[];
   coreOtherPctByRound: Array<number | null>;
+  /** The gateway's RSS at the end of this case's run in each round, MB (empty in results from before it was measured). */
+  rssByRound: number[];
 }
 
 /** What the rows mean side by side. */
@@ -229,6 +234,7 @@ export function summarize(cases: LoopCase[], samples: LoopSample[][]): LoopSumma
       errors: runs.reduce((total, sample) => total + sample.errors, 0),
       cpuByRound: runs.map((sample) => sample.cpuUsPerRequest),
       coreOtherPctByRound: runs.map((sample) => sample.coreOtherPct),
+      rssByRound: runs.flatMap((sample) => (sample.rssMb === undefined ? [] : [sample.rssMb])),
     };
   });
   const cpu = (name: LoopCase["name"]) => rows.find((row) => row.name === name)?.cpuUsPerRequest ?? Number.NaN;
@@ -253,6 +259,7 @@ export function loopMarkdown(summaries: Array<{ title: string; summary: LoopSumm
       `${settings.rounds} rounds of ${settings.seconds} s per case, cases alternating within each round; medians.`,
   ];
   for (const { title, summary } of summaries) {
+    const withRss = summary.rows.some((row) => row.rssByRound.length > 0);
     lines.push(
       "",
       `### ${title}`,
@@ -268,12 +275,14 @@ export function loopMarkdown(summaries: Array<{ title: string; summary: LoopSumm
       `- 1 turn with the tool / chat without tools: **×${summary.toolOverBaseline}** (within each round: ${summary.toolOverBaselineByRound.join(", ")})`,
       `- per extra turn (one tool call + one upstream call): **${summary.perExtraTurnUs} µs**, ×${summary.perExtraTurnOverOneTurn} of a whole 1-turn request`,
       "",
-      "By round: CPU µs/req (core 0 busy outside the gateway, % of the run: other processes and interrupts)",
+      "By round: CPU µs/req (core 0 busy outside the gateway, % of the run: other processes and interrupts)" +
+        (withRss ? "; the gateway's RSS when the case's run ended, MB: it must not grow round after round" : ""),
       "",
       `| round | ${summary.rows.map((row) => row.name).join(" | ")} |`,
       `|---:|${summary.rows.map(() => "---:").join("|")}|`,
       ...summary.rows[0]!.cpuByRound.map(
-        (_, index) => `| ${index + 1} | ${summary.rows.map((row) => `${row.cpuByRound[index]} (${row.coreOtherPctByRound[index] ?? "—"})`).join(" | ")} |`,
+        (_, index) =>
+          `| ${index + 1} | ${summary.rows.map((row) => `${row.cpuByRound[index]} (${row.coreOtherPctByRound[index] ?? "—"})${withRss ? `; ${row.rssByRound[index] ?? "—"} MB` : ""}`).join(" | ")} |`,
       ),
     );
   }
