@@ -1,4 +1,5 @@
 import type { CanonicalRequest } from "../core/canonical.ts";
+import { deadline } from "../core/deadline.ts";
 import type { Caller } from "../pipeline/pipeline.ts";
 import { buildAnthropicRequest } from "../providers/anthropic/request.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
@@ -51,14 +52,20 @@ async function upstreamCount(
   const body: Record<string, unknown> = {};
   for (const field of COUNTED_FIELDS) if (built.body[field] !== undefined) body[field] = built.body[field];
   const fetch = services.transports.fetchFor(endpoint.provider);
-  const response = await fetch(`${endpoint.provider.baseUrl}/v1/messages/count_tokens`, {
-    method: "POST",
-    headers: built.headers,
-    body: JSON.stringify(body),
-    signal: AbortSignal.any([signal, AbortSignal.timeout(endpoint.provider.timeouts.firstByteMs)]),
-  });
-  const text = new TextDecoder().decode(await response.bytes());
-  if (!response.ok) throw new Error(`status ${response.status}`);
-  const parsed = JSON.parse(text) as { input_tokens?: unknown };
-  return typeof parsed.input_tokens === "number" && Number.isInteger(parsed.input_tokens) && parsed.input_tokens >= 0 ? parsed.input_tokens : undefined;
+  // Cleared once the answer is read (see deadline.ts).
+  const timeout = deadline(endpoint.provider.timeouts.firstByteMs, signal, "count_tokens");
+  try {
+    const response = await fetch(`${endpoint.provider.baseUrl}/v1/messages/count_tokens`, {
+      method: "POST",
+      headers: built.headers,
+      body: JSON.stringify(body),
+      signal: timeout.signal,
+    });
+    const text = new TextDecoder().decode(await response.bytes());
+    if (!response.ok) throw new Error(`status ${response.status}`);
+    const parsed = JSON.parse(text) as { input_tokens?: unknown };
+    return typeof parsed.input_tokens === "number" && Number.isInteger(parsed.input_tokens) && parsed.input_tokens >= 0 ? parsed.input_tokens : undefined;
+  } finally {
+    timeout.clear();
+  }
 }

@@ -10,6 +10,7 @@
 import { ResponseAccumulator } from "../core/accumulate.ts";
 import type { CanonicalRequest, CanonicalResponse, FunctionTool, Message, OutputBlock, StreamPart, ToolCall } from "../core/canonical.ts";
 import type { Endpoint } from "../core/catalog-types.ts";
+import { deadline } from "../core/deadline.ts";
 import { GatewayError } from "../core/errors.ts";
 import { MAX_TOOL_CALLS, type ServerToolResult, type ServerToolUsage, type StopCondition } from "../core/server-tools.ts";
 import { emptyUsage, type Usage } from "../core/usage.ts";
@@ -99,11 +100,9 @@ async function runCall(options: LoopOptions, call: ToolCall, state: Map<string, 
     return { content: `The arguments of ${call.name} are not valid JSON.`, isError: true };
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return { content: `The arguments of ${call.name} must be a JSON object.`, isError: true };
-  // The call's own timer and abort listener end with it: a timer left running (AbortSignal.timeout)
-  // held the call's signal, listener, promise and result for the whole TOOL_TIMEOUT_MS after it ended.
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new DOMException(`${call.name} timed out`, "TimeoutError")), TOOL_TIMEOUT_MS);
-  const signal = AbortSignal.any([options.context.signal, timeout.signal]);
+  // The call's deadline and abort listener end with it (see deadline.ts).
+  const timeout = deadline(TOOL_TIMEOUT_MS, options.context.signal, call.name);
+  const { signal } = timeout;
   let onAbort: (() => void) | undefined;
   try {
     const run = fn.tool.run({ ...(fn.context ?? options.context), signal }, { function: call.name, arguments: parsed as Record<string, unknown>, parameters: fn.parameters, callId: call.id, state });
@@ -116,11 +115,11 @@ async function runCall(options: LoopOptions, call: ToolCall, state: Map<string, 
     return result;
   } catch (error) {
     if (options.context.signal.aborted) throw error;
-    if (timeout.signal.aborted) return { content: `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`, isError: true };
+    if (timeout.timedOut()) return { content: `${call.name} did not finish within ${TOOL_TIMEOUT_MS / 1000} s.`, isError: true };
     const message = error instanceof GatewayError ? error.message : "the tool failed";
     return { content: `${call.name} failed: ${message}`, isError: true };
   } finally {
-    clearTimeout(timer);
+    timeout.clear();
     if (onAbort) signal.removeEventListener("abort", onAbort);
   }
 }

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import { deadline } from "../core/deadline.ts";
 import { GatewayError } from "../core/errors.ts";
 import { readAtMost } from "../core/read-at-most.ts";
 import { checkFetchableUrl, NOT_REACHABLE, type CheckedUrl, type Resolver } from "./url-guard.ts";
@@ -99,11 +100,9 @@ async function readBounded(response: Response, maxBytes: number): Promise<Uint8A
 
 /** Fetches a request-supplied URL under the guard; a refusal is a 400 whose message is the reason. */
 export async function guardedFetch(raw: string, options: GuardedFetchOptions): Promise<Fetched> {
-  // A timer of the call's own, cleared when it ends: AbortSignal.timeout's would hold the signal and
-  // what listens on it until it fired, timeoutMs after the body was read.
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new DOMException("The operation timed out.", "TimeoutError")), options.timeoutMs);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  // Cleared when the fetch ends (see deadline.ts).
+  const timeout = deadline(options.timeoutMs, options.signal, "The fetch");
+  const { signal } = timeout;
   const maxRedirects = options.maxRedirects ?? 3;
   const check = { allowPrivate: options.allowPrivate, ...(options.resolve ? { resolve: options.resolve } : {}) };
   try {
@@ -135,6 +134,6 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions): P
     // Refused, reset, timed out, TLS failure, a body cut short: one reason for all.
     throw refused(NOT_REACHABLE);
   } finally {
-    clearTimeout(timer);
+    timeout.clear();
   }
 }
