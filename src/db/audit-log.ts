@@ -2,7 +2,7 @@ import { and, asc, desc, eq, gt, gte, lt, lte, type SQL, sql } from "drizzle-orm
 import { type AuditEntry, entryHash, GENESIS_HASH } from "../core/audit-chain.ts";
 import { newId } from "../core/ids.ts";
 import { describeError, type Logger } from "../core/log.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend, PgExecutor } from "./backend.ts";
 import type { AuditActorKind, AuditLogRow } from "./schema-people.ts";
 
 /** What the edge knows of one audited action; the store adds seq, id and the hashes. */
@@ -35,9 +35,6 @@ export interface AuditFilter {
 const BATCH = 500;
 /** Entries held while the database cannot take them; more are dropped (and counted as failed). */
 const MAX_PENDING = 10_000;
-
-/** A PostgreSQL transaction's raw statement (the shared Conn type is SQLite's). */
-type PgExecutor = { execute(query: SQL): Promise<unknown> };
 
 /** A stored row in the API's shape (the shape the hashes are computed over). */
 export function auditEntryJson(row: AuditLogRow): AuditEntry {

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { SQL } from "bun";
+import type { SQL as Query } from "drizzle-orm";
 import { ChangeWatch } from "./change-watch.ts";
 import { type Db, openDatabase } from "./client.ts";
 import type { MigrationSource } from "./migrations.ts";
@@ -22,6 +23,9 @@ export type Dialect = "sqlite" | "postgres";
 
 /** The typed query surface both dialects share; at run time a PostgreSQL database in team mode. */
 export type Conn = Db;
+
+/** A PostgreSQL transaction's raw statement (Conn, the shared type, is SQLite's). */
+export type PgExecutor = { execute(query: Query): Promise<unknown> };
 
 /** The tables of the schema, as the repositories use them (the PostgreSQL tables in team mode). */
 export type Tables = Pick<

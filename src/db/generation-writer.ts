@@ -1,8 +1,8 @@
 import type { Statement } from "bun:sqlite";
 import { availableParallelism } from "node:os";
-import { Column, getTableColumns, type SQL, sql } from "drizzle-orm";
+import { Column, getTableColumns, sql } from "drizzle-orm";
 import { compiledModuleUrl, isCompiledBinary } from "../core/compiled.ts";
-import type { Backend } from "./backend.ts";
+import type { Backend, PgExecutor } from "./backend.ts";
 import { type PlannedColumn, rollupArguments, type StoredAs, storedValue, type WritePlan } from "./generation-plan.ts";
 import { addToRollups, sqliteRollupSql } from "./generation-rollup.ts";
 import type { GenerationRow } from "./schema.ts";
@@ -16,9 +16,6 @@ export interface BatchWriter {
   write(batch: GenerationRow[], lines?: string[]): Promise<void>;
   close(): void | Promise<void>;
 }
-
-/** A PostgreSQL transaction's raw statement (drizzle's transaction type is the backend's union). */
-type PgExecutor = { execute(query: SQL): Promise<unknown> };
 
 /** PostgreSQL's limit on the parameters of one statement. */
 const MAX_PARAMETERS = 65_535;
