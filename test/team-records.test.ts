@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import type { Backend } from "../src/db/backend.ts";
+import { createLogger } from "../src/core/log.ts";
 import { batchWriter } from "../src/db/generation-writer.ts";
+import { GenerationStore } from "../src/db/generations.ts";
 import { openPostgresBackend } from "../src/db/postgres.ts";
 import type { GenerationRow } from "../src/db/schema.ts";
 import { freshDatabaseUrl } from "./helpers/postgres.ts";
@@ -53,4 +55,43 @@ describe("records of three replicas on one database", () => {
     const [count] = (await admin`SELECT count(*)::int AS n FROM generations`) as Array<{ n: number }>;
     expect(count!.n).toBe(3 * rounds * times * KEYS.length);
   });
+});
+
+describe("records the database refuses for the moment", () => {
+  test("are kept and written once it takes them again, never dropped one by one", async () => {
+    const url = await freshDatabaseUrl();
+    const admin = new SQL(url, { max: 1 });
+    // A batch that waits this long for a lock is refused (55P03), as one in a deadlock would be (40P01).
+    await admin.unsafe(`ALTER DATABASE "${new URL(url).pathname.slice(1)}" SET lock_timeout = '50ms'`);
+    const backend = await openPostgresBackend({ url });
+    const lines: string[] = [];
+    const store = new GenerationStore(backend, createLogger("warn", (line) => lines.push(line)), { journalFile: null, flushDelayMs: 10 });
+    const holder = new SQL(url, { max: 1 });
+    const rows = batch(9, 0, KEYS, 2);
+    try {
+      // Another replica's batch holds the turn (the writers' advisory lock) while these records come.
+      await holder.begin(async (tx) => {
+        await tx`select pg_advisory_xact_lock(hashtextextended('roundhouse:generations', 0))`;
+        for (const row of rows) store.record(row);
+        const deadline = Date.now() + 10_000;
+        while (!lines.some((line) => line.includes("writing generation records failed; will retry") || line.includes("dropped"))) {
+          if (Date.now() > deadline) throw new Error(`the store did not report the refusal: ${lines.join("")}`);
+          await Bun.sleep(20);
+        }
+      });
+      const deadline = Date.now() + 10_000;
+      let stored = 0;
+      while ((stored < rows.length || store.pendingCount > 0) && Date.now() < deadline) {
+        stored = ((await admin`SELECT count(*)::int AS n FROM generations`) as Array<{ n: number }>)[0]!.n;
+        if (stored < rows.length || store.pendingCount > 0) await Bun.sleep(50);
+      }
+      expect(stored).toBe(rows.length);
+      expect(store.pendingCount).toBe(0);
+      expect(lines.filter((line) => line.includes("dropped") || line.includes("one by one"))).toEqual([]);
+    } finally {
+      await store.close();
+      await backend.close();
+      await Promise.all([holder.close(), admin.close()]);
+    }
+  }, 30_000);
 });

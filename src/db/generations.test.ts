@@ -6,7 +6,7 @@ import { createLogger } from "../core/log.ts";
 import { openSqliteBackend } from "./backend.ts";
 import { ChangeWatch } from "./change-watch.ts";
 import { JOURNAL_FILE } from "./generation-journal.ts";
-import { GenerationStore } from "./generations.ts";
+import { GenerationStore, isTransientRefusal } from "./generations.ts";
 import { KeyStore } from "./keys.ts";
 import { PG_MIGRATIONS_DIR } from "./migrations.ts";
 import { type GenerationRow, generations } from "./schema.ts";
@@ -270,5 +270,22 @@ describe("the change feed of a SQLite file", () => {
       expect({ table, events }).toEqual({ table, events: ["DELETE", "INSERT", "UPDATE"] });
     }
     expect(new Set(counting.map((trigger) => trigger.tableName))).toEqual(new Set(announced));
+  });
+});
+
+describe("a refusal for the moment", () => {
+  const pg = (errno: string) => Object.assign(new Error("server error"), { name: "PostgresError", errno });
+  test("is a deadlock, a serialization failure, a lock not available or too many connections, also wrapped in a query's error", () => {
+    for (const errno of ["40P01", "40001", "55P03", "53300"]) expect(isTransientRefusal(new Error("Failed query: insert …", { cause: pg(errno) }))).toBe(true);
+    expect(isTransientRefusal(Object.assign(new Error("database is locked"), { code: "SQLITE_BUSY" }))).toBe(true);
+    // The records thread hands back a SQLite error's name and message only.
+    expect(isTransientRefusal(Object.assign(new Error("database is locked"), { name: "SQLiteError" }))).toBe(true);
+  });
+
+  test("is not a refusal of the records themselves", () => {
+    expect(isTransientRefusal(new Error("Failed query", { cause: pg("23502") }))).toBe(false);
+    expect(isTransientRefusal(Object.assign(new Error("NOT NULL constraint failed: generations.model"), { code: "SQLITE_CONSTRAINT_NOTNULL" }))).toBe(false);
+    expect(isTransientRefusal(new Error("connection closed"))).toBe(false);
+    expect(isTransientRefusal(undefined)).toBe(false);
   });
 });

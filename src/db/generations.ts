@@ -46,6 +46,23 @@ function journalBeside(backend: Backend): string | null {
 /** Longest wait between two attempts of a batch the database refused. */
 const MAX_RETRY_MS = 5_000;
 
+/** PostgreSQL's refusals that are about the moment, not the records: serialization failure, deadlock, a lock not available, too many connections. */
+const TRANSIENT_STATES = new Set(["40001", "40P01", "55P03", "53300"]);
+
+/** Whether the database refused for the moment (its error, or one it wraps): the batch is kept for its retry, never written one by one. */
+export function isTransientRefusal(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; current !== null && typeof current === "object" && depth < 5; depth++) {
+    const { errno, code, message, cause } = current as { errno?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof errno === "string" && TRANSIENT_STATES.has(errno)) return true;
+    if (typeof code === "string" && /^SQLITE_(BUSY|LOCKED)/.test(code)) return true;
+    // The records thread hands back a SQLite error's message only.
+    if (typeof message === "string" && /^database (table )?is locked/.test(message)) return true;
+    current = cause;
+  }
+  return false;
+}
+
 /**
  * Generation records, written behind the response: records queue in memory and are written in
  * batches (generation-writer.ts) on a timer (or at the next turn of the event loop once a batch is
@@ -53,7 +70,8 @@ const MAX_RETRY_MS = 5_000;
  * the next one. Reads see queued records too, so a client can fetch its generation at once. A queued
  * record is appended to the journal at once, and its journal file is deleted only once its batch is
  * committed, so the record of an answer already sent survives a killed process: the next start
- * replays it. A batch the database cannot take (unreachable) is kept and retried with backoff.
+ * replays it. A batch the database cannot take (unreachable, or refusing for the moment) is kept and
+ * retried with backoff.
  */
 export class GenerationStore {
   /** Records not yet taken into a batch (journaled in the live journal file). */
@@ -158,7 +176,7 @@ export class GenerationStore {
     try {
       await this.#writer.write(batch, this.#linesOf(batch));
     } catch (error) {
-      if (!(await this.#writeEach(batch, error))) return this.#retryLater(batch.length, error);
+      if (isTransientRefusal(error) || !(await this.#writeEach(batch, error))) return this.#retryLater(batch.length, error);
     }
     for (const row of batch) this.#lines.delete(row.id);
     this.#batch.clear();
@@ -171,7 +189,8 @@ export class GenerationStore {
   /**
    * After a refused batch: when the database answers, one record it refuses (not a lost connection)
    * must not block the others forever, so the records are written one by one and a refused one is
-   * logged and dropped. False when the database cannot be reached: the batch is kept.
+   * logged and dropped. False when the database cannot be reached, or refuses for the moment (a lock,
+   * a deadlock): the batch is kept, and the records already written are skipped when it is retried.
    */
   async #writeEach(batch: GenerationRow[], batchError: unknown): Promise<boolean> {
     if (!(await this.#reachable())) return false;
@@ -180,7 +199,7 @@ export class GenerationStore {
       try {
         await this.#writer.write([row], this.#linesOf([row]));
       } catch (error) {
-        if (!(await this.#reachable())) return false;
+        if (isTransientRefusal(error) || !(await this.#reachable())) return false;
         this.logger.error("a generation record cannot be written; dropped", { id: row.id, error: describeError(error) });
       }
     }
