@@ -1,5 +1,6 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { type ActiveDestination, destinationTakes, readsField } from "../../core/broadcast.ts";
+import { deadline } from "../../core/deadline.ts";
 import type { GenerationRow } from "../../core/generation.ts";
 import type { GenerationContent } from "../../core/generation-content.ts";
 import type { Logger } from "../../core/log.ts";
@@ -267,17 +268,21 @@ export class BroadcastExporter {
 
   async #post(destination: ActiveDestination, spans: ReadableSpan[]): Promise<boolean> {
     const { body, contentType } = (await loadSpans()).encodeSpans(spans, destination.type === "webhook" ? "json" : destination.encoding);
+    // Cleared once the answer is read, so the batch's body is not held for the rest of the timeout (see deadline.ts).
+    const timeout = deadline(this.#limits.timeoutMs, undefined, "The export");
     try {
       const response = await this.#fetch(destination.url, {
         method: destination.method,
         headers: { ...destination.headers, "content-type": contentType },
         body,
-        signal: AbortSignal.timeout(this.#limits.timeoutMs),
+        signal: timeout.signal,
       });
       await response.arrayBuffer().catch(() => undefined);
       return response.ok;
     } catch {
       return false;
+    } finally {
+      timeout.clear();
     }
   }
 }

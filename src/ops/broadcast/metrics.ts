@@ -1,6 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import { JsonMetricsSerializer, ProtobufMetricsSerializer } from "@opentelemetry/otlp-transformer";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
+import { deadline } from "../../core/deadline.ts";
 import type { GenerationRow } from "../../core/generation.ts";
 import type { Logger } from "../../core/log.ts";
 import type { OtelSettings } from "../otel-env.ts";
@@ -70,6 +71,7 @@ export class GenAiMetrics {
 
   /** Collects and sends the metrics once (nothing is sent before a first generation). */
   async export(): Promise<void> {
+    const timeout = deadline(Math.min(10_000, this.#target.intervalMs * 2 + 1000), undefined, "The metrics export");
     try {
       const { resourceMetrics } = await this.#reader.collect();
       if (resourceMetrics.scopeMetrics.every((scope) => scope.metrics.length === 0)) return;
@@ -80,7 +82,7 @@ export class GenAiMetrics {
         method: "POST",
         headers: { ...this.#target.headers, "content-type": protobuf ? "application/x-protobuf" : "application/json" },
         body,
-        signal: AbortSignal.timeout(Math.min(10_000, this.#target.intervalMs * 2 + 1000)),
+        signal: timeout.signal,
       });
       await response.arrayBuffer().catch(() => undefined);
       if (!response.ok) throw new Error(`the collector answered ${response.status}`);
@@ -89,6 +91,8 @@ export class GenAiMetrics {
     } catch (error) {
       if (!this.#failing) this.#logger.warn("OTLP metrics export failed; retrying at the next interval", { url: this.#target.url, error: error instanceof Error ? error.message : String(error) });
       this.#failing = true;
+    } finally {
+      timeout.clear();
     }
   }
 
